@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything the tests and the demo need on a fresh Debian machine, idempotently:
+# npm packages, the build, a running PostgreSQL, Debian's Chromium and the Python virtual
+# environment for the generated backend. Safe to run again; it skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[setup] %s\n' "$*"; }
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    log "installing Debian packages: ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" fonts-liberation >/dev/null
+  else
+    log "missing Debian packages (${need_apt[*]}); run as root or install them" >&2
+  fi
+fi
+
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  log "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+log "building"
+npm run --silent build
+
+mkdir -p .cache
+if [ ! -x .cache/venv/bin/python ]; then
+  log "creating the Python virtual environment .cache/venv"
+  python3 -m venv .cache/venv
+  .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+fi
+.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check ruff

@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { forgeCommand } from "./commands/forge.js";
+import { runProgram } from "./run.js";
+import { VERSION } from "./version.js";
+
+/** `charter`: one command group per stage of the pipeline. */
+export function charterProgram(): Command {
+  const program = new Command("charter")
+    .description("Contract-driven application generator")
+    .version(VERSION)
+    .showHelpAfterError()
+    .showSuggestionAfterError();
+  program.addCommand(forgeCommand());
+  return program;
+}
+
+await runProgram(charterProgram());

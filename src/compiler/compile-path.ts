@@ -1,0 +1,66 @@
+import type { Finding } from "../contracts/findings.js";
+import { hasErrors, sortFindings } from "../contracts/findings.js";
+import { formatFqn, KINDS, type Kind } from "../contracts/fqn.js";
+import { type LoadedContract, loadContracts } from "../contracts/loader.js";
+import { validateContractSchema } from "../contracts/schema.js";
+import { compileDomain } from "./compile.js";
+import type { DomainIR } from "./ir.js";
+
+/** One line of `forge validate`: a contract file and what was found in it. */
+export interface ContractReport {
+  file: string;
+  /** FQN when the envelope could be read. */
+  fqn: string | null;
+  findings: Finding[];
+  ok: boolean;
+}
+
+export interface CheckResult {
+  contracts: ContractReport[];
+  /** Every finding, sorted by file and position. */
+  findings: Finding[];
+  errors: number;
+  warnings: number;
+  /** The compiled IR; null when any error exists. */
+  ir: DomainIR | null;
+  /** The parsed contracts, for tools (the Healer) that patch them. */
+  loaded: LoadedContract[];
+}
+
+/** The whole front of the pipeline: load, validate against the schemas, check semantics, compile. */
+export function checkDomain(path: string): CheckResult {
+  const load = loadContracts(path);
+  const findings: Finding[] = [...load.findings];
+  const schemaValid: LoadedContract[] = [];
+  for (const c of load.contracts) {
+    const f = validateContractSchema(c);
+    findings.push(...f.map((x) => ({ ...x, ...fqnOf(c) })));
+    if (f.length === 0) schemaValid.push(c);
+  }
+  const compiled = compileDomain(schemaValid, load.contracts);
+  findings.push(...compiled.findings);
+  sortFindings(findings);
+  const byFile = new Map<string, LoadedContract>(load.contracts.map((c) => [c.file, c]));
+  const contracts: ContractReport[] = load.files.map((file) => {
+    const own = findings.filter((f) => f.file === file);
+    const c = byFile.get(file);
+    return { file, fqn: c ? (fqnOf(c).fqn ?? null) : null, findings: own, ok: !hasErrors(own) };
+  });
+  const errors = findings.filter((f) => f.severity === "error").length;
+  return {
+    contracts,
+    findings,
+    errors,
+    warnings: findings.length - errors,
+    ir: errors === 0 ? compiled.ir : null,
+    loaded: load.contracts,
+  };
+}
+
+function fqnOf(c: LoadedContract): { fqn?: string } {
+  const kind = c.data.kind;
+  const meta = c.data.metadata as Record<string, unknown> | undefined;
+  if (typeof kind !== "string" || !(KINDS as readonly string[]).includes(kind)) return {};
+  if (typeof meta?.name !== "string" || typeof meta.domain !== "string") return {};
+  return { fqn: formatFqn(kind as Kind, meta.domain, meta.name) };
+}

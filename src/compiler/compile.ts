@@ -1,0 +1,280 @@
+import type { Finding } from "../contracts/findings.js";
+import { compareText, hasErrors } from "../contracts/findings.js";
+import { formatFqn, KINDS, type Kind } from "../contracts/fqn.js";
+import type { LoadedContract } from "../contracts/loader.js";
+import { pyRepr } from "../contracts/py-repr.js";
+import { STDLIB_MIXINS } from "../contracts/stdlib.js";
+import type { Contract, PathSegments } from "./context.js";
+import { asRecord, asString, asStringArray, Reporter } from "./context.js";
+import { buildEntity, buildMixin, checkReferenceDisplays, stdlibMixinIR } from "./entities.js";
+import { findCycles, topologicalOrder } from "./graph.js";
+import { buildAgent, buildAuth, buildInfra } from "./infra.js";
+import type { ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, WorkflowIR } from "./ir.js";
+import { IR_VERSION } from "./ir.js";
+import { buildPage } from "./pages.js";
+import { buildRoute, checkRouteRoles, routeBasePath } from "./routes.js";
+import { buildWorkflow, checkWorkflowFields } from "./workflows.js";
+
+export interface CompileResult {
+  /** The IR; null when any error finding exists (generators never see a broken domain). */
+  ir: DomainIR | null;
+  findings: Finding[];
+}
+
+/** A dependency with the place in the contract that created it, so findings can point there. */
+interface Reference {
+  from: Contract;
+  to: string;
+  via: DependencyEdge["via"];
+  path: PathSegments;
+  /** Kinds the target must have (empty: any kind). */
+  expect: Kind[];
+}
+
+/**
+ * Compiles contracts into the IR. `contracts` are the schema-valid ones; `known` are every contract
+ * whose envelope could be read (schema-invalid ones included), so that a reference to a contract
+ * with a schema error is not also reported as unresolved.
+ */
+export function compileDomain(contracts: readonly LoadedContract[], known: readonly LoadedContract[] = contracts): CompileResult {
+  const reporter = new Reporter();
+  const all = indexContracts(known);
+  const valid = new Set(contracts);
+  const byFqn = new Map<string, Contract>();
+  for (const c of all) {
+    const first = byFqn.get(c.fqn);
+    if (first) {
+      reporter.report(
+        c,
+        ["metadata", "name"],
+        "contract.duplicate",
+        `duplicate contract ${pyRepr(c.fqn)}: also defined in ${first.loaded.file}`,
+      );
+      continue;
+    }
+    byFqn.set(c.fqn, c);
+  }
+  const usable = [...byFqn.values()].filter((c) => valid.has(c.loaded));
+  const ofKind = (k: Kind): Contract[] => usable.filter((c) => c.kind === k).sort((a, b) => compareText(a.fqn, b.fqn));
+
+  // References: explicit `requires` plus those derived from the spec. Each is checked to resolve.
+  const references: Reference[] = [];
+  for (const c of usable) collectReferences(c, references);
+  const resolvable = (fqn: string): boolean => byFqn.has(fqn) || fqn in STDLIB_MIXINS;
+  for (const r of references) {
+    if (!resolvable(r.to)) {
+      reporter.unresolved(r.from, r.path, r.to);
+      continue;
+    }
+    const targetKind = byFqn.get(r.to)?.kind ?? "Mixin";
+    if (r.expect.length > 0 && !r.expect.includes(targetKind)) {
+      reporter.report(r.from, r.path, "ref.wrong_kind", `${pyRepr(r.to)} is not one of the ${r.expect.join(" or ")} contracts`);
+    }
+  }
+
+  // Build in dependency order of kinds: mixins and workflows, entities, then what uses entities.
+  const userMixins = new Map(ofKind("Mixin").map((c) => [c.fqn, c]));
+  const mixins: MixinIR[] = ofKind("Mixin").map((c) => buildMixin(reporter, c));
+  const workflowContracts = new Map(ofKind("Workflow").map((c) => [c.fqn, c]));
+  const workflows = new Map<string, WorkflowIR>(ofKind("Workflow").map((c) => [c.fqn, buildWorkflow(reporter, c)]));
+  const entityContracts = new Map(ofKind("Entity").map((c) => [c.fqn, c]));
+  const entities = new Map<string, EntityIR>(ofKind("Entity").map((c) => [c.fqn, buildEntity(reporter, c, userMixins, workflows)]));
+  for (const [fqn, e] of entities) checkReferenceDisplays(reporter, entityContracts.get(fqn) as Contract, e, entities);
+  for (const e of entities.values()) {
+    const wf = e.stateMachine ? workflows.get(e.stateMachine) : undefined;
+    if (!wf) continue;
+    wf.entities.push(e.fqn);
+    checkWorkflowFields(reporter, workflowContracts.get(wf.fqn) as Contract, wf, e);
+  }
+  const usedStdlib = [...new Set([...entities.values()].flatMap((e) => e.mixins).filter((m) => m in STDLIB_MIXINS))].sort(compareText);
+  mixins.push(...usedStdlib.map(stdlibMixinIR));
+  mixins.sort((a, b) => compareText(a.fqn, b.fqn));
+
+  // The first Route of an entity sets its base path, so every generator agrees on the URL.
+  const routeContracts = ofKind("Route");
+  for (const c of routeContracts) {
+    const e = entities.get(asString(c.spec.entity));
+    if (e && e.routes.length === 0) e.basePath = routeBasePath(c, e);
+    e?.routes.push(c.fqn);
+  }
+  const routes = routeContracts.map((c) => buildRoute(reporter, c, entities.get(asString(c.spec.entity))));
+  checkUnique(
+    reporter,
+    routeContracts,
+    (c) => routeBasePath(c, entities.get(asString(c.spec.entity))),
+    "route.duplicate_base_path",
+    "base_path",
+    ["spec", "base_path"],
+  );
+
+  const pageContracts = ofKind("Page");
+  const pages = pageContracts.map((c) => {
+    const e = entities.get(asString(c.spec.entity));
+    e?.pages.push(c.fqn);
+    return buildPage(reporter, c, e);
+  });
+  checkUnique(reporter, pageContracts, (c) => asString(c.spec.route), "page.duplicate_route", "route", ["spec", "route"]);
+  checkUnique(reporter, ofKind("Entity"), (c) => entities.get(c.fqn)?.table ?? "", "entity.duplicate_table", "table", ["metadata", "name"]);
+
+  const agents = ofKind("Agent").map((c) => buildAgent(reporter, c, entities));
+  const infraContracts = ofKind("Infra");
+  const infra = infraContracts.map(buildInfra);
+  const authContracts = infraContracts.filter((c) => c.spec.category === "auth");
+  for (const extra of authContracts.slice(1)) {
+    reporter.report(
+      extra,
+      ["spec", "category"],
+      "infra.duplicate_auth",
+      `only one auth Infra contract is allowed; another is ${authContracts[0]?.fqn}`,
+    );
+  }
+  const authContract = authContracts[0];
+  const authInfra = authContract ? infra.find((i) => i.fqn === authContract.fqn) : undefined;
+  const auth = authContract && authInfra ? buildAuth(reporter, authContract, authInfra) : null;
+  if (auth) for (const c of routeContracts) checkRouteRoles(reporter, c, auth.roles);
+
+  // Dependency graph over every contract and the stdlib mixins in use.
+  const nodes = [...new Set([...usable.map((c) => c.fqn), ...usedStdlib])].sort(compareText);
+  const edgeKey = (e: { from: string; to: string }): string => `${e.from}\u0000${e.to}`;
+  const edgeMap = new Map<string, DependencyEdge>();
+  for (const r of references) {
+    if (!resolvable(r.to)) continue;
+    // A self-reference (an employee's manager) is a foreign key to the same table, not a cycle.
+    if (r.from.fqn === r.to) continue;
+    const e: DependencyEdge = { from: r.from.fqn, to: r.to, via: r.via };
+    if (!edgeMap.has(edgeKey(e))) edgeMap.set(edgeKey(e), e);
+  }
+  const edges = [...edgeMap.values()].sort((a, b) => compareText(a.from, b.from) || compareText(a.to, b.to));
+  for (const cycle of findCycles(nodes, edges)) {
+    const from = byFqn.get(cycle[0] as string) as Contract;
+    const ref = references.find((r) => r.from === from && r.to === cycle[1]);
+    reporter.report(from, ref?.path ?? [], "graph.cycle", `dependency cycle: ${cycle.join(" -> ")}`);
+  }
+  const { order } = topologicalOrder(nodes, edges);
+
+  const contractsInfo: ContractInfo[] = usable
+    .map((c) => ({
+      fqn: c.fqn,
+      kind: c.kind,
+      name: c.name,
+      domain: c.domain,
+      file: c.loaded.file,
+      description: asString(c.meta.description),
+      tags: asStringArray(c.meta.tags),
+      version: typeof c.meta.version === "string" ? c.meta.version : null,
+    }))
+    .sort((a, b) => compareText(a.fqn, b.fqn));
+  const domains = [...new Set(usable.map((c) => c.domain))].sort(compareText);
+  const findings = reporter.findings;
+  if (hasErrors(findings) || valid.size < known.length) return { ir: null, findings };
+  const ir: DomainIR = {
+    irVersion: IR_VERSION,
+    domain: mainDomain(usable),
+    domains,
+    contracts: contractsInfo,
+    entities: [...entities.values()],
+    workflows: [...workflows.values()],
+    routes,
+    pages,
+    agents,
+    mixins,
+    infra,
+    auth,
+    graph: { nodes, edges, order },
+    summary: {
+      contracts: usable.length,
+      entities: entities.size,
+      workflows: workflows.size,
+      routes: routes.length,
+      pages: pages.length,
+      agents: agents.length,
+      mixins: mixins.filter((m) => !m.stdlib).length,
+      infra: infra.length,
+    },
+  };
+  return { ir, findings };
+}
+
+/** Reads the envelope of each loaded contract; contracts without a usable kind and name are skipped. */
+function indexContracts(loaded: readonly LoadedContract[]): Contract[] {
+  const out: Contract[] = [];
+  for (const l of loaded) {
+    const kind = l.data.kind;
+    const meta = asRecord(l.data.metadata);
+    if (typeof kind !== "string" || !(KINDS as readonly string[]).includes(kind)) continue;
+    if (typeof meta.name !== "string" || typeof meta.domain !== "string") continue;
+    out.push({
+      fqn: formatFqn(kind as Kind, meta.domain, meta.name),
+      kind: kind as Kind,
+      name: meta.name,
+      domain: meta.domain,
+      loaded: l,
+      spec: asRecord(l.data.spec),
+      meta,
+      requires: asStringArray(l.data.requires),
+    });
+  }
+  return out;
+}
+
+function collectReferences(c: Contract, out: Reference[]): void {
+  const add = (to: unknown, via: Reference["via"], path: PathSegments, expect: Kind[]): void => {
+    if (typeof to === "string" && to !== "") out.push({ from: c, to, via, path, expect });
+  };
+  c.requires.forEach((r, i) => add(r, "requires", ["requires", i], []));
+  const spec = c.spec;
+  switch (c.kind) {
+    case "Entity": {
+      asStringArray(spec.mixins).forEach((m, i) => add(m, "mixin", ["spec", "mixins", i], ["Mixin"]));
+      add(spec.state_machine, "state_machine", ["spec", "state_machine"], ["Workflow"]);
+      for (const [name, def] of Object.entries(asRecord(spec.fields))) {
+        add(asRecord(asRecord(def).references).entity, "reference", ["spec", "fields", name, "references", "entity"], ["Entity"]);
+      }
+      return;
+    }
+    case "Mixin":
+      for (const [name, def] of Object.entries(asRecord(spec.fields))) {
+        add(asRecord(asRecord(def).references).entity, "reference", ["spec", "fields", name, "references", "entity"], ["Entity"]);
+      }
+      return;
+    case "Route":
+      add(spec.entity, "entity", ["spec", "entity"], ["Entity"]);
+      (Array.isArray(spec.endpoints) ? spec.endpoints : []).forEach((e, i) => {
+        (Array.isArray(asRecord(e).side_effects) ? (asRecord(e).side_effects as unknown[]) : []).forEach((s, j) => {
+          add(asRecord(s).invoke, "side_effect", ["spec", "endpoints", i, "side_effects", j, "invoke"], ["Agent", "Workflow"]);
+        });
+      });
+      return;
+    case "Page":
+      add(spec.entity, "entity", ["spec", "entity"], ["Entity"]);
+      return;
+    case "Agent":
+      add(asRecord(spec.input).entity, "agent_input", ["spec", "input", "entity"], ["Entity"]);
+      return;
+    default:
+      return;
+  }
+}
+
+function checkUnique(
+  reporter: Reporter,
+  contracts: readonly Contract[],
+  keyOf: (c: Contract) => string,
+  code: string,
+  what: string,
+  path: PathSegments,
+): void {
+  const seen = new Map<string, Contract>();
+  for (const c of contracts) {
+    const key = keyOf(c);
+    const first = seen.get(key);
+    if (first) reporter.report(c, path, code, `${what} ${pyRepr(key)} is already used by ${first.fqn}`);
+    else seen.set(key, c);
+  }
+}
+
+function mainDomain(contracts: readonly Contract[]): string {
+  const counts = new Map<string, number>();
+  for (const c of contracts) counts.set(c.domain, (counts.get(c.domain) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))[0]?.[0] ?? "app";
+}

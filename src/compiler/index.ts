@@ -1,0 +1,8 @@
+export type { CompileResult } from "./compile.js";
+export { compileDomain } from "./compile.js";
+export type { CheckResult, ContractReport } from "./compile-path.js";
+export { checkDomain } from "./compile-path.js";
+export { findCycles, topologicalOrder } from "./graph.js";
+export type * from "./ir.js";
+export { IR_VERSION } from "./ir.js";
+export { camelCase, humanize, kebabCase, pascalCase, pluralize } from "./naming.js";

@@ -1,0 +1,330 @@
+import type { Expr } from "../contracts/expression.js";
+import type { Kind } from "../contracts/fqn.js";
+
+/**
+ * The compiled domain: a plain, JSON-serialisable value that every generator, the Healer, the
+ * factory and the extractor consume. Everything is resolved here (mixins composed, references
+ * checked, names derived, lists sorted) so that generators stay simple, pure string builders.
+ * Bump IR_VERSION when the shape changes incompatibly.
+ */
+export const IR_VERSION = 1;
+
+export interface DomainIR {
+  irVersion: typeof IR_VERSION;
+  /** The main domain name (the one most contracts belong to); used for /health and titles. */
+  domain: string;
+  /** Every domain present, sorted. */
+  domains: string[];
+  contracts: ContractInfo[];
+  entities: EntityIR[];
+  workflows: WorkflowIR[];
+  routes: RouteIR[];
+  pages: PageIR[];
+  agents: AgentIR[];
+  mixins: MixinIR[];
+  infra: InfraIR[];
+  /** The auth Infra contract, resolved; null when the domain has none (auth is then not generated). */
+  auth: AuthIR | null;
+  graph: DependencyGraph;
+  summary: Summary;
+}
+
+export interface ContractInfo {
+  fqn: string;
+  kind: Kind;
+  name: string;
+  domain: string;
+  /** Path of the contract file as the loader displayed it. */
+  file: string;
+  description: string;
+  tags: string[];
+  version: string | null;
+}
+
+export interface Summary {
+  contracts: number;
+  entities: number;
+  workflows: number;
+  routes: number;
+  pages: number;
+  agents: number;
+  mixins: number;
+  infra: number;
+}
+
+export interface DependencyGraph {
+  /** FQNs of all nodes (contracts and stdlib mixins in use), sorted. */
+  nodes: string[];
+  /** `from` depends on `to`. Sorted by from, then to. */
+  edges: DependencyEdge[];
+  /** A stable topological order: dependencies first, ties broken by FQN. */
+  order: string[];
+}
+
+export interface DependencyEdge {
+  from: string;
+  to: string;
+  /** `requires` for explicit dependencies, otherwise what derived it. */
+  via: "requires" | "reference" | "mixin" | "state_machine" | "entity" | "agent_input" | "side_effect";
+}
+
+export type FieldType = "string" | "integer" | "number" | "boolean" | "text" | "array" | "object" | "datetime" | "date" | "uuid" | "email";
+
+export type ComputedIR =
+  | { kind: "now" }
+  | { kind: "now_on_update" }
+  | { kind: "current_user" }
+  | { kind: "uuid" }
+  /**
+   * A per-entity sequence rendered through `format`: `{prefix}` is the entity's number prefix,
+   * `{n}` the next value, `{n:05}` the value zero-padded to 5 digits.
+   */
+  | { kind: "sequence"; format: string; prefix: string | null; sequenceName: string };
+
+export interface ConstraintsIR {
+  min?: number;
+  max?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
+
+export interface ReferenceIR {
+  entity: string;
+  /** Name of the target entity (its `metadata.name`). */
+  entityName: string;
+  /** Target field shown instead of the id; null when the contract gives none. */
+  display: string | null;
+  graphEdge: string | null;
+  graphDirection: "forward" | "reverse";
+}
+
+export interface FieldIR {
+  name: string;
+  type: FieldType;
+  description: string;
+  required: boolean;
+  immutable: boolean;
+  /** Whether `default` was given (a default may legitimately be null). */
+  hasDefault: boolean;
+  default: unknown;
+  format: string | null;
+  enum: (string | number | boolean)[] | null;
+  itemsType: FieldType | null;
+  computed: ComputedIR | null;
+  constraints: ConstraintsIR;
+  references: ReferenceIR | null;
+  renamedFrom: string | null;
+  /** `system` for the implicit id, timestamps and state; `entity`; or the mixin FQN it came from. */
+  origin: string;
+  primaryKey: boolean;
+  /** Set by clients on create: not computed, not the primary key, not the workflow state. */
+  writable: boolean;
+  /** Set by clients on update: writable and not immutable. */
+  updatable: boolean;
+}
+
+export interface EntityIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string;
+  description: string;
+  /** PascalCase class name, e.g. `TicketComment`. */
+  className: string;
+  /** Human label, e.g. `Ticket comment`, and its plural. */
+  label: string;
+  labelPlural: string;
+  table: string;
+  /** Collection path of the entity's API, e.g. `/tickets`; from its Route or inferred. */
+  basePath: string;
+  numberPrefix: string | null;
+  icon: string | null;
+  mixins: string[];
+  /** Effective fields: id, mixin fields, declared fields, timestamps, then `state`. */
+  fields: FieldIR[];
+  primaryKey: "id";
+  stateMachine: string | null;
+  softDelete: boolean;
+  /** Fields searched by `q=`: string, text and email fields. */
+  searchFields: string[];
+  aiIntegration: Record<string, unknown>;
+  /** FQNs of the routes and pages built on this entity. */
+  routes: string[];
+  pages: string[];
+}
+
+export interface MixinIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string | null;
+  stdlib: boolean;
+  fields: string[];
+}
+
+export interface StateIR {
+  name: string;
+  label: string;
+  category: string;
+  terminal: boolean;
+  color: string | null;
+  description: string;
+}
+
+export interface GuardIR {
+  from: string;
+  to: string;
+  requireFields: string[];
+  condition: { source: string; expr: Expr } | null;
+}
+
+export type WorkflowActionIR = { emitEvent: string } | { set: Record<string, unknown> };
+
+export interface SideEffectIR {
+  from: string;
+  to: string;
+  actions: WorkflowActionIR[];
+}
+
+export interface TypeOverrideIR {
+  field: string;
+  /** Value of `field` -> transitions replacing the base ones for the listed source states. */
+  overrides: { value: string; transitions: Record<string, string[]> }[];
+}
+
+export interface WorkflowIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string;
+  description: string;
+  initial: string;
+  /** States in declaration order. */
+  states: StateIR[];
+  /** Source state -> allowed targets, for every state (terminal states map to []). */
+  transitions: Record<string, string[]>;
+  guards: GuardIR[];
+  sideEffects: SideEffectIR[];
+  typeOverrides: TypeOverrideIR | null;
+  /** Entities governed by this workflow. */
+  entities: string[];
+}
+
+export type Operation = "list" | "get" | "create" | "update" | "delete" | "transition";
+
+export interface ValidationRuleIR {
+  source: string;
+  expr: Expr;
+  onFail: { status: number; error: string; message: string | null };
+}
+
+export type RouteSideEffectIR = { emitEvent: string } | { invoke: string };
+
+export interface EndpointIR {
+  operation: Operation;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path as written in the contract. */
+  path: string;
+  summary: string;
+  description: string;
+  /** Roles allowed; empty means any authenticated user. Endpoint roles win over global ones. */
+  roles: string[];
+  requestBody: { requiredFields: string[]; optionalFields: string[] } | null;
+  validation: ValidationRuleIR[];
+  autoFields: Record<string, ComputedIR>;
+  sideEffects: RouteSideEffectIR[];
+  response: { status: number; shape: "entity" | "list" | "empty" };
+  /** Link name -> path template with `{id}`; always has `self`. */
+  hateoas: Record<string, string>;
+  /** Whether the contract declared this endpoint (false: a standard endpoint added by the compiler). */
+  declared: boolean;
+}
+
+export interface RouteIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string;
+  description: string;
+  entity: string;
+  entityName: string;
+  basePath: string;
+  /** Roles from `global_behaviors.roles`. */
+  roles: string[];
+  globalBehaviors: Record<string, unknown>;
+  /**
+   * One endpoint per standard operation (the `transition` one only when the entity has a state
+   * machine), in the order list, get, create, update, delete, transition. Declared endpoints carry
+   * their rules; the others are the defaults every Route exposes (SPEC.md endpoint table).
+   */
+  endpoints: EndpointIR[];
+}
+
+export interface ViewIR {
+  type: "table" | "kanban";
+  default: boolean;
+  columns: string[];
+  cardFields: string[];
+}
+
+export interface PageIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string;
+  route: string;
+  entity: string;
+  entityName: string;
+  title: string;
+  generationTier: "mechanical" | "creative";
+  /** Declared views; a page without views gets one table view of the entity's first fields. */
+  views: ViewIR[];
+  /** Field names of the filter bar. */
+  filters: string[];
+  dataSources: unknown[];
+  displayRules: Record<string, unknown>;
+  actions: Record<string, unknown>;
+}
+
+export interface AgentIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string;
+  description: string;
+  trigger: string;
+  inputEntity: string | null;
+  inputFields: string[];
+  output: Record<string, unknown>;
+  threshold: number;
+  approach: string;
+  constraints: string[];
+  fallback: Record<string, unknown>;
+}
+
+export interface InfraIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  file: string;
+  category: string;
+  config: Record<string, unknown>;
+  envVars: Record<string, string>;
+  bootstrap: unknown;
+}
+
+export interface AuthUserIR {
+  id: string;
+  email: string;
+  role: string;
+  /** Plain text as written in the contract; the generated app hashes it on first start. */
+  password: string | null;
+}
+
+export interface AuthIR {
+  fqn: string;
+  provider: "jwt" | "external";
+  roles: string[];
+  users: AuthUserIR[];
+}

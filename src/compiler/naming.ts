@@ -1,0 +1,49 @@
+/** Name derivations shared by the compiler and generators; pure and locale-independent. */
+
+export function pascalCase(snake: string): string {
+  return snake
+    .split(/[_\-\s]+/)
+    .filter(Boolean)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join("");
+}
+
+export function camelCase(snake: string): string {
+  const p = pascalCase(snake);
+  return p.charAt(0).toLowerCase() + p.slice(1);
+}
+
+export function kebabCase(snake: string): string {
+  return snake.replace(/_/g, "-");
+}
+
+/** `ticket_comment` -> `Ticket comment`. */
+export function humanize(snake: string): string {
+  const words = snake.split("_").filter(Boolean).join(" ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const IRREGULAR: Record<string, string> = {
+  person: "people",
+  child: "children",
+  man: "men",
+  woman: "women",
+  status: "statuses",
+  index: "indexes",
+  datum: "data",
+};
+
+/** English plural of the last word of a snake_case name: `ticket_category` -> `ticket_categories`. */
+export function pluralize(snake: string): string {
+  const parts = snake.split("_");
+  const last = parts.pop() ?? "";
+  parts.push(pluralWord(last));
+  return parts.join("_");
+}
+
+function pluralWord(w: string): string {
+  if (IRREGULAR[w]) return IRREGULAR[w];
+  if (/[^aeiou]y$/.test(w)) return `${w.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(w)) return `${w}es`;
+  return `${w}s`;
+}

@@ -1,0 +1,182 @@
+import { expressionNames } from "../contracts/expression.js";
+import type { Contract, Reporter } from "./context.js";
+import { asRecord, asString, asStringArray } from "./context.js";
+import { parseComputed } from "./fields.js";
+import type { ComputedIR, EndpointIR, EntityIR, Operation, RouteIR, RouteSideEffectIR, ValidationRuleIR } from "./ir.js";
+import { parseChecked } from "./workflows.js";
+
+const OPERATIONS: Operation[] = ["list", "get", "create", "update", "delete", "transition"];
+
+const DEFAULTS: Record<
+  Operation,
+  { method: EndpointIR["method"]; rel: string; status: number; shape: EndpointIR["response"]["shape"]; summary: string }
+> = {
+  list: { method: "GET", rel: "", status: 200, shape: "list", summary: "List" },
+  get: { method: "GET", rel: "/{id}", status: 200, shape: "entity", summary: "Get" },
+  create: { method: "POST", rel: "", status: 201, shape: "entity", summary: "Create" },
+  update: { method: "PATCH", rel: "/{id}", status: 200, shape: "entity", summary: "Update" },
+  delete: { method: "DELETE", rel: "/{id}", status: 204, shape: "empty", summary: "Delete" },
+  transition: { method: "PUT", rel: "/{id}/state", status: 200, shape: "entity", summary: "Change the state of" },
+};
+
+/** Maps a declared endpoint to one of the standard operations, or null when it matches none. */
+export function classifyEndpoint(method: string, path: string, basePath: string): Operation | null {
+  let rel = path;
+  if (path === basePath) rel = "";
+  else if (path.startsWith(`${basePath}/`)) rel = path.slice(basePath.length);
+  rel = rel.replace(/\/+$/, "").replace(/\{[a-z_]*id\}/g, "{id}");
+  if (rel === "") return method === "GET" ? "list" : method === "POST" ? "create" : null;
+  if (rel === "/{id}") {
+    if (method === "GET") return "get";
+    if (method === "PATCH" || method === "PUT") return "update";
+    if (method === "DELETE") return "delete";
+    return null;
+  }
+  if (rel === "/{id}/state" && (method === "PUT" || method === "POST" || method === "PATCH")) return "transition";
+  return null;
+}
+
+export function routeBasePath(c: Contract, entity: EntityIR | undefined): string {
+  return typeof c.spec.base_path === "string" ? c.spec.base_path.replace(/\/+$/, "") || "/" : (entity?.basePath ?? `/${c.name}`);
+}
+
+/** Builds a Route: the standard endpoints of its entity, with the declared ones' rules folded in. */
+export function buildRoute(reporter: Reporter, c: Contract, entity: EntityIR | undefined): RouteIR {
+  const spec = c.spec;
+  const basePath = routeBasePath(c, entity);
+  const global = asRecord(spec.global_behaviors);
+  const globalRoles = asStringArray(global.roles);
+  const fieldNames = entity ? entity.fields.map((f) => f.name) : [];
+  const checkField = (path: (string | number)[], name: string): void => {
+    if (entity && !fieldNames.includes(name)) reporter.notOneOf(c, path, name, fieldNames, "field");
+  };
+  const declared = new Map<Operation, EndpointIR>();
+  const endpoints = Array.isArray(spec.endpoints) ? spec.endpoints : [];
+  endpoints.forEach((raw, i) => {
+    const e = asRecord(raw);
+    const method = asString(e.method) as EndpointIR["method"];
+    const path = asString(e.path);
+    const at = (...rest: (string | number)[]): (string | number)[] => ["spec", "endpoints", i, ...rest];
+    const op = classifyEndpoint(method, path, basePath);
+    if (!op) {
+      reporter.report(
+        c,
+        at("path"),
+        "route.unknown_endpoint",
+        `${method} ${path} is not one of the standard endpoints of ${basePath} (list, get, create, update, delete, state)`,
+      );
+      return;
+    }
+    if (op === "transition" && entity && !entity.stateMachine) {
+      reporter.report(c, at("path"), "route.no_state_machine", `${method} ${path} needs an entity with a state_machine`);
+      return;
+    }
+    if (declared.has(op)) {
+      reporter.report(c, at(), "route.duplicate_endpoint", `a second ${op} endpoint for ${basePath}`);
+      return;
+    }
+    const body = asRecord(e.request_body);
+    const requestBody =
+      e.request_body === undefined
+        ? null
+        : { requiredFields: asStringArray(body.required_fields), optionalFields: asStringArray(body.optional_fields) };
+    requestBody?.requiredFields.forEach((f, j) => checkField(at("request_body", "required_fields", j), f));
+    requestBody?.optionalFields.forEach((f, j) => checkField(at("request_body", "optional_fields", j), f));
+    const validation: ValidationRuleIR[] = [];
+    (Array.isArray(e.validation) ? e.validation : []).forEach((v, j) => {
+      const rule = asRecord(v);
+      const source = asString(rule.rule);
+      const expr = parseChecked(reporter, c, at("validation", j, "rule"), source);
+      if (!expr) return;
+      for (const n of expressionNames(expr)) checkField(at("validation", j, "rule"), n);
+      const onFail = asRecord(rule.on_fail);
+      validation.push({
+        source,
+        expr,
+        onFail: {
+          status: typeof onFail.status === "number" ? onFail.status : 422,
+          error: asString(onFail.error, "validation_error"),
+          message: typeof onFail.message === "string" ? onFail.message : null,
+        },
+      });
+    });
+    const autoFields: Record<string, ComputedIR> = {};
+    for (const [field, gen] of Object.entries(asRecord(e.auto_fields))) {
+      checkField(at("auto_fields", field), field);
+      autoFields[field] = parseComputed(String(gen), entity?.name ?? c.name, entity?.numberPrefix ?? null);
+    }
+    const sideEffects: RouteSideEffectIR[] = (Array.isArray(e.side_effects) ? e.side_effects : []).map((s) => {
+      const x = asRecord(s);
+      return typeof x.emit_event === "string" ? { emitEvent: x.emit_event } : { invoke: asString(x.invoke) };
+    });
+    const response = asRecord(e.response);
+    const d = DEFAULTS[op];
+    const hateoas: Record<string, string> = { self: `${basePath}/{id}` };
+    for (const [k, v] of Object.entries(asRecord(e.hateoas))) hateoas[k] = String(v);
+    declared.set(op, {
+      operation: op,
+      method,
+      path,
+      summary: asString(e.summary, `${d.summary} ${entity?.label.toLowerCase() ?? c.name}`),
+      description: asString(e.description),
+      roles: e.roles !== undefined ? asStringArray(e.roles) : globalRoles,
+      requestBody,
+      validation,
+      autoFields,
+      sideEffects,
+      response: {
+        status: typeof response.status === "number" ? response.status : d.status,
+        shape: (typeof response.shape === "string" ? response.shape : d.shape) as EndpointIR["response"]["shape"],
+      },
+      hateoas,
+      declared: true,
+    });
+  });
+  const ops = OPERATIONS.filter((op) => op !== "transition" || Boolean(entity?.stateMachine));
+  const full: EndpointIR[] = ops.map((op) => {
+    const found = declared.get(op);
+    if (found) return found;
+    const d = DEFAULTS[op];
+    return {
+      operation: op,
+      method: d.method,
+      path: `${basePath}${d.rel}`,
+      summary: `${d.summary} ${op === "list" ? (entity?.labelPlural.toLowerCase() ?? c.name) : (entity?.label.toLowerCase() ?? c.name)}`,
+      description: "",
+      roles: globalRoles,
+      requestBody: null,
+      validation: [],
+      autoFields: {},
+      sideEffects: [],
+      response: { status: d.status, shape: d.shape },
+      hateoas: { self: `${basePath}/{id}` },
+      declared: false,
+    };
+  });
+  return {
+    fqn: c.fqn,
+    name: c.name,
+    domain: c.domain,
+    file: c.loaded.file,
+    description: asString(c.meta.description),
+    entity: asString(spec.entity),
+    entityName: entity?.name ?? asString(spec.entity).split("/")[2] ?? "",
+    basePath,
+    roles: globalRoles,
+    globalBehaviors: global,
+    endpoints: full,
+  };
+}
+
+/** Endpoint roles must be roles of the auth contract, when there is one. */
+export function checkRouteRoles(reporter: Reporter, c: Contract, roles: readonly string[]): void {
+  const check = (path: (string | number)[], list: unknown): void => {
+    asStringArray(list).forEach((r, i) => {
+      if (!roles.includes(r)) reporter.notOneOf(c, [...path, i], r, roles, "role");
+    });
+  };
+  check(["spec", "global_behaviors", "roles"], asRecord(c.spec.global_behaviors).roles);
+  (Array.isArray(c.spec.endpoints) ? c.spec.endpoints : []).forEach((e, i) => {
+    check(["spec", "endpoints", i, "roles"], asRecord(e).roles);
+  });
+}

@@ -1,0 +1,156 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { type Document, LineCounter, parseAllDocuments } from "yaml";
+import type { Finding } from "./findings.js";
+import { compareText } from "./findings.js";
+
+/** Files larger than this are refused unread: a contract is a page of YAML, never megabytes. */
+export const MAX_CONTRACT_BYTES = 1024 * 1024;
+/** Alias expansions allowed per file; a "billion laughs" file trips this instead of exhausting memory. */
+export const MAX_ALIAS_COUNT = 50;
+export const CONTRACT_SUFFIX = ".contract.yaml";
+
+/** One contract file, parsed, with what is needed to point back into its source. */
+export interface LoadedContract {
+  /** Path as shown to users: relative to the current directory when the file lies below it. */
+  file: string;
+  absPath: string;
+  source: string;
+  doc: Document;
+  lineCounter: LineCounter;
+  /** Plain JSON value of the document (a mapping; anything else is refused by the loader). */
+  data: Record<string, unknown>;
+}
+
+export interface LoadResult {
+  contracts: LoadedContract[];
+  findings: Finding[];
+  /** Every contract file found, including those refused, in a stable order. */
+  files: string[];
+}
+
+/** Lists every `*.contract.yaml` under `path` (recursively), or `path` itself when it is a file. */
+export function findContractFiles(path: string): string[] {
+  const st = statSync(path);
+  if (st.isFile()) return [path];
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareText(a.name, b.name));
+    for (const e of entries) {
+      if (e.name.startsWith(".") || e.name === "node_modules") continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile() && e.name.endsWith(CONTRACT_SUFFIX)) out.push(full);
+    }
+  };
+  walk(path);
+  return out;
+}
+
+/**
+ * Loads every contract under `path`. Broken files never stop the load: each becomes a located
+ * finding and the rest are still parsed, so one run reports every problem.
+ */
+export function loadContracts(path: string): LoadResult {
+  const files = findContractFiles(path);
+  const contracts: LoadedContract[] = [];
+  const findings: Finding[] = [];
+  for (const absPath of files) {
+    const result = loadContractFile(absPath);
+    if ("contract" in result) contracts.push(result.contract);
+    findings.push(...result.findings);
+  }
+  return { contracts, findings, files: files.map(displayPath) };
+}
+
+export function displayPath(absPath: string): string {
+  const rel = relative(process.cwd(), absPath);
+  return rel && !rel.startsWith("..") ? rel : absPath;
+}
+
+export function loadContractFile(absPath: string): { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] } {
+  const file = displayPath(absPath);
+  const fail = (code: string, message: string, line = 0, column = 0): { findings: Finding[] } => ({
+    findings: [{ code, message, file, line, column, path: "", schemaPath: "", severity: "error" }],
+  });
+  const size = statSync(absPath).size;
+  if (size > MAX_CONTRACT_BYTES) {
+    return fail("file.too_large", `file is ${size} bytes, over the limit of ${MAX_CONTRACT_BYTES} bytes`);
+  }
+  let source: string;
+  try {
+    source = new TextDecoder("utf-8", { fatal: true }).decode(readFileSync(absPath));
+  } catch {
+    return fail("file.encoding", "file is not valid UTF-8");
+  }
+  return parseContractSource(source, absPath, file);
+}
+
+/** Parses contract text; used by the loader and by tools that check a contract before writing it. */
+export function parseContractSource(
+  source: string,
+  absPath: string,
+  file: string = displayPath(absPath),
+): { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] } {
+  const lineCounter = new LineCounter();
+  const finding = (code: string, message: string, line = 0, column = 0): Finding => ({
+    code,
+    message,
+    file,
+    line,
+    column,
+    path: "",
+    schemaPath: "",
+    severity: "error",
+  });
+  const docs = parseAllDocuments(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (!Array.isArray(docs)) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
+  if (docs.length === 0) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
+  const syntax: Finding[] = [];
+  for (const d of docs) {
+    for (const e of d.errors) {
+      const pos = lineCounter.linePos(e.pos[0]);
+      const code = e.code === "DUPLICATE_KEY" ? "yaml.duplicate_key" : "yaml.syntax";
+      syntax.push(finding(code, firstLine(e.message), pos.line, pos.col));
+    }
+  }
+  if (syntax.length > 0) return { findings: syntax };
+  if (docs.length > 1) {
+    const second = docs[1] as Document;
+    const pos = lineCounter.linePos(second.range?.[0] ?? 0);
+    return {
+      findings: [
+        finding(
+          "yaml.multiple_documents",
+          `file holds ${docs.length} YAML documents; a contract file holds exactly one`,
+          pos.line,
+          pos.col,
+        ),
+      ],
+    };
+  }
+  const doc = docs[0] as Document;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (/alias/i.test(message)) {
+      return { findings: [finding("yaml.alias_limit", `alias expansion exceeds the limit of ${MAX_ALIAS_COUNT}`)] };
+    }
+    return { findings: [finding("yaml.syntax", firstLine(message))] };
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    const pos = lineCounter.linePos(doc.contents?.range?.[0] ?? 0);
+    const what = data === null || data === undefined ? "empty" : Array.isArray(data) ? "a sequence" : `a ${typeof data}`;
+    return { findings: [finding("yaml.not_mapping", `contract must be a mapping, found ${what}`, pos.line, pos.col)] };
+  }
+  return {
+    contract: { file, absPath, source, doc, lineCounter, data: data as Record<string, unknown> },
+    findings: [],
+  };
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? message;
+}

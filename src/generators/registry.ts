@@ -1,0 +1,43 @@
+import type { DomainIR } from "../compiler/index.js";
+import type { GeneratedFile, Generator } from "./types.js";
+import { readExisting } from "./writer.js";
+
+/**
+ * Every generation target, by name. Output layout under the output root (default `runtime/`):
+ *   backend/            fastapi-prod (backend/app/..., backend/requirements.txt)
+ *   backend/db/         postgres (schema.sql) and migrations (migrations/NNNN_*.sql, snapshot)
+ *   frontend/           nextjs
+ *   ./                  docker (compose file, .env.example)
+ * Each generator module adds itself to this list.
+ */
+export const GENERATORS: readonly Generator[] = [];
+
+/** `all` runs backend, database, migrations and frontend, in that order (SPEC.md target table). */
+export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs"] as const;
+
+export function targetNames(): string[] {
+  return [...GENERATORS.map((g) => g.target), "all"];
+}
+
+export function resolveTargets(target: string): Generator[] {
+  if (target === "all") return GENERATORS.filter((g) => (ALL_TARGETS as readonly string[]).includes(g.target));
+  const g = GENERATORS.find((x) => x.target === target);
+  if (!g) throw new UnknownTargetError(target);
+  return [g];
+}
+
+export class UnknownTargetError extends Error {
+  constructor(readonly target: string) {
+    super(`unknown target ${JSON.stringify(target)}; known targets: ${targetNames().join(", ")}`);
+  }
+}
+
+/** Runs the generators of `target` against the IR, reading what they ask for from `outDir`. */
+export function generateTarget(ir: DomainIR, target: string, outDir: string): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  for (const g of resolveTargets(target)) {
+    const existing = readExisting(outDir, g.reads?.(ir) ?? []);
+    files.push(...g.generate({ ir, existing }));
+  }
+  return files;
+}

@@ -1,0 +1,30 @@
+import { execFileSync } from "node:child_process";
+
+/** PostgreSQL of this machine: 127.0.0.1:5432, trust auth (see scripts/test.sh, which starts it). */
+export const PG_HOST = "127.0.0.1";
+export const PG_PORT = 5432;
+export const PG_USER = "postgres";
+
+export function databaseUrl(db: string): string {
+  return `postgresql://${PG_USER}@${PG_HOST}:${PG_PORT}/${db}`;
+}
+
+/** Runs SQL through psql (ON_ERROR_STOP), returning its output; throws with psql's error text. */
+export function psql(db: string, sql: string, extra: string[] = []): string {
+  return execFileSync(
+    "psql",
+    ["-h", PG_HOST, "-p", String(PG_PORT), "-U", PG_USER, "-d", db, "-v", "ON_ERROR_STOP=1", "-X", "-q", ...extra],
+    {
+      input: sql,
+      encoding: "utf8",
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+}
+
+/** Drops and creates a fresh database for one test suite; its name says which suite owns it. */
+export function freshDatabase(name: string): string {
+  const safe = name.replace(/[^a-z0-9_]/g, "_");
+  psql("postgres", `DROP DATABASE IF EXISTS ${safe} WITH (FORCE);\nCREATE DATABASE ${safe};\n`);
+  return safe;
+}
