@@ -1,0 +1,221 @@
+import type { CheckModel, ColumnModel } from "./model.js";
+import type { Statement } from "./statements.js";
+import { isWidening, quoteIdent as q, quoteLiteral, type SqlType, sqlLiteral } from "./types.js";
+
+/**
+ * Statements to SQL, one convertor per statement type (drizzle-kit's convertor.ts). Everything that
+ * creates is idempotent (IF NOT EXISTS, or a DO block that looks the constraint up in pg_constraint)
+ * so the same text serves schema.sql, which is re-applied on every start, and the first migration.
+ * No BEGIN/COMMIT: the app's migration runner wraps each file in a transaction.
+ */
+
+/** The marker the CLI echoes (`forge generate` prints every `-- charter: WARNING ...` line). */
+export const WARNING_PREFIX = "-- charter: WARNING ";
+
+/** A dollar-quote tag that a contract value (an enum, a pattern) will not contain by accident. */
+const DO_TAG = "$charter$";
+
+export function convertStatements(statements: readonly Statement[]): string {
+  const blocks: string[] = [];
+  let previous: Statement | null = null;
+  for (const st of statements) {
+    const warning = statementWarning(st);
+    const sql = (warning === null ? "" : `${WARNING_PREFIX}${warning}\n`) + convertStatement(st);
+    // Runs of one-line statements of a kind stay together; anything else gets a blank line.
+    const sameRun = previous !== null && previous.type === st.type && warning === null && !sql.includes("\n");
+    if (sameRun && blocks.length > 0) blocks[blocks.length - 1] += `\n${sql}`;
+    else blocks.push(sql);
+    previous = warning === null && !sql.includes("\n") ? st : null;
+  }
+  return blocks.length === 0 ? "" : `${blocks.join("\n\n")}\n`;
+}
+
+export function convertStatement(st: Statement): string {
+  switch (st.type) {
+    case "create_sequence":
+      return `CREATE SEQUENCE IF NOT EXISTS ${q(st.name)};`;
+    case "drop_sequence":
+      return `DROP SEQUENCE IF EXISTS ${q(st.name)};`;
+    case "create_table":
+      return `CREATE TABLE IF NOT EXISTS ${q(st.table)} (\n${st.columns.map((c) => `  ${columnDefinition(c)}`).join(",\n")}\n);`;
+    case "ensure_columns":
+      return `ALTER TABLE ${q(st.table)}\n${st.columns
+        .map((c) => `  ADD COLUMN IF NOT EXISTS ${q(c.name)} ${c.type}${c.default === null ? "" : ` DEFAULT ${c.default}`}`)
+        .join(",\n")};`;
+    case "drop_table":
+      return `DROP TABLE IF EXISTS ${q(st.table)};`;
+    case "rename_table":
+      return `ALTER TABLE ${q(st.from)} RENAME TO ${q(st.to)};`;
+    case "add_column":
+      return addColumn(st.table, st.column);
+    case "drop_column":
+      return `ALTER TABLE ${q(st.table)} DROP COLUMN IF EXISTS ${q(st.column)};`;
+    case "rename_column":
+      return `ALTER TABLE ${q(st.table)} RENAME COLUMN ${q(st.from)} TO ${q(st.to)};`;
+    case "alter_column_type":
+      return `ALTER TABLE ${q(st.table)} ALTER COLUMN ${q(st.column)} SET DATA TYPE ${st.to} USING ${castExpression(q(st.column), st.from, st.to)};`;
+    case "set_not_null":
+      if (st.fill !== null) {
+        return `UPDATE ${q(st.table)} SET ${q(st.column)} = ${st.fill} WHERE ${q(st.column)} IS NULL;\nALTER TABLE ${q(st.table)} ALTER COLUMN ${q(st.column)} SET NOT NULL;`;
+      }
+      return notNullWhenNoNulls(st.table, st.column);
+    case "drop_not_null":
+      return `ALTER TABLE ${q(st.table)} ALTER COLUMN ${q(st.column)} DROP NOT NULL;`;
+    case "set_default":
+      return `ALTER TABLE ${q(st.table)} ALTER COLUMN ${q(st.column)} SET DEFAULT ${st.default};`;
+    case "drop_default":
+      return `ALTER TABLE ${q(st.table)} ALTER COLUMN ${q(st.column)} DROP DEFAULT;`;
+    case "add_check":
+      return addConstraint(st.table, st.check.name, `CHECK (${checkExpression(st.check, st.columnType)})`);
+    case "drop_check":
+    case "drop_foreign_key":
+      return `ALTER TABLE ${q(st.table)} DROP CONSTRAINT IF EXISTS ${q(st.name)};`;
+    case "add_foreign_key": {
+      const fk = st.foreignKey;
+      return addConstraint(
+        st.table,
+        fk.name,
+        `FOREIGN KEY (${q(fk.column)}) REFERENCES ${q(fk.refTable)} ("id") ON DELETE ${fk.onDelete}`,
+      );
+    }
+    case "rename_constraint":
+      return `ALTER TABLE ${q(st.table)} RENAME CONSTRAINT ${q(st.from)} TO ${q(st.to)};`;
+    case "create_index":
+      return `CREATE ${st.index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${q(st.index.name)} ON ${q(st.table)} (${st.index.columns.map(q).join(", ")});`;
+    case "drop_index":
+      return `DROP INDEX IF EXISTS ${q(st.name)};`;
+    case "rename_index":
+      return `ALTER INDEX IF EXISTS ${q(st.from)} RENAME TO ${q(st.to)};`;
+    default:
+      return unreachable(st);
+  }
+}
+
+/**
+ * What a user must read before applying a statement, or null. `destructive` marks steps that can
+ * lose data or fail on existing rows; `review` marks steps that hold back (a NOT NULL that cannot be
+ * enforced yet, a new check that existing rows must satisfy).
+ */
+export function statementWarning(st: Statement): string | null {
+  switch (st.type) {
+    case "drop_table":
+      return `destructive: drop table ${st.table} (all its rows are lost)`;
+    case "drop_column":
+      return `destructive: drop column ${st.table}.${st.column} (its data is lost)`;
+    case "drop_sequence":
+      return `destructive: drop sequence ${st.name} (its counter is lost)`;
+    case "alter_column_type":
+      return isWidening(st.from, st.to)
+        ? null
+        : `destructive: narrow ${st.table}.${st.column} from ${st.from} to ${st.to} (values may be rounded, truncated or fail to convert)`;
+    case "set_not_null":
+      return st.fill !== null
+        ? `destructive: ${st.table}.${st.column} becomes NOT NULL; rows holding NULL get the default ${st.fill}`
+        : `destructive: ${st.table}.${st.column} becomes NOT NULL; enforced only when no row holds NULL (fill them, then regenerate)`;
+    case "add_column":
+      return st.column.notNull && st.column.default === null
+        ? `review: ${st.table}.${st.column.name} is required without a default; added as nullable, NOT NULL enforced only when the table is empty`
+        : null;
+    case "add_check":
+      return st.existingColumn ? `review: existing rows of ${st.table} must satisfy ${st.check.name}` : null;
+    case "create_sequence":
+    case "create_table":
+    case "ensure_columns":
+    case "rename_table":
+    case "rename_column":
+    case "drop_not_null":
+    case "set_default":
+    case "drop_default":
+    case "drop_check":
+    case "add_foreign_key":
+    case "drop_foreign_key":
+    case "rename_constraint":
+    case "create_index":
+    case "drop_index":
+    case "rename_index":
+      return null;
+    default:
+      return unreachable(st);
+  }
+}
+
+function unreachable(st: never): never {
+  throw new Error(`no convertor for statement ${JSON.stringify(st)}`);
+}
+
+export function columnDefinition(c: ColumnModel): string {
+  let s = `${q(c.name)} ${c.type}`;
+  if (c.primaryKey) s += " PRIMARY KEY";
+  else if (c.notNull) s += " NOT NULL";
+  if (c.default !== null) s += ` DEFAULT ${c.default}`;
+  return s;
+}
+
+/**
+ * A column added to a table that may hold rows. With a default (or nullable) it is one ALTER; a
+ * required column without a default is added nullable and made NOT NULL only if no row is NULL,
+ * so the migration never fails on existing data.
+ */
+function addColumn(table: string, c: ColumnModel): string {
+  if (!c.notNull || c.default !== null) return `ALTER TABLE ${q(table)} ADD COLUMN IF NOT EXISTS ${columnDefinition(c)};`;
+  const nullable = columnDefinition({ ...c, notNull: false });
+  return `ALTER TABLE ${q(table)} ADD COLUMN IF NOT EXISTS ${nullable};\n${notNullWhenNoNulls(table, c.name)}`;
+}
+
+function notNullWhenNoNulls(table: string, column: string): string {
+  return doBlock(
+    `IF NOT EXISTS (SELECT 1 FROM ${q(table)} WHERE ${q(column)} IS NULL) THEN`,
+    `  ALTER TABLE ${q(table)} ALTER COLUMN ${q(column)} SET NOT NULL;`,
+  );
+}
+
+/** ADD CONSTRAINT unless a constraint of that name already exists on the table. */
+function addConstraint(table: string, name: string, definition: string): string {
+  return doBlock(
+    `IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = ${quoteLiteral(name)} AND conrelid = ${quoteLiteral(q(table))}::regclass) THEN`,
+    `  ALTER TABLE ${q(table)} ADD CONSTRAINT ${q(name)} ${definition};`,
+  );
+}
+
+function doBlock(condition: string, body: string): string {
+  return `DO ${DO_TAG}\nBEGIN\n  ${condition}\n  ${body}\n  END IF;\nEND\n${DO_TAG};`;
+}
+
+export function checkExpression(check: CheckModel, type: SqlType): string {
+  const col = q(check.column);
+  const length = type === "JSONB" ? `jsonb_array_length(${col})` : `char_length(${col})`;
+  const v = check.value;
+  switch (check.kind) {
+    case "enum":
+      return `${col} IN (${(Array.isArray(v) ? v : [v]).map((x) => sqlLiteral(x, type)).join(", ")})`;
+    case "min":
+      return `${col} >= ${String(v)}`;
+    case "max":
+      return `${col} <= ${String(v)}`;
+    case "min_length":
+      return `${length} >= ${String(v)}`;
+    case "max_length":
+      return `${length} <= ${String(v)}`;
+    case "pattern":
+      return `${col} ~ ${quoteLiteral(String(v))}`;
+    default:
+      return unreachableKind(check.kind);
+  }
+}
+
+function unreachableKind(kind: never): never {
+  throw new Error(`unknown check kind ${String(kind)}`);
+}
+
+/**
+ * The USING expression of a type change. Plain casts where PostgreSQL has them; JSON goes through
+ * to_jsonb (any value becomes valid JSON) and back through `#>> '{}'` (a JSON string becomes its
+ * text, without quotes); booleans and numbers convert through integers.
+ */
+export function castExpression(col: string, from: SqlType, to: SqlType): string {
+  if (to === "JSONB") return `to_jsonb(${col})`;
+  if (from === "JSONB") return to === "TEXT" ? `${col} #>> '{}'` : `(${col} #>> '{}')::${to}`;
+  if (from === "BOOLEAN" && (to === "BIGINT" || to === "DOUBLE PRECISION")) return `${col}::integer::${to}`;
+  if ((from === "BIGINT" || from === "DOUBLE PRECISION") && to === "BOOLEAN") return `${col} <> 0`;
+  return `${col}::${to}`;
+}

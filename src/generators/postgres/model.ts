@@ -1,0 +1,214 @@
+import type { DomainIR, EntityIR, FieldIR } from "../../compiler/index.js";
+import {
+  AUTH_USERS_TABLE,
+  checkName,
+  columnDefault,
+  columnNotNull,
+  EVENTS_TABLE,
+  foreignKeyName,
+  indexName,
+  isStateField,
+  type SqlType,
+  sequenceOf,
+  sqlType,
+  uniqueIndexName,
+} from "./types.js";
+
+/**
+ * The database the contracts describe, as plain data: what schema.sql creates, and what the
+ * migrations snapshot stores (drizzle-kit's snapshot idea). Every list is in a fixed order so the
+ * same IR always gives the same JSON and the same SQL.
+ *
+ * Constraints are kept structured (kind and value, not SQL text) so that the diff can recognise a
+ * constraint whose only change is its name, after a table or column rename, and rename it instead
+ * of dropping and re-adding it.
+ */
+export interface SchemaModel {
+  /** Entity tables in IR order (sorted by FQN), then the system tables. */
+  tables: TableModel[];
+  /** Sequence names, sorted. */
+  sequences: string[];
+}
+
+export interface TableModel {
+  /**
+   * Stable identity across generations: the entity FQN, or `system/<name>` for system tables. A
+   * table whose key stays while its name changes (`spec.table` edited) is renamed, not recreated.
+   */
+  key: string;
+  name: string;
+  /** In field order; the primary key first. */
+  columns: ColumnModel[];
+  checks: CheckModel[];
+  foreignKeys: ForeignKeyModel[];
+  /** Sorted by name. */
+  indexes: IndexModel[];
+}
+
+export interface ColumnModel {
+  name: string;
+  type: SqlType;
+  primaryKey: boolean;
+  notNull: boolean;
+  /** SQL expression, or null for no default. */
+  default: string | null;
+}
+
+export type CheckKind = "enum" | "min" | "max" | "min_length" | "max_length" | "pattern";
+
+export interface CheckModel {
+  name: string;
+  column: string;
+  kind: CheckKind;
+  /** enum: the allowed values; min/max/min_length/max_length: a number; pattern: the regex. */
+  value: (string | number | boolean)[] | number | string;
+}
+
+export type OnDelete = "RESTRICT" | "SET NULL";
+
+export interface ForeignKeyModel {
+  name: string;
+  column: string;
+  /** Key of the referenced table (its identity survives a rename of that table). */
+  refKey: string;
+  refTable: string;
+  onDelete: OnDelete;
+}
+
+export interface IndexModel {
+  name: string;
+  columns: string[];
+  unique: boolean;
+}
+
+export const SYSTEM_EVENTS_KEY = "system/events";
+export const SYSTEM_AUTH_USERS_KEY = "system/auth_users";
+
+/** Builds the schema model of a domain. Pure and deterministic. */
+export function buildSchemaModel(ir: DomainIR): SchemaModel {
+  const tableOf = new Map(ir.entities.map((e) => [e.fqn, e.table]));
+  const tables = ir.entities.map((e) => entityTable(e, tableOf));
+  tables.push(eventsTable());
+  if (ir.auth !== null) tables.push(authUsersTable());
+  const sequences = new Set<string>();
+  for (const e of ir.entities) {
+    for (const f of e.fields) {
+      const s = sequenceOf(f);
+      if (s !== null) sequences.add(s);
+    }
+  }
+  return { tables, sequences: [...sequences].sort() };
+}
+
+function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): TableModel {
+  const t = entity.table;
+  const columns: ColumnModel[] = [];
+  const checks: CheckModel[] = [];
+  const foreignKeys: ForeignKeyModel[] = [];
+  const indexes: IndexModel[] = [];
+  for (const f of entity.fields) {
+    const type = sqlType(f.type);
+    columns.push({
+      name: f.name,
+      type,
+      primaryKey: f.primaryKey,
+      notNull: columnNotNull(entity, f),
+      default: columnDefault(f),
+    });
+    checks.push(...fieldChecks(t, f, type));
+    if (f.references !== null) {
+      const refTable = tableOf.get(f.references.entity) ?? f.references.entityName;
+      foreignKeys.push({
+        name: foreignKeyName(t, f.name),
+        column: f.name,
+        refKey: f.references.entity,
+        refTable,
+        onDelete: f.required ? "RESTRICT" : "SET NULL",
+      });
+      indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
+    }
+    if (sequenceOf(f) !== null) indexes.push({ name: uniqueIndexName(t, f.name), columns: [f.name], unique: true });
+    // created_at is the default sort key of every list endpoint; state is the kanban's filter.
+    if (isStateField(entity, f) || f.name === "created_at") {
+      indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
+    }
+  }
+  return { key: entity.fqn, name: t, columns, checks, foreignKeys, indexes: dedupeIndexes(indexes) };
+}
+
+/**
+ * CHECK constraints of one field. Only combinations with a clear SQL meaning are enforced here
+ * (the app validates everything anyway): enums on scalar columns, min/max on numbers, lengths and
+ * patterns on text, lengths on arrays.
+ */
+function fieldChecks(table: string, f: FieldIR, type: SqlType): CheckModel[] {
+  const out: CheckModel[] = [];
+  const add = (kind: CheckKind, value: CheckModel["value"]): void => {
+    out.push({ name: checkName(table, f.name, kind), column: f.name, kind, value });
+  };
+  const numeric = type === "BIGINT" || type === "DOUBLE PRECISION";
+  const text = type === "TEXT";
+  if (f.enum !== null && f.enum.length > 0 && type !== "JSONB") add("enum", [...f.enum]);
+  const c = f.constraints;
+  if (numeric && c.min !== undefined) add("min", c.min);
+  if (numeric && c.max !== undefined) add("max", c.max);
+  if ((text || f.type === "array") && c.minLength !== undefined) add("min_length", c.minLength);
+  if ((text || f.type === "array") && c.maxLength !== undefined) add("max_length", c.maxLength);
+  if (text && c.pattern !== undefined) add("pattern", c.pattern);
+  return out;
+}
+
+function dedupeIndexes(indexes: IndexModel[]): IndexModel[] {
+  const byName = new Map<string, IndexModel>();
+  for (const ix of indexes) if (!byName.has(ix.name)) byName.set(ix.name, ix);
+  return [...byName.values()].sort((a, b) => compareStrings(a.name, b.name));
+}
+
+/** The outbox every emitted domain event is written to, in the same transaction as the change. */
+function eventsTable(): TableModel {
+  const t = EVENTS_TABLE;
+  return {
+    key: SYSTEM_EVENTS_KEY,
+    name: t,
+    columns: [
+      { name: "id", type: "UUID", primaryKey: true, notNull: true, default: null },
+      { name: "name", type: "TEXT", primaryKey: false, notNull: true, default: null },
+      { name: "entity", type: "TEXT", primaryKey: false, notNull: true, default: null },
+      { name: "record_id", type: "UUID", primaryKey: false, notNull: false, default: null },
+      { name: "data", type: "JSONB", primaryKey: false, notNull: true, default: "'{}'::jsonb" },
+      { name: "occurred_at", type: "TIMESTAMPTZ", primaryKey: false, notNull: true, default: "now()" },
+    ],
+    checks: [],
+    foreignKeys: [],
+    indexes: [{ name: indexName(t, "occurred_at"), columns: ["occurred_at"], unique: false }],
+  };
+}
+
+/** Users of the auth Infra contract; the app hashes the bootstrap passwords into it on first start. */
+function authUsersTable(): TableModel {
+  const t = AUTH_USERS_TABLE;
+  return {
+    key: SYSTEM_AUTH_USERS_KEY,
+    name: t,
+    columns: [
+      { name: "id", type: "TEXT", primaryKey: true, notNull: true, default: null },
+      { name: "email", type: "TEXT", primaryKey: false, notNull: true, default: null },
+      { name: "role", type: "TEXT", primaryKey: false, notNull: true, default: null },
+      { name: "password_hash", type: "TEXT", primaryKey: false, notNull: false, default: null },
+      { name: "created_at", type: "TIMESTAMPTZ", primaryKey: false, notNull: true, default: "now()" },
+    ],
+    checks: [],
+    foreignKeys: [],
+    indexes: [{ name: uniqueIndexName(t, "email"), columns: ["email"], unique: true }],
+  };
+}
+
+/** Code-point order, independent of the machine's locale. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Columns of a table by name. */
+export function columnMap(table: TableModel): Map<string, ColumnModel> {
+  return new Map(table.columns.map((c) => [c.name, c]));
+}

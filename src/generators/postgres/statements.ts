@@ -1,0 +1,74 @@
+import type { CheckModel, ColumnModel, ForeignKeyModel, IndexModel, SchemaModel, TableModel } from "./model.js";
+import type { SqlType } from "./types.js";
+
+/**
+ * One schema change, as data (drizzle-kit's statements). The migrations diff produces a list of
+ * these, the full schema is a list of these too, and the convertor turns each into SQL. Table names
+ * are the names at the moment the statement runs (after earlier renames in the same file).
+ */
+export type Statement =
+  | { type: "create_sequence"; name: string }
+  | { type: "drop_sequence"; name: string }
+  /** Columns and primary key only; checks, foreign keys and indexes follow as their own statements. */
+  | { type: "create_table"; table: string; key: string; columns: ColumnModel[] }
+  /**
+   * schema.sql's safety net: adds, as nullable, any column an older database lacks, so re-applying a
+   * newer schema.sql never fails on a missing column. Migrations are the real upgrade path.
+   */
+  | { type: "ensure_columns"; table: string; columns: ColumnModel[] }
+  | { type: "drop_table"; table: string }
+  | { type: "rename_table"; from: string; to: string }
+  | { type: "add_column"; table: string; column: ColumnModel }
+  | { type: "drop_column"; table: string; column: string }
+  | { type: "rename_column"; table: string; from: string; to: string }
+  | { type: "alter_column_type"; table: string; column: string; from: SqlType; to: SqlType }
+  /** `fill`: the value given to rows that hold NULL first (the column's default), or null for none. */
+  | { type: "set_not_null"; table: string; column: string; fill: string | null }
+  | { type: "drop_not_null"; table: string; column: string }
+  | { type: "set_default"; table: string; column: string; default: string }
+  | { type: "drop_default"; table: string; column: string }
+  /** `existingColumn`: the column existed before this migration, so its rows must pass the check. */
+  | { type: "add_check"; table: string; check: CheckModel; columnType: SqlType; existingColumn: boolean }
+  | { type: "drop_check"; table: string; name: string }
+  | { type: "add_foreign_key"; table: string; foreignKey: ForeignKeyModel }
+  | { type: "drop_foreign_key"; table: string; name: string }
+  | { type: "rename_constraint"; table: string; from: string; to: string }
+  | { type: "create_index"; table: string; index: IndexModel }
+  | { type: "drop_index"; name: string }
+  | { type: "rename_index"; from: string; to: string };
+
+export type StatementType = Statement["type"];
+
+/**
+ * The statements that build the whole schema from nothing, every one idempotent: schema.sql and the
+ * first migration. Tables first, then constraints, because tables may reference each other.
+ */
+export function createSchemaStatements(model: SchemaModel): Statement[] {
+  const out: Statement[] = [];
+  for (const name of model.sequences) out.push({ type: "create_sequence", name });
+  for (const t of model.tables) {
+    out.push({ type: "create_table", table: t.name, key: t.key, columns: t.columns });
+    const extra = t.columns.filter((c) => !c.primaryKey);
+    if (extra.length > 0) out.push({ type: "ensure_columns", table: t.name, columns: extra });
+  }
+  for (const t of model.tables) out.push(...checkStatements(t, false));
+  for (const t of model.tables) {
+    for (const fk of t.foreignKeys) out.push({ type: "add_foreign_key", table: t.name, foreignKey: fk });
+  }
+  for (const t of model.tables) {
+    for (const index of t.indexes) out.push({ type: "create_index", table: t.name, index });
+  }
+  return out;
+}
+
+/** add_check statements for every check of a table. */
+export function checkStatements(t: TableModel, existingColumn: boolean): Statement[] {
+  const types = new Map(t.columns.map((c) => [c.name, c.type]));
+  return t.checks.map((check) => ({
+    type: "add_check" as const,
+    table: t.name,
+    check,
+    columnType: types.get(check.column) ?? "TEXT",
+    existingColumn,
+  }));
+}

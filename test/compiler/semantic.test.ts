@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import { checkFiles, entityYaml, messages } from "../support/domain.js";
+
+const wf = (spec: string, extra = "") =>
+  `apiVersion: charter/v1\nkind: Workflow\nmetadata: {name: flow, domain: shop}\n${extra}spec:\n${spec}`;
+const baseFlow = `  initial: open
+  states:
+    open: {label: Open, category: open}
+    done: {label: Done, category: closed, terminal: true}
+  transitions:
+    open: [done]
+    done: []
+`;
+const order = (fields = "    title: {type: string}\n    total: {type: number}\n") => entityYaml("order", fields, "  state_machine: workflow/shop/flow\n");
+const route = (spec: string) => `apiVersion: charter/v1\nkind: Route\nmetadata: {name: order_api, domain: shop}\nspec:\n${spec}`;
+const page = (spec: string) => `apiVersion: charter/v1\nkind: Page\nmetadata: {name: orders, domain: shop}\nspec:\n${spec}`;
+
+describe("semantic checks", () => {
+  it("accept a consistent domain and compile it", () => {
+    const r = checkFiles({ "order.contract.yaml": order(), "flow.contract.yaml": wf(baseFlow) });
+    expect(r.findings).toEqual([]);
+    expect(r.ir?.summary).toMatchObject({ entities: 1, workflows: 1 });
+  });
+
+  it("find duplicate names within kind and domain, but allow the same name in another kind", () => {
+    const r = checkFiles({ "a.contract.yaml": entityYaml("order"), "b.contract.yaml": entityYaml("order"), "c.contract.yaml": wf(baseFlow).replace("name: flow", "name: order") });
+    expect(messages(r)).toEqual([expect.stringMatching(/^duplicate contract 'entity\/shop\/order': also defined in .*a\.contract\.yaml$/)]);
+    expect(r.findings[0]).toMatchObject({ line: 4, column: 9, path: "/metadata/name" });
+  });
+
+  it("resolve every requires FQN", () => {
+    const r = checkFiles({ "a.contract.yaml": entityYaml("order").replace("spec:", "requires: [entity/shop/customer]\nspec:") });
+    expect(messages(r)).toEqual(["unresolved reference 'entity/shop/customer'"]);
+    expect(r.findings[0]).toMatchObject({ path: "/requires/0", line: 6, column: 12 });
+  });
+
+  it("resolve every derived reference: fields, mixins, state machine, route, page, agent, side effects", () => {
+    const r = checkFiles({
+      "e.contract.yaml": entityYaml("order", "    c:\n      type: uuid\n      references: {entity: entity/shop/customer}\n", "  mixins: [mixin/stdlib/timestamped, mixin/shop/audited]\n  state_machine: workflow/shop/gone\n"),
+      "r.contract.yaml": route("  entity: entity/shop/nothing\n  endpoints:\n    - method: POST\n      path: /nothings\n      side_effects:\n        - invoke: agent/shop/missing\n"),
+      "p.contract.yaml": page("  route: /x\n  entity: entity/shop/ghost\n  generation_tier: mechanical\n"),
+      "a.contract.yaml": "apiVersion: charter/v1\nkind: Agent\nmetadata: {name: bot, domain: shop}\nspec:\n  trigger: t\n  input: {entity: entity/shop/phantom}\n  output: {}\n",
+    });
+    expect(messages(r).filter((m) => m.startsWith("unresolved")).sort()).toEqual(
+      [
+        "unresolved reference 'agent/shop/missing'",
+        "unresolved reference 'entity/shop/customer'",
+        "unresolved reference 'entity/shop/ghost'",
+        "unresolved reference 'entity/shop/nothing'",
+        "unresolved reference 'entity/shop/phantom'",
+        "unresolved reference 'mixin/shop/audited'",
+        "unresolved reference 'workflow/shop/gone'",
+      ].sort(),
+    );
+  });
+
+  it("refuse a reference to a contract of the wrong kind", () => {
+    const r = checkFiles({ "o.contract.yaml": order().replace("workflow/shop/flow", "entity/shop/order"), "f.contract.yaml": wf(baseFlow) });
+    expect(messages(r)).toContain("'entity/shop/order' is not one of the Workflow contracts");
+  });
+
+  it("report dependency cycles once, in a stable order, at the edge that closes them", () => {
+    const r = checkFiles({
+      "x.contract.yaml": entityYaml("x", "    y_id:\n      type: uuid\n      references: {entity: entity/shop/y}\n"),
+      "y.contract.yaml": entityYaml("y", "    z_id:\n      type: uuid\n      references: {entity: entity/shop/z}\n"),
+      "z.contract.yaml": entityYaml("z", "    x_id:\n      type: uuid\n      references: {entity: entity/shop/x}\n"),
+    });
+    expect(messages(r)).toEqual(["dependency cycle: entity/shop/x -> entity/shop/y -> entity/shop/z -> entity/shop/x"]);
+    expect(r.findings[0]).toMatchObject({ path: "/spec/fields/y_id/references/entity" });
+    expect(r.ir).toBeNull();
+  });
+
+  it("allow an entity to reference itself", () => {
+    const r = checkFiles({ "e.contract.yaml": entityYaml("employee", "    manager_id:\n      type: uuid\n      references: {entity: entity/shop/employee, display: name}\n    name: {type: string}\n") });
+    expect(r.findings).toEqual([]);
+  });
+
+  it("check workflow consistency: initial, transition states, terminal moves, guards and side effects", () => {
+    const r = checkFiles({
+      "o.contract.yaml": order(),
+      "f.contract.yaml": wf(`  initial: draft
+  states:
+    open: {label: Open}
+    done: {label: Done, terminal: true}
+  transitions:
+    open: [done, lost]
+    done: [open]
+    limbo: [open]
+  guards:
+    "open -> done":
+      require_fields: [total, missing_field]
+      condition: "total > 0 and colour == 'red'"
+    "done -> gone": {require_fields: [total]}
+  side_effects:
+    "open -> done":
+      - set: {nowhere: 1}
+`),
+    });
+    expect(messages(r).sort()).toEqual(
+      [
+        "'draft' is not one of ['open', 'done']",
+        "'lost' is not one of ['open', 'done']",
+        "'limbo' is not one of ['open', 'done']",
+        'terminal state "done" must have no outgoing transitions',
+        "'done -> gone' is not one of ['open -> done', 'done -> open']",
+        "'missing_field' is not one of ['id', 'title', 'total', 'created_at', 'updated_at', 'state']",
+        "'colour' is not one of ['id', 'title', 'total', 'created_at', 'updated_at', 'state']",
+        "'nowhere' is not one of ['id', 'title', 'total', 'created_at', 'updated_at', 'state']",
+      ].sort(),
+    );
+  });
+
+  it("parse expressions in guard conditions and validation rules, locating syntax errors", () => {
+    const r = checkFiles({
+      "o.contract.yaml": order(),
+      "f.contract.yaml": wf(baseFlow.replace("    done: []\n", '    done: []\n  guards:\n    "open -> done": {condition: "total >"}\n')),
+      "r.contract.yaml": route("  entity: entity/shop/order\n  endpoints:\n    - method: POST\n      path: /orders\n      validation:\n        - rule: \"total = 1\"\n          on_fail: {status: 422, error: validation_error}\n"),
+    });
+    expect(messages(r).sort()).toEqual(['invalid expression "total = 1": unexpected character \'=\' at offset 6', 'invalid expression "total >": unexpected end of expression at offset 7']);
+    expect(r.findings.find((f) => f.message.includes("total = 1"))).toMatchObject({ path: "/spec/endpoints/0/validation/0/rule", line: 10 });
+  });
+
+  it("check that page columns, card fields and filters are fields of the entity", () => {
+    const r = checkFiles({
+      "o.contract.yaml": order(),
+      "f.contract.yaml": wf(baseFlow),
+      "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views:\n    - {type: table, columns: [title, price]}\n    - {type: kanban, card_fields: [title, colour]}\n  filters: [size]\n"),
+    });
+    expect(messages(r).map((m) => m.split(" is not")[0]).sort()).toEqual(["'colour'", "'price'", "'size'"]);
+  });
+
+  it("refuse a kanban view on an entity without a workflow", () => {
+    const r = checkFiles({ "o.contract.yaml": entityYaml("order"), "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views: [{type: kanban}]\n") });
+    expect(messages(r)).toEqual(["a kanban view needs an entity with a state_machine; entity/shop/order has none"]);
+  });
+
+  it("check that display names a field of the referenced entity", () => {
+    const r = checkFiles({
+      "c.contract.yaml": entityYaml("customer", "    name: {type: string}\n"),
+      "o.contract.yaml": entityYaml("order", "    customer_id:\n      type: uuid\n      references: {entity: entity/shop/customer, display: full_name}\n"),
+    });
+    expect(messages(r)).toEqual(["'full_name' is not one of ['id', 'name', 'created_at', 'updated_at']"]);
+  });
+
+  it("check route endpoints: standard operations, known fields and roles of the auth contract", () => {
+    const auth = "apiVersion: charter/v1\nkind: Infra\nmetadata: {name: auth, domain: shop}\nspec:\n  category: auth\n  config: {provider: jwt, roles: [admin, clerk]}\n";
+    const r = checkFiles({
+      "o.contract.yaml": entityYaml("order"),
+      "a.contract.yaml": auth,
+      "r.contract.yaml": route(
+        "  entity: entity/shop/order\n  global_behaviors: {roles: [admin, boss]}\n  endpoints:\n    - method: POST\n      path: /orders/{id}/archive\n    - method: POST\n      path: /orders\n      request_body: {required_fields: [title, weight]}\n      auto_fields: {ghost: now}\n    - method: PUT\n      path: /orders/{id}/state\n",
+      ),
+    });
+    expect(messages(r).sort()).toEqual(
+      [
+        "'boss' is not one of ['admin', 'clerk']",
+        "POST /orders/{id}/archive is not one of the standard endpoints of /orders (list, get, create, update, delete, state)",
+        "PUT /orders/{id}/state needs an entity with a state_machine",
+        "'weight' is not one of ['id', 'title', 'created_at', 'updated_at']",
+        "'ghost' is not one of ['id', 'title', 'created_at', 'updated_at']",
+      ].sort(),
+    );
+  });
+
+  it("check defaults, enums and options against the field type", () => {
+    const r = checkFiles({
+      "o.contract.yaml": entityYaml(
+        "order",
+        "    a: {type: integer, default: 'x'}\n    b: {type: string, enum: [x, y], default: z}\n    c: {type: string, references: {entity: entity/shop/order}}\n    d: {type: string, constraints: {min: 1}}\n    e: {type: integer, constraints: {min: 5, max: 1}}\n    f: {type: string, constraints: {pattern: '('}}\n    g: {type: integer, computed: now}\n",
+      ),
+    });
+    expect(messages(r).sort()).toEqual(
+      [
+        "'x' is not of type 'integer'",
+        "'z' is not one of ['x', 'y']",
+        "'string' is not one of ['uuid']",
+        "min and max apply to integer and number fields, not 'string'",
+        "5 is greater than the maximum of 1",
+        "'(' is not a 'regex'",
+        "'integer' is not one of ['datetime', 'date']",
+      ].sort(),
+    );
+  });
+
+  it("allow only one auth Infra contract, and bootstrap users with known roles", () => {
+    const auth = (name: string, role: string) =>
+      `apiVersion: charter/v1\nkind: Infra\nmetadata: {name: ${name}, domain: shop}\nspec:\n  category: auth\n  config: {provider: jwt, roles: [admin]}\n  bootstrap:\n    users: [{id: u, email: u@x.io, role: ${role}}]\n`;
+    const r = checkFiles({ "a.contract.yaml": auth("auth", "root"), "b.contract.yaml": auth("sso", "admin") });
+    expect(messages(r).sort()).toEqual(["'root' is not one of ['admin']", "only one auth Infra contract is allowed; another is infra/shop/auth"]);
+  });
+
+  it("warn (without failing) about a number prefix with no sequence", () => {
+    const r = checkFiles({ "o.contract.yaml": entityYaml("order", undefined, "  number_prefix: ORD\n") });
+    expect(r.errors).toBe(0);
+    expect(r.warnings).toBe(1);
+    expect(r.ir).not.toBeNull();
+  });
+});

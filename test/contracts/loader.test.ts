@@ -1,0 +1,90 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES } from "../../src/contracts/index.js";
+import { writeDomain } from "../support/domain.js";
+
+const valid = "apiVersion: charter/v1\nkind: Mixin\nmetadata:\n  name: m\n  domain: d\nspec:\n  fields:\n    a:\n      type: string\n";
+
+function loadOne(text: string | Buffer) {
+  const dir = writeDomain({});
+  writeFileSync(join(dir, "x.contract.yaml"), text);
+  return loadContracts(dir);
+}
+
+describe("loader", () => {
+  it("loads every *.contract.yaml under a directory recursively, in a stable order, and nothing else", () => {
+    const dir = writeDomain({
+      "b/two.contract.yaml": valid.replace("name: m", "name: two"),
+      "a/one.contract.yaml": valid.replace("name: m", "name: one"),
+      "notes.yaml": "a: 1\n",
+      "README.md": "hi",
+      ".hidden/three.contract.yaml": valid,
+    });
+    const r = loadContracts(dir);
+    expect(r.findings).toEqual([]);
+    expect(r.contracts.map((c) => c.file.split("/").slice(-2).join("/"))).toEqual(["a/one.contract.yaml", "b/two.contract.yaml"]);
+  });
+
+  it("loads a single file given as the path", () => {
+    const dir = writeDomain({ "one.contract.yaml": valid });
+    expect(findContractFiles(join(dir, "one.contract.yaml"))).toHaveLength(1);
+    expect(loadContracts(join(dir, "one.contract.yaml")).contracts).toHaveLength(1);
+  });
+
+  it("locates invalid YAML at file:line:col", () => {
+    const r = loadOne("apiVersion: charter/v1\nkind: Entity\nmetadata: [a, b\nspec: {}\n");
+    expect(r.contracts).toEqual([]);
+    // The parser notices the unclosed flow sequence where the next key starts.
+    expect(r.findings[0]).toMatchObject({ code: "yaml.syntax", line: 4, column: 1, severity: "error" });
+    expect(r.findings[0]?.message).toMatch(/flow sequence/i);
+    expect(r.findings[0]?.file).toMatch(/x\.contract\.yaml$/);
+  });
+
+  it("refuses duplicate keys with their position", () => {
+    const r = loadOne("apiVersion: charter/v1\nkind: Entity\nkind: Mixin\n");
+    expect(r.findings).toEqual([expect.objectContaining({ code: "yaml.duplicate_key", line: 3, column: 1 })]);
+  });
+
+  it("refuses more than one document per file", () => {
+    const r = loadOne(`${valid}---\n${valid}`);
+    expect(r.findings).toEqual([expect.objectContaining({ code: "yaml.multiple_documents", line: 10 })]);
+    expect(r.findings[0]?.message).toContain("2 YAML documents");
+  });
+
+  it("refuses a billion-laughs file quickly instead of expanding it", () => {
+    const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const cur = String.fromCharCode(97 + i);
+      lines.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(",")}]`);
+    }
+    const r = loadOne(`${lines.join("\n")}\n`);
+    expect(r.contracts).toEqual([]);
+    expect(r.findings[0]?.code).toBe("yaml.alias_limit");
+  });
+
+  it("refuses files over 1 MiB without parsing them", () => {
+    const r = loadOne(`${valid}# ${"x".repeat(MAX_CONTRACT_BYTES)}\n`);
+    expect(r.findings).toEqual([expect.objectContaining({ code: "file.too_large", line: 0 })]);
+  });
+
+  it("refuses bytes that are not UTF-8", () => {
+    const r = loadOne(Buffer.concat([Buffer.from("apiVersion: charter/v1\nkind: "), Buffer.from([0xff, 0xfe, 0x41]), Buffer.from("\n")]));
+    expect(r.findings).toEqual([expect.objectContaining({ code: "file.encoding", message: "file is not valid UTF-8" })]);
+  });
+
+  it("refuses a file that is not a mapping, and an empty file", () => {
+    expect(loadOne("- a\n- b\n").findings[0]).toMatchObject({ code: "yaml.not_mapping", message: "contract must be a mapping, found a sequence" });
+    expect(loadOne("just text\n").findings[0]).toMatchObject({ code: "yaml.not_mapping" });
+    expect(loadOne("").findings[0]?.code).toMatch(/yaml\.(empty|not_mapping)/);
+  });
+
+  it("keeps loading the other files when one is broken", () => {
+    const dir = writeDomain({ "a.contract.yaml": "a: [", "b.contract.yaml": valid });
+    const r = loadContracts(dir);
+    expect(r.contracts).toHaveLength(1);
+    expect(r.findings).toHaveLength(1);
+    expect(r.files).toHaveLength(2);
+  });
+});
