@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { forgeCommand } from "./commands/forge.js";
+import { healerCommand } from "./commands/healer.js";
 import { runProgram } from "./run.js";
 import { VERSION } from "./version.js";
 
@@ -12,6 +13,7 @@ export function charterProgram(): Command {
     .showHelpAfterError()
     .showSuggestionAfterError();
   program.addCommand(forgeCommand());
+  program.addCommand(healerCommand());
   return program;
 }
 

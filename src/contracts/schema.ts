@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { ErrorObject } from "ajv";
 import type { Finding } from "./findings.js";
 import { fromPointer } from "./findings.js";
 import { API_VERSION } from "./fqn.js";
 import type { LoadedContract } from "./loader.js";
 import { locate } from "./locate.js";
 import { pyRepr } from "./py-repr.js";
+import { validateContract } from "./schema-validator.generated.js";
 
 /** The JSON Schemas ship beside `src/` and `dist/` in the package's `schemas/` folder. */
 export const SCHEMA_DIR = fileURLToPath(new URL("../../schemas/", import.meta.url));
@@ -22,23 +23,17 @@ export const SCHEMA_FILES = [
   "contract.schema.json",
 ] as const;
 
-let cached: ValidateFunction | undefined;
-
-function contractValidator(): ValidateFunction {
-  if (cached) return cached;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, allowUnionTypes: true });
-  for (const name of SCHEMA_FILES) {
-    ajv.addSchema(JSON.parse(readFileSync(SCHEMA_DIR + name, "utf8")), name);
-  }
-  cached = ajv.getSchema("contract.schema.json") as ValidateFunction;
-  return cached;
-}
+/**
+ * The schemas are compiled ahead of time into schema-validator.generated.ts (scripts/build-validator.mjs)
+ * so that no run pays Ajv's compilation; a test keeps that module in step with schemas/.
+ */
+type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+const contractValidator = validateContract as CompiledValidator;
 
 /** Checks one contract against the envelope and its kind's schema; returns located findings. */
 export function validateContractSchema(contract: LoadedContract): Finding[] {
-  const validate = contractValidator();
-  if (validate(contract.data)) return [];
-  return toFindings(validate.errors ?? [], contract);
+  if (contractValidator(contract.data)) return [];
+  return toFindings(contractValidator.errors ?? [], contract);
 }
 
 function toFindings(errors: ErrorObject[], contract: LoadedContract): Finding[] {

@@ -1,4 +1,8 @@
 import type { DomainIR } from "../compiler/index.js";
+import { fastapiGenerator } from "./fastapi/index.js";
+import { migrationsGenerator } from "./migrations/index.js";
+import { nextjsGenerator } from "./nextjs/index.js";
+import { postgresGenerator } from "./postgres/index.js";
 import type { GeneratedFile, Generator } from "./types.js";
 import { readExisting } from "./writer.js";
 
@@ -10,7 +14,12 @@ import { readExisting } from "./writer.js";
  *   ./                  docker (compose file, .env.example)
  * Each generator module adds itself to this list.
  */
-export const GENERATORS: readonly Generator[] = [];
+export const GENERATORS: readonly Generator[] = [
+  fastapiGenerator,
+  postgresGenerator,
+  migrationsGenerator,
+  nextjsGenerator,
+];
 
 /** `all` runs backend, database, migrations and frontend, in that order (SPEC.md target table). */
 export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs"] as const;

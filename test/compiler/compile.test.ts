@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDomain, findCycles, topologicalOrder, type DependencyEdge, type EntityIR } from "../../src/compiler/index.js";
+import { checkDomain, type DependencyEdge, type EntityIR, findCycles, topologicalOrder } from "../../src/compiler/index.js";
 import { pluralize } from "../../src/compiler/naming.js";
 
 const edge = (from: string, to: string): DependencyEdge => ({ from, to, via: "requires" });
@@ -72,7 +72,19 @@ describe("compiled IR of the helpdesk example", () => {
   it("composes mixins into effective fields: id first, mixin fields, own fields, timestamps, state last", () => {
     const names = entity("ticket").fields.map((f) => f.name);
     expect(names.slice(0, 2)).toEqual(["id", "number"]);
-    expect(names).toEqual(expect.arrayContaining(["created_at", "updated_at", "deleted_at", "deleted_by", "is_deleted", "tags", "due_at", "sla_breached", "title"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "created_at",
+        "updated_at",
+        "deleted_at",
+        "deleted_by",
+        "is_deleted",
+        "tags",
+        "due_at",
+        "sla_breached",
+        "title",
+      ]),
+    );
     expect(names.at(-1)).toBe("state");
     expect(new Set(names).size).toBe(names.length);
     const agentFields = entity("agent").fields.map((f) => f.name);
@@ -82,13 +94,22 @@ describe("compiled IR of the helpdesk example", () => {
   it("resolves computed fields, sequences with the number prefix, and writability", () => {
     const t = entity("ticket");
     const f = (n: string) => t.fields.find((x) => x.name === n);
-    expect(f("number")?.computed).toEqual({ kind: "sequence", format: "{prefix}-{n:05}", prefix: "TKT", sequenceName: "ticket_number_seq" });
+    expect(f("number")?.computed).toEqual({
+      kind: "sequence",
+      format: "{prefix}-{n:05}",
+      prefix: "TKT",
+      sequenceName: "ticket_number_seq",
+    });
     expect(f("created_by")?.computed).toEqual({ kind: "current_user" });
     expect(f("updated_at")?.computed).toEqual({ kind: "now_on_update" });
     expect(f("id")).toMatchObject({ primaryKey: true, writable: false, updatable: false, type: "uuid" });
     expect(f("title")).toMatchObject({ required: true, writable: true, updatable: true, constraints: { minLength: 3, maxLength: 200 } });
     expect(f("reporter_email")).toMatchObject({ immutable: true, writable: true, updatable: false });
-    expect(f("state")).toMatchObject({ default: "new", writable: false, enum: ["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"] });
+    expect(f("state")).toMatchObject({
+      default: "new",
+      writable: false,
+      enum: ["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"],
+    });
     expect(f("customer_id")?.references).toEqual({
       entity: "entity/helpdesk/customer",
       entityName: "customer",
@@ -119,7 +140,11 @@ describe("compiled IR of the helpdesk example", () => {
       "transition PUT true",
     ]);
     const create = route?.endpoints[2];
-    expect(create?.validation[0]?.onFail).toEqual({ status: 422, error: "validation_error", message: "A critical ticket needs a description of at least 20 characters" });
+    expect(create?.validation[0]?.onFail).toEqual({
+      status: 422,
+      error: "validation_error",
+      message: "A critical ticket needs a description of at least 20 characters",
+    });
     expect(create?.sideEffects).toEqual([{ emitEvent: "ticket_created" }]);
     expect(create?.roles).toEqual(["admin", "agent"]);
     expect(route?.endpoints[4]?.roles).toEqual(["admin"]);
@@ -135,7 +160,10 @@ describe("compiled IR of the helpdesk example", () => {
     expect(wf?.guards.map((g) => `${g.from}->${g.to}`)).toEqual(["triaged->in_progress", "in_progress->resolved", "resolved->closed"]);
     expect(wf?.guards[1]?.condition?.expr).toMatchObject({ type: "compare", op: ">=" });
     expect(wf?.sideEffects[1]?.actions).toEqual([{ emitEvent: "ticket_reopened" }, { set: { escalated: true } }]);
-    expect(wf?.typeOverrides).toEqual({ field: "type", overrides: [{ value: "incident", transitions: { new: ["in_progress", "cancelled"] } }] });
+    expect(wf?.typeOverrides).toEqual({
+      field: "type",
+      overrides: [{ value: "incident", transitions: { new: ["in_progress", "cancelled"] } }],
+    });
   });
 
   it("resolves auth with roles and bootstrap users", () => {

@@ -11,7 +11,8 @@ const baseFlow = `  initial: open
     open: [done]
     done: []
 `;
-const order = (fields = "    title: {type: string}\n    total: {type: number}\n") => entityYaml("order", fields, "  state_machine: workflow/shop/flow\n");
+const order = (fields = "    title: {type: string}\n    total: {type: number}\n") =>
+  entityYaml("order", fields, "  state_machine: workflow/shop/flow\n");
 const route = (spec: string) => `apiVersion: charter/v1\nkind: Route\nmetadata: {name: order_api, domain: shop}\nspec:\n${spec}`;
 const page = (spec: string) => `apiVersion: charter/v1\nkind: Page\nmetadata: {name: orders, domain: shop}\nspec:\n${spec}`;
 
@@ -23,7 +24,11 @@ describe("semantic checks", () => {
   });
 
   it("find duplicate names within kind and domain, but allow the same name in another kind", () => {
-    const r = checkFiles({ "a.contract.yaml": entityYaml("order"), "b.contract.yaml": entityYaml("order"), "c.contract.yaml": wf(baseFlow).replace("name: flow", "name: order") });
+    const r = checkFiles({
+      "a.contract.yaml": entityYaml("order"),
+      "b.contract.yaml": entityYaml("order"),
+      "c.contract.yaml": wf(baseFlow).replace("name: flow", "name: order"),
+    });
     expect(messages(r)).toEqual([expect.stringMatching(/^duplicate contract 'entity\/shop\/order': also defined in .*a\.contract\.yaml$/)]);
     expect(r.findings[0]).toMatchObject({ line: 4, column: 9, path: "/metadata/name" });
   });
@@ -36,12 +41,23 @@ describe("semantic checks", () => {
 
   it("resolve every derived reference: fields, mixins, state machine, route, page, agent, side effects", () => {
     const r = checkFiles({
-      "e.contract.yaml": entityYaml("order", "    c:\n      type: uuid\n      references: {entity: entity/shop/customer}\n", "  mixins: [mixin/stdlib/timestamped, mixin/shop/audited]\n  state_machine: workflow/shop/gone\n"),
-      "r.contract.yaml": route("  entity: entity/shop/nothing\n  endpoints:\n    - method: POST\n      path: /nothings\n      side_effects:\n        - invoke: agent/shop/missing\n"),
+      "e.contract.yaml": entityYaml(
+        "order",
+        "    c:\n      type: uuid\n      references: {entity: entity/shop/customer}\n",
+        "  mixins: [mixin/stdlib/timestamped, mixin/shop/audited]\n  state_machine: workflow/shop/gone\n",
+      ),
+      "r.contract.yaml": route(
+        "  entity: entity/shop/nothing\n  endpoints:\n    - method: POST\n      path: /nothings\n      side_effects:\n        - invoke: agent/shop/missing\n",
+      ),
       "p.contract.yaml": page("  route: /x\n  entity: entity/shop/ghost\n  generation_tier: mechanical\n"),
-      "a.contract.yaml": "apiVersion: charter/v1\nkind: Agent\nmetadata: {name: bot, domain: shop}\nspec:\n  trigger: t\n  input: {entity: entity/shop/phantom}\n  output: {}\n",
+      "a.contract.yaml":
+        "apiVersion: charter/v1\nkind: Agent\nmetadata: {name: bot, domain: shop}\nspec:\n  trigger: t\n  input: {entity: entity/shop/phantom}\n  output: {}\n",
     });
-    expect(messages(r).filter((m) => m.startsWith("unresolved")).sort()).toEqual(
+    expect(
+      messages(r)
+        .filter((m) => m.startsWith("unresolved"))
+        .sort(),
+    ).toEqual(
       [
         "unresolved reference 'agent/shop/missing'",
         "unresolved reference 'entity/shop/customer'",
@@ -55,7 +71,10 @@ describe("semantic checks", () => {
   });
 
   it("refuse a reference to a contract of the wrong kind", () => {
-    const r = checkFiles({ "o.contract.yaml": order().replace("workflow/shop/flow", "entity/shop/order"), "f.contract.yaml": wf(baseFlow) });
+    const r = checkFiles({
+      "o.contract.yaml": order().replace("workflow/shop/flow", "entity/shop/order"),
+      "f.contract.yaml": wf(baseFlow),
+    });
     expect(messages(r)).toContain("'entity/shop/order' is not one of the Workflow contracts");
   });
 
@@ -71,7 +90,12 @@ describe("semantic checks", () => {
   });
 
   it("allow an entity to reference itself", () => {
-    const r = checkFiles({ "e.contract.yaml": entityYaml("employee", "    manager_id:\n      type: uuid\n      references: {entity: entity/shop/employee, display: name}\n    name: {type: string}\n") });
+    const r = checkFiles({
+      "e.contract.yaml": entityYaml(
+        "employee",
+        "    manager_id:\n      type: uuid\n      references: {entity: entity/shop/employee, display: name}\n    name: {type: string}\n",
+      ),
+    });
     expect(r.findings).toEqual([]);
   });
 
@@ -114,36 +138,57 @@ describe("semantic checks", () => {
     const r = checkFiles({
       "o.contract.yaml": order(),
       "f.contract.yaml": wf(baseFlow.replace("    done: []\n", '    done: []\n  guards:\n    "open -> done": {condition: "total >"}\n')),
-      "r.contract.yaml": route("  entity: entity/shop/order\n  endpoints:\n    - method: POST\n      path: /orders\n      validation:\n        - rule: \"total = 1\"\n          on_fail: {status: 422, error: validation_error}\n"),
+      "r.contract.yaml": route(
+        '  entity: entity/shop/order\n  endpoints:\n    - method: POST\n      path: /orders\n      validation:\n        - rule: "total = 1"\n          on_fail: {status: 422, error: validation_error}\n',
+      ),
     });
-    expect(messages(r).sort()).toEqual(['invalid expression "total = 1": unexpected character \'=\' at offset 6', 'invalid expression "total >": unexpected end of expression at offset 7']);
-    expect(r.findings.find((f) => f.message.includes("total = 1"))).toMatchObject({ path: "/spec/endpoints/0/validation/0/rule", line: 10 });
+    expect(messages(r).sort()).toEqual([
+      "invalid expression \"total = 1\": unexpected character '=' at offset 6",
+      'invalid expression "total >": unexpected end of expression at offset 7',
+    ]);
+    expect(r.findings.find((f) => f.message.includes("total = 1"))).toMatchObject({
+      path: "/spec/endpoints/0/validation/0/rule",
+      line: 10,
+    });
   });
 
   it("check that page columns, card fields and filters are fields of the entity", () => {
     const r = checkFiles({
       "o.contract.yaml": order(),
       "f.contract.yaml": wf(baseFlow),
-      "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views:\n    - {type: table, columns: [title, price]}\n    - {type: kanban, card_fields: [title, colour]}\n  filters: [size]\n"),
+      "p.contract.yaml": page(
+        "  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views:\n    - {type: table, columns: [title, price]}\n    - {type: kanban, card_fields: [title, colour]}\n  filters: [size]\n",
+      ),
     });
-    expect(messages(r).map((m) => m.split(" is not")[0]).sort()).toEqual(["'colour'", "'price'", "'size'"]);
+    expect(
+      messages(r)
+        .map((m) => m.split(" is not")[0])
+        .sort(),
+    ).toEqual(["'colour'", "'price'", "'size'"]);
   });
 
   it("refuse a kanban view on an entity without a workflow", () => {
-    const r = checkFiles({ "o.contract.yaml": entityYaml("order"), "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views: [{type: kanban}]\n") });
+    const r = checkFiles({
+      "o.contract.yaml": entityYaml("order"),
+      "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views: [{type: kanban}]\n"),
+    });
     expect(messages(r)).toEqual(["a kanban view needs an entity with a state_machine; entity/shop/order has none"]);
   });
 
   it("check that display names a field of the referenced entity", () => {
     const r = checkFiles({
       "c.contract.yaml": entityYaml("customer", "    name: {type: string}\n"),
-      "o.contract.yaml": entityYaml("order", "    customer_id:\n      type: uuid\n      references: {entity: entity/shop/customer, display: full_name}\n"),
+      "o.contract.yaml": entityYaml(
+        "order",
+        "    customer_id:\n      type: uuid\n      references: {entity: entity/shop/customer, display: full_name}\n",
+      ),
     });
     expect(messages(r)).toEqual(["'full_name' is not one of ['id', 'name', 'created_at', 'updated_at']"]);
   });
 
   it("check route endpoints: standard operations, known fields and roles of the auth contract", () => {
-    const auth = "apiVersion: charter/v1\nkind: Infra\nmetadata: {name: auth, domain: shop}\nspec:\n  category: auth\n  config: {provider: jwt, roles: [admin, clerk]}\n";
+    const auth =
+      "apiVersion: charter/v1\nkind: Infra\nmetadata: {name: auth, domain: shop}\nspec:\n  category: auth\n  config: {provider: jwt, roles: [admin, clerk]}\n";
     const r = checkFiles({
       "o.contract.yaml": entityYaml("order"),
       "a.contract.yaml": auth,
@@ -186,7 +231,10 @@ describe("semantic checks", () => {
     const auth = (name: string, role: string) =>
       `apiVersion: charter/v1\nkind: Infra\nmetadata: {name: ${name}, domain: shop}\nspec:\n  category: auth\n  config: {provider: jwt, roles: [admin]}\n  bootstrap:\n    users: [{id: u, email: u@x.io, role: ${role}}]\n`;
     const r = checkFiles({ "a.contract.yaml": auth("auth", "root"), "b.contract.yaml": auth("sso", "admin") });
-    expect(messages(r).sort()).toEqual(["'root' is not one of ['admin']", "only one auth Infra contract is allowed; another is infra/shop/auth"]);
+    expect(messages(r).sort()).toEqual([
+      "'root' is not one of ['admin']",
+      "only one auth Infra contract is allowed; another is infra/shop/auth",
+    ]);
   });
 
   it("warn (without failing) about a number prefix with no sequence", () => {

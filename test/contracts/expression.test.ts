@@ -15,7 +15,11 @@ describe("expression language", () => {
       },
     });
     expect(parseExpression("x not in ['a', \"b\"]")).toMatchObject({ type: "compare", op: "not in", right: { type: "list" } });
-    expect(parseExpression("not is_set(a) and (b == null or c < -1.5)")).toMatchObject({ type: "logical", op: "and", left: { type: "not" } });
+    expect(parseExpression("not is_set(a) and (b == null or c < -1.5)")).toMatchObject({
+      type: "logical",
+      op: "and",
+      left: { type: "not" },
+    });
     expect(parseExpression("done == true")).toMatchObject({ right: { type: "literal", value: true } });
   });
 

@@ -75,7 +75,10 @@ describe("loader", () => {
   });
 
   it("refuses a file that is not a mapping, and an empty file", () => {
-    expect(loadOne("- a\n- b\n").findings[0]).toMatchObject({ code: "yaml.not_mapping", message: "contract must be a mapping, found a sequence" });
+    expect(loadOne("- a\n- b\n").findings[0]).toMatchObject({
+      code: "yaml.not_mapping",
+      message: "contract must be a mapping, found a sequence",
+    });
     expect(loadOne("just text\n").findings[0]).toMatchObject({ code: "yaml.not_mapping" });
     expect(loadOne("").findings[0]?.code).toMatch(/yaml\.(empty|not_mapping)/);
   });
@@ -86,5 +89,21 @@ describe("loader", () => {
     expect(r.contracts).toHaveLength(1);
     expect(r.findings).toHaveLength(1);
     expect(r.files).toHaveLength(2);
+  });
+});
+
+describe("loader fast path", () => {
+  it("gives the same data as the position-keeping parse for every example contract", async () => {
+    const { parseDocument } = await import("yaml");
+    const r = loadContracts("examples");
+    expect(r.contracts.length).toBeGreaterThan(20);
+    for (const c of r.contracts) expect(c.data, c.file).toEqual(parseDocument(c.source).toJS());
+  });
+
+  it("still locates positions lazily for contracts that took the fast path", () => {
+    const dir = writeDomain({ "a.contract.yaml": valid });
+    const c = loadContracts(dir).contracts[0];
+    expect(c?.doc.getIn(["metadata", "name"])).toBe("m");
+    expect(c?.lineCounter.linePos(0)).toEqual({ line: 1, col: 1 });
   });
 });

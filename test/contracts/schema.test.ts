@@ -23,7 +23,8 @@ const entity = (fields: string, spec = "", meta = "  name: product\n  domain: sh
 describe("JSON Schemas", () => {
   it("are draft 2020-12 documents and carry the same patterns as the code", () => {
     const all = SCHEMA_FILES.map((f) => readFileSync(SCHEMA_DIR + f, "utf8")).join("\n");
-    for (const f of SCHEMA_FILES) expect(JSON.parse(readFileSync(SCHEMA_DIR + f, "utf8")).$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+    for (const f of SCHEMA_FILES)
+      expect(JSON.parse(readFileSync(SCHEMA_DIR + f, "utf8")).$schema).toBe("https://json-schema.org/draft/2020-12/schema");
     for (const p of [NAME_PATTERN, FQN_PATTERN, GRAPH_EDGE_PATTERN, NUMBER_PREFIX_PATTERN]) expect(all).toContain(JSON.stringify(p));
   });
 
@@ -65,7 +66,9 @@ describe("JSON Schemas", () => {
 
   it("reports an invalid enum value with the allowed values", () => {
     const f = check(entity("    p:\n      type: string\n", "", "  name: a\n  domain: b\n").replace("type: string", "type: strng"));
-    expect(f[0]?.message).toBe("'strng' is not one of ['string', 'integer', 'number', 'boolean', 'text', 'array', 'object', 'datetime', 'date', 'uuid', 'email']");
+    expect(f[0]?.message).toBe(
+      "'strng' is not one of ['string', 'integer', 'number', 'boolean', 'text', 'array', 'object', 'datetime', 'date', 'uuid', 'email']",
+    );
   });
 
   it("accepts each computed form and refuses others as not valid under any schema", () => {
@@ -94,24 +97,39 @@ describe("JSON Schemas", () => {
 
   it("checks references: FQN, graph edge pattern, direction, and no unknown keys", () => {
     const ref = (body: string) => check(entity(`    c:\n      type: uuid\n      references:\n${body}`));
-    expect(ref("        entity: entity/shop/category\n        display: name\n        graph_edge: IN_CATEGORY\n        graph_direction: reverse\n")).toEqual([]);
+    expect(
+      ref(
+        "        entity: entity/shop/category\n        display: name\n        graph_edge: IN_CATEGORY\n        graph_direction: reverse\n",
+      ),
+    ).toEqual([]);
     expect(ref("        entity: Entity/Shop/category\n").map((x) => x.message)).toEqual([
       `'Entity/Shop/category' does not match '${FQN_PATTERN}'`,
     ]);
     expect(ref("        entity: entity/shop/category\n        graph_edge: in_category\n").map((x) => x.message)).toEqual([
       "'in_category' does not match '^[A-Z][A-Z0-9_]*$'",
     ]);
-    expect(ref("        entity: entity/shop/category\n        graph_direction: up\n").map((x) => x.message)).toEqual(["'up' is not one of ['forward', 'reverse']"]);
+    expect(ref("        entity: entity/shop/category\n        graph_direction: up\n").map((x) => x.message)).toEqual([
+      "'up' is not one of ['forward', 'reverse']",
+    ]);
     expect(ref("        display: name\n").map((x) => x.message)).toEqual(["'entity' is a required property"]);
   });
 
   it("checks number_prefix and field names", () => {
     expect(check(entity("    a: {type: string}\n", "  number_prefix: TKT\n"))).toEqual([]);
     for (const bad of ["T", "tkt", "TOOLONGX", "T1"]) {
-      expect(check(entity("    a: {type: string}\n", `  number_prefix: ${bad}\n`)).map((x) => x.message)).toEqual([`'${bad}' does not match '^[A-Z]{2,6}$'`]);
+      expect(check(entity("    a: {type: string}\n", `  number_prefix: ${bad}\n`)).map((x) => x.message)).toEqual([
+        `'${bad}' does not match '^[A-Z]{2,6}$'`,
+      ]);
     }
     const f = check(entity("    BadField: {type: string}\n"));
-    expect(f).toEqual([expect.objectContaining({ message: "'BadField' does not match '^[a-z][a-z0-9_]*$'", path: "/spec/fields/BadField", line: 8, column: 5 })]);
+    expect(f).toEqual([
+      expect.objectContaining({
+        message: "'BadField' does not match '^[a-z][a-z0-9_]*$'",
+        path: "/spec/fields/BadField",
+        line: 8,
+        column: 5,
+      }),
+    ]);
   });
 
   it("refuses another apiVersion with a clear message, and an unknown kind", () => {
@@ -122,22 +140,41 @@ describe("JSON Schemas", () => {
   });
 
   it("refuses unknown envelope fields and wrong types, collecting every finding", () => {
-    const f = check("apiVersion: charter/v1\nkind: Entity\nmetadata: {name: 5, domain: b, owner: me}\nextra: 1\nrequires: entity/a/b\nspec: {fields: {a: {type: string, required: 'yes'}}}\n");
-    expect(f.map((x) => x.message).sort()).toEqual([
-      "'yes' is not of type 'boolean'",
-      "5 is not of type 'string'",
-      "'entity/a/b' is not of type 'array'",
-      "Additional properties are not allowed ('extra' was unexpected)",
-      "Additional properties are not allowed ('owner' was unexpected)",
-    ].sort());
+    const f = check(
+      "apiVersion: charter/v1\nkind: Entity\nmetadata: {name: 5, domain: b, owner: me}\nextra: 1\nrequires: entity/a/b\nspec: {fields: {a: {type: string, required: 'yes'}}}\n",
+    );
+    expect(f.map((x) => x.message).sort()).toEqual(
+      [
+        "'yes' is not of type 'boolean'",
+        "5 is not of type 'string'",
+        "'entity/a/b' is not of type 'array'",
+        "Additional properties are not allowed ('extra' was unexpected)",
+        "Additional properties are not allowed ('owner' was unexpected)",
+      ].sort(),
+    );
   });
 
   it("checks the kind-specific required fields and enums", () => {
-    const page = check("apiVersion: charter/v1\nkind: Page\nmetadata: {name: a, domain: b}\nspec: {route: tickets, entity: entity/b/t, generation_tier: magic}\n");
-    expect(page.map((x) => x.message).sort()).toEqual(["'magic' is not one of ['mechanical', 'creative']", "'tickets' does not match '^/[a-z0-9\\\\-/]*$'"].sort());
-    const infra = check("apiVersion: charter/v1\nkind: Infra\nmetadata: {name: a, domain: b}\nspec: {category: auth, config: {provider: saml}}\n");
+    const page = check(
+      "apiVersion: charter/v1\nkind: Page\nmetadata: {name: a, domain: b}\nspec: {route: tickets, entity: entity/b/t, generation_tier: magic}\n",
+    );
+    expect(page.map((x) => x.message).sort()).toEqual(
+      ["'magic' is not one of ['mechanical', 'creative']", "'tickets' does not match '^/[a-z0-9\\\\-/]*$'"].sort(),
+    );
+    const infra = check(
+      "apiVersion: charter/v1\nkind: Infra\nmetadata: {name: a, domain: b}\nspec: {category: auth, config: {provider: saml}}\n",
+    );
     expect(infra.map((x) => x.message)).toEqual(["'saml' is not one of ['jwt', 'external']"]);
     const wf = check("apiVersion: charter/v1\nkind: Workflow\nmetadata: {name: a, domain: b}\nspec: {initial: a, states: {a: {}}}\n");
     expect(wf.map((x) => x.message)).toEqual(["'transitions' is a required property"]);
+  });
+});
+
+describe("precompiled validator", () => {
+  it("is in step with schemas/ (npm run build:validator regenerates it)", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const r = spawnSync(process.execPath, ["scripts/build-validator.mjs", "--check"], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { checkDomain, type CheckResult } from "../../src/compiler/index.js";
+import { type CheckResult, checkDomain } from "../../src/compiler/index.js";
 
 /** Writes contract files (relative path -> YAML text) into a fresh temporary domain directory. */
 export function writeDomain(files: Record<string, string>): string {

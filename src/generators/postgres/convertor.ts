@@ -72,11 +72,7 @@ export function convertStatement(st: Statement): string {
       return `ALTER TABLE ${q(st.table)} DROP CONSTRAINT IF EXISTS ${q(st.name)};`;
     case "add_foreign_key": {
       const fk = st.foreignKey;
-      return addConstraint(
-        st.table,
-        fk.name,
-        `FOREIGN KEY (${q(fk.column)}) REFERENCES ${q(fk.refTable)} ("id") ON DELETE ${fk.onDelete}`,
-      );
+      return addConstraint(st.table, fk.name, `FOREIGN KEY (${q(fk.column)}) REFERENCES ${q(fk.refTable)} ("id") ON DELETE ${fk.onDelete}`);
     }
     case "rename_constraint":
       return `ALTER TABLE ${q(st.table)} RENAME CONSTRAINT ${q(st.from)} TO ${q(st.to)};`;
@@ -117,7 +113,7 @@ export function statementWarning(st: Statement): string | null {
         ? `review: ${st.table}.${st.column.name} is required without a default; added as nullable, NOT NULL enforced only when the table is empty`
         : null;
     case "add_check":
-      return st.existingColumn ? `review: existing rows of ${st.table} must satisfy ${st.check.name}` : null;
+      return st.mayRejectRows ? `review: existing rows of ${st.table} must satisfy ${st.check.name}` : null;
     case "create_sequence":
     case "create_table":
     case "ensure_columns":

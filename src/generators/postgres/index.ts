@@ -6,7 +6,7 @@ import { buildSchemaModel } from "./model.js";
 import { createSchemaStatements } from "./statements.js";
 import { SCHEMA_SQL_PATH } from "./types.js";
 
-export type { SchemaModel, TableModel, ColumnModel, CheckModel, ForeignKeyModel, IndexModel } from "./model.js";
+export type { CheckModel, ColumnModel, ForeignKeyModel, IndexModel, SchemaModel, TableModel } from "./model.js";
 export { buildSchemaModel } from "./model.js";
 export type { Statement } from "./statements.js";
 export {

@@ -1,4 +1,4 @@
-import type { CheckModel, ColumnModel, ForeignKeyModel, IndexModel, SchemaModel, TableModel } from "./model.js";
+import type { CheckModel, ColumnModel, ForeignKeyModel, IndexModel, SchemaModel } from "./model.js";
 import type { SqlType } from "./types.js";
 
 /**
@@ -27,8 +27,11 @@ export type Statement =
   | { type: "drop_not_null"; table: string; column: string }
   | { type: "set_default"; table: string; column: string; default: string }
   | { type: "drop_default"; table: string; column: string }
-  /** `existingColumn`: the column existed before this migration, so its rows must pass the check. */
-  | { type: "add_check"; table: string; check: CheckModel; columnType: SqlType; existingColumn: boolean }
+  /**
+   * `mayRejectRows`: the column already holds rows that were never checked against this (stricter
+   * or new) rule, so adding it can fail; the migration flags it for review.
+   */
+  | { type: "add_check"; table: string; check: CheckModel; columnType: SqlType; mayRejectRows: boolean }
   | { type: "drop_check"; table: string; name: string }
   | { type: "add_foreign_key"; table: string; foreignKey: ForeignKeyModel }
   | { type: "drop_foreign_key"; table: string; name: string }
@@ -51,7 +54,12 @@ export function createSchemaStatements(model: SchemaModel): Statement[] {
     const extra = t.columns.filter((c) => !c.primaryKey);
     if (extra.length > 0) out.push({ type: "ensure_columns", table: t.name, columns: extra });
   }
-  for (const t of model.tables) out.push(...checkStatements(t, false));
+  for (const t of model.tables) {
+    const types = new Map(t.columns.map((c) => [c.name, c.type]));
+    for (const check of t.checks) {
+      out.push({ type: "add_check", table: t.name, check, columnType: types.get(check.column) ?? "TEXT", mayRejectRows: false });
+    }
+  }
   for (const t of model.tables) {
     for (const fk of t.foreignKeys) out.push({ type: "add_foreign_key", table: t.name, foreignKey: fk });
   }
@@ -59,16 +67,4 @@ export function createSchemaStatements(model: SchemaModel): Statement[] {
     for (const index of t.indexes) out.push({ type: "create_index", table: t.name, index });
   }
   return out;
-}
-
-/** add_check statements for every check of a table. */
-export function checkStatements(t: TableModel, existingColumn: boolean): Statement[] {
-  const types = new Map(t.columns.map((c) => [c.name, c.type]));
-  return t.checks.map((check) => ({
-    type: "add_check" as const,
-    table: t.name,
-    check,
-    columnType: types.get(check.column) ?? "TEXT",
-    existingColumn,
-  }));
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Time of `charter forge validate` + `forge compile` on synthetic domains of growing size, each in a
+// fresh process (what a user waits for). Prints a table; the target is < 1.5 s at 1,000 entities,
+// growing linearly. Run after `npm run build`.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { writeSyntheticDomain } from "./synthetic-domain.mjs";
+
+const root = resolve(import.meta.dirname, "..");
+const cli = join(root, "dist/cli/charter.js");
+if (!existsSync(cli)) execFileSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+
+function timeRun(args) {
+  const best = [];
+  for (let k = 0; k < 3; k++) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0) throw new Error(`charter ${args.join(" ")} failed:\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`);
+    best.push(ms);
+  }
+  return Math.min(...best);
+}
+
+const sizes = [125, 250, 500, 1000];
+const rows = [];
+const work = mkdtempSync(join(tmpdir(), "charter-bench-"));
+try {
+  const baseline = timeRun(["--version"]);
+  for (const n of sizes) {
+    const dir = join(work, `d${n}`);
+    writeSyntheticDomain(dir, n);
+    const validate = timeRun(["forge", "validate", dir, "--output", "json"]);
+    const compile = timeRun(["forge", "compile", dir, "--ir", join(work, `ir${n}.json`)]);
+    rows.push({ n, validate, compile });
+  }
+  console.log(`node startup + CLI load (charter --version): ${baseline.toFixed(0)} ms`);
+  console.log("entities  validate (ms)  validate+compile+write IR (ms)  ms/entity (compile, minus startup)");
+  for (const r of rows) {
+    console.log(
+      `${String(r.n).padStart(8)}  ${r.validate.toFixed(0).padStart(13)}  ${r.compile.toFixed(0).padStart(30)}  ${((r.compile - baseline) / r.n).toFixed(3).padStart(10)}`,
+    );
+  }
+  const last = rows.at(-1);
+  const ratio = (last.compile - baseline) / (rows[0].compile - baseline) / (last.n / rows[0].n);
+  console.log(
+    `target: validate + compile of 1,000 entities < 1500 ms in a fresh process: ${last.compile.toFixed(0)} ms -> ${last.compile < 1500 ? "MET" : "MISSED"}`,
+  );
+  console.log(`growth: time per entity at ${last.n} vs ${rows[0].n} entities = ${ratio.toFixed(2)}x (1.0 = linear)`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,266 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, Option } from "commander";
+import {
+  awaitsProposer,
+  type FixSummary,
+  Healer,
+  HealerError,
+  PRIORITIES,
+  type Priority,
+  TICKET_STATUSES,
+  type Ticket,
+  type TicketStatus,
+} from "../../healer/index.js";
+import { paint, UserError, useColor } from "../output.js";
+
+interface ProjectOpts {
+  project?: string;
+  output?: string;
+}
+
+function outputOption(): Option {
+  return new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text");
+}
+
+function projectOption(): Option {
+  return new Option("--project <dir>", "project root, where .forge/ and runtime/ live (default: the current directory)");
+}
+
+/**
+ * Opens the Healer of a project. With `--output json`, notification lines go to stderr so that
+ * stdout holds only the JSON document.
+ */
+function openHealer(opts: ProjectOpts): Healer {
+  const root = resolve(opts.project ?? ".");
+  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UserError(`project directory not found: ${opts.project ?? "."}`);
+  const json = opts.output === "json";
+  return new Healer({
+    projectRoot: root,
+    console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
+  });
+}
+
+/** Runs an action with the Healer open, closing it (and waiting for webhooks) whatever happens. */
+async function withHealer<T>(opts: ProjectOpts, fn: (h: Healer) => Promise<T> | T): Promise<T> {
+  const healer = openHealer(opts);
+  try {
+    return await fn(healer);
+  } catch (e) {
+    if (e instanceof HealerError) throw new UserError(e.message);
+    throw e;
+  } finally {
+    await healer.close();
+  }
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `charter healer ...`: the self-healing loop over a project's contracts. */
+export function healerCommand(): Command {
+  const healer = new Command("healer").description("turn contract and runtime errors into tickets and contract fixes");
+
+  healer
+    .command("fix")
+    .description("scan contracts (default domains/), file tickets for the errors, and process the queue")
+    .argument("[path]", "domain directory to scan (default: domains/ under the project)")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (path: string | undefined, opts: ProjectOpts) => {
+      await withHealer(opts, async (h) => {
+        const target = path === undefined ? h.layout.domainsDir : resolve(path);
+        if (!existsSync(target)) throw new UserError(`path not found: ${path ?? h.layout.domainsDir}`);
+        const summary = await h.fix(target);
+        if (opts.output === "json") printJson(summary);
+        else printFix(summary);
+      });
+    });
+
+  healer
+    .command("status")
+    .description("queue counts per status, success rate per tier, recurring errors and recent resolutions")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (opts: ProjectOpts) => {
+      await withHealer(opts, (h) => {
+        const s = h.status();
+        if (opts.output === "json") return printJson(s);
+        const color = useColor();
+        for (const st of TICKET_STATUSES) process.stdout.write(`${st.padEnd(10)} ${s.queue[st]}\n`);
+        process.stdout.write(`${"total".padEnd(10)} ${s.total}\n`);
+        const pct = (x: number): string => `${Math.round(x * 100)}%`;
+        process.stdout.write(
+          `\nsuccess rate: tier 1 ${pct(s.success_rate.tier_1)}, tier 2 ${pct(s.success_rate.tier_2)}, tier 3 ${pct(s.success_rate.tier_3)}\n`,
+        );
+        if (s.recurring.length) {
+          process.stdout.write(`${paint("recurring errors", "bold", color)}\n`);
+          for (const r of s.recurring) process.stdout.write(`  ${r.count}x ${r.contract_fqn || "(no contract)"} ${r.error_type || "unclassified"}\n`);
+        }
+        if (s.recent.length) {
+          process.stdout.write(`${paint("recent resolutions", "bold", color)}\n`);
+          for (const r of s.recent) process.stdout.write(`  ${r.id.slice(0, 8)} ${r.status.padEnd(8)} tier ${r.tier} ${r.fqn}\n`);
+        }
+      });
+    });
+
+  healer
+    .command("tickets")
+    .description("list tickets in queue order (priority, then oldest first)")
+    .addOption(new Option("--status <status>", "only tickets in this status").choices([...TICKET_STATUSES]))
+    .addOption(new Option("--priority <priority>", "only tickets of this priority").choices([...PRIORITIES]))
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (opts: ProjectOpts & { status?: TicketStatus; priority?: Priority }) => {
+      await withHealer(opts, (h) => {
+        const list = h.store.list({ status: opts.status, priority: opts.priority });
+        if (opts.output === "json") return printJson(list);
+        if (list.length === 0) return void process.stdout.write("no tickets\n");
+        process.stdout.write(`${"ID".padEnd(8)}  ${"STATUS".padEnd(9)}  T  ${"PRIORITY".padEnd(8)}  ${"TYPE".padEnd(17)}  ${"SEEN".padStart(4)}  CONTRACT\n`);
+        for (const t of list) {
+          process.stdout.write(
+            `${t.id.slice(0, 8)}  ${t.status.padEnd(9)}  ${t.tier}  ${t.priority.padEnd(8)}  ${(t.error_type || "-").padEnd(17)}  ${String(t.occurrences).padStart(4)}  ${t.contract_fqn ?? "-"}\n`,
+          );
+        }
+        process.stdout.write(`${list.length} ticket(s)\n`);
+      });
+    });
+
+  healer
+    .command("show")
+    .description("show one ticket (full id or a prefix of at least 4 characters)")
+    .argument("<id>", "ticket id or prefix")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (id: string, opts: ProjectOpts) => {
+      await withHealer(opts, (h) => {
+        const t = h.store.resolve(id);
+        if (opts.output === "json") return printJson(t);
+        printTicket(t);
+      });
+    });
+
+  healer
+    .command("approve")
+    .description("approve a proposed fix and apply it")
+    .argument("<id>", "ticket id or prefix")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (id: string, opts: ProjectOpts) => {
+      await withHealer(opts, async (h) => {
+        const t = await h.approve(id);
+        if (opts.output === "json") printJson(t);
+        else process.stdout.write(`ticket ${t.id.slice(0, 8)}: ${t.status}${t.resolution_note ? ` (${t.resolution_note})` : ""}\n`);
+        if (t.status === "failed") process.exitCode = 1;
+      });
+    });
+
+  healer
+    .command("reject")
+    .description("reject a proposed fix (or dismiss a queued ticket)")
+    .argument("<id>", "ticket id or prefix")
+    .option("--reason <text>", "why the fix is rejected (stored as the resolution note)")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (id: string, opts: ProjectOpts & { reason?: string }) => {
+      await withHealer(opts, (h) => {
+        const t = h.reject(id, opts.reason ?? "");
+        if (opts.output === "json") printJson(t);
+        else process.stdout.write(`ticket ${t.id.slice(0, 8)}: rejected (${t.resolution_note})\n`);
+      });
+    });
+
+  healer
+    .command("retry")
+    .description("put a failed ticket back in the queue and process it again")
+    .argument("<id>", "ticket id or prefix")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (id: string, opts: ProjectOpts) => {
+      await withHealer(opts, async (h) => {
+        const t = await h.retry(id);
+        if (opts.output === "json") printJson(t);
+        else process.stdout.write(`ticket ${t.id.slice(0, 8)}: ${t.status}${t.resolution_note ? ` (${t.resolution_note})` : ""}\n`);
+      });
+    });
+
+  healer
+    .command("history")
+    .description("applied fixes from the diff store: date, contract, reason, number of changes")
+    .addOption(projectOption())
+    .addOption(outputOption())
+    .action(async (opts: ProjectOpts) => {
+      await withHealer(opts, (h) => {
+        const records = h.history();
+        if (opts.output === "json") {
+          return printJson(
+            records.map((r) => ({
+              id: r.id,
+              date: r.timestamp,
+              contract: r.contract_fqn,
+              reason: r.reason,
+              changes: r.files.reduce((n, f) => n + f.changes.length, 0),
+              files: r.files.map((f) => f.file),
+              ticket_id: r.ticket_id,
+              change_contract: r.change_contract,
+            })),
+          );
+        }
+        if (records.length === 0) return void process.stdout.write("no applied fixes yet\n");
+        for (const r of records) {
+          const n = r.files.reduce((k, f) => k + f.changes.length, 0);
+          process.stdout.write(`${r.timestamp}  ${r.contract_fqn ?? "-"}  ${n} change(s)  ${r.change_contract.compatibility}  ${r.reason}\n`);
+        }
+      });
+    });
+
+  return healer;
+}
+
+function printFix(s: FixSummary): void {
+  const color = useColor();
+  process.stdout.write(
+    `\nScanned ${s.scanned}: ${s.contracts} contracts, ${s.errors} error(s), ${s.warnings} warning(s)\n` +
+      `Tickets: ${s.tickets} (${s.newTickets} new)\n` +
+      `Fixes applied: ${paint(String(s.applied), "green", color)}\n` +
+      `Fixes awaiting approval: ${paint(String(s.awaiting), s.awaiting ? "yellow" : "green", color)}\n` +
+      `Failed: ${paint(String(s.failed), s.failed ? "red" : "green", color)}\n` +
+      `Errors remaining: ${s.remainingErrors}\n`,
+  );
+  if (s.regenerated > 0) process.stdout.write(`Regenerated files: ${s.regenerated}\n`);
+}
+
+function printTicket(t: Ticket): void {
+  const line = (k: string, v: unknown): void => void process.stdout.write(`${k.padEnd(16)}${v}\n`);
+  line("id", t.id);
+  line("status", t.status + (awaitsProposer(t) ? " (awaiting a proposer)" : ""));
+  line("source", t.source);
+  line("contract", t.contract_fqn ?? "-");
+  line("error type", t.error_type || "-");
+  line("tier", t.tier);
+  line("priority", t.priority);
+  line("fixable by", t.fixable_by);
+  line("occurrences", `${t.occurrences} (last seen ${t.last_seen_at})`);
+  line("created", t.created_at);
+  if (t.resolved_at) line("resolved", t.resolved_at);
+  if (t.resolution_note) line("note", t.resolution_note);
+  if (t.diff_id) line("diff", t.diff_id);
+  line("error", t.raw_error);
+  const ctx = Object.entries(t.context).filter(([, v]) => v !== undefined && v !== null && v !== "");
+  if (ctx.length) {
+    process.stdout.write("context\n");
+    for (const [k, v] of ctx) process.stdout.write(`  ${k}: ${typeof v === "string" ? v : JSON.stringify(v)}\n`);
+  }
+  const p = t.proposal;
+  if (p) {
+    process.stdout.write(`proposal        ${p.method}, confidence ${p.confidence}\n  ${p.explanation}\n`);
+    for (const e of [{ file: p.file, changes: p.changes }, ...p.related]) {
+      process.stdout.write(`  ${e.file}\n`);
+      for (const c of e.changes) {
+        const value = c.op === "remove" ? "(removed)" : JSON.stringify(c.value);
+        process.stdout.write(`    ${c.op === "move" ? `${c.from} -> ` : ""}${c.path} = ${value}${c.before !== undefined ? ` (was ${JSON.stringify(c.before)})` : ""}\n`);
+      }
+    }
+  }
+}

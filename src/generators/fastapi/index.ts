@@ -1,0 +1,86 @@
+import type { EntityIR, RouteIR } from "../../compiler/ir.js";
+import { hashHeader } from "../header.js";
+import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
+import {
+  generateBootstrap,
+  generateConfig,
+  generateDeps,
+  generateDomain,
+  generateMain,
+  generatePyproject,
+  generateRequirements,
+  generateWorkflows,
+} from "./app-modules.js";
+import { generateModels } from "./models.js";
+import { generateRouteModule } from "./routes.js";
+import { staticTemplates } from "./templates.js";
+
+/** Everything this target writes lives under backend/ of the output root. */
+export const BACKEND_DIR = "backend";
+
+function byName<T extends { name: string }>(items: readonly T[]): T[] {
+  return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Module name of a Route: its base path as a snake_case word (`/tickets` -> `tickets`). */
+function routeModuleNames(routes: RouteIR[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const used = new Set<string>();
+  for (const r of routes) {
+    let name = r.basePath.replace(/^\/+|\/+$/g, "").replace(/[^A-Za-z0-9]+/g, "_").toLowerCase() || r.name;
+    if (/^[0-9]/.test(name)) name = `r_${name}`;
+    if (used.has(name)) name = r.name;
+    used.add(name);
+    out.set(r.fqn, name);
+  }
+  return out;
+}
+
+/** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
+export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  const add = (path: string, content: string): void => {
+    files.push({ path: `${BACKEND_DIR}/${path}`, content });
+  };
+  const auth = ir.auth !== null;
+  for (const [path, content] of staticTemplates()) {
+    if (!auth && path.startsWith("app/auth/")) continue;
+    add(path, hashHeader() + content);
+  }
+  const entities = byName(ir.entities);
+  const routes = byName(ir.routes);
+  const entityOf = new Map<string, EntityIR>(entities.map((e) => [e.fqn, e]));
+  const modules = routeModuleNames(routes);
+
+  add("requirements.txt", generateRequirements());
+  add("pyproject.toml", generatePyproject(ir));
+  add("app/config.py", generateConfig(ir));
+  add("app/domain.py", generateDomain(ir, entities));
+  add("app/deps.py", generateDeps(ir, entities));
+  const workflows = byName(ir.workflows).filter((w) => w.entities.length > 0);
+  add("app/workflows.py", generateWorkflows(ir, workflows));
+  if (auth) add("app/auth/bootstrap.py", generateBootstrap(ir));
+
+  add("app/models/__init__.py", `${hashHeader()}"""Request and response models, one module per entity."""\n`);
+  for (const e of entities) {
+    const route = routes.find((r) => r.entity === e.fqn);
+    add(`app/models/${e.name}.py`, generateModels(e, route?.endpoints.find((x) => x.operation === "create")));
+  }
+  add("app/routes/__init__.py", `${hashHeader()}"""HTTP routes, one module per Route contract."""\n`);
+  const routeModules: string[] = [];
+  for (const r of routes) {
+    const entity = entityOf.get(r.entity);
+    const module = modules.get(r.fqn);
+    if (!entity || !module) continue;
+    add(`app/routes/${module}.py`, generateRouteModule(ir, r, entity, module).content);
+    routeModules.push(module);
+  }
+  add("app/main.py", generateMain(ir, [...routeModules].sort()));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export const fastapiGenerator: Generator = {
+  target: "fastapi-prod",
+  description: "FastAPI backend: config, models, repositories (memory, PostgreSQL), routes, auth",
+  generate: generateFastapi,
+};

@@ -1,0 +1,252 @@
+import type { EndpointIR, EntityIR, FieldIR, FieldType } from "../../compiler/ir.js";
+import { hashHeader } from "../header.js";
+import { Imports, LINE_LENGTH, pyAttr, pyStr, pyValue } from "./python.js";
+
+/** Field types a list endpoint can filter and sort on (JSON columns cannot). */
+export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
+  "string",
+  "email",
+  "text",
+  "integer",
+  "number",
+  "boolean",
+  "date",
+  "datetime",
+  "uuid",
+]);
+
+/** Query parameters of the list endpoint; a field with one of these names is not a filter. */
+const LIST_PARAMS = new Set(["limit", "offset", "sort", "q"]);
+
+export function filterFields(entity: EntityIR): FieldIR[] {
+  return entity.fields.filter((f) => SCALAR_TYPES.has(f.type) && !LIST_PARAMS.has(f.name));
+}
+
+export function sortFields(entity: EntityIR): FieldIR[] {
+  return entity.fields.filter((f) => SCALAR_TYPES.has(f.type));
+}
+
+function baseType(f: FieldIR, imp: Imports, itemType: FieldType | null = null): string {
+  const t = itemType ?? f.type;
+  switch (t) {
+    case "uuid":
+      return imp.add("uuid", "UUID");
+    case "string":
+    case "text":
+      return "str";
+    case "email":
+      return imp.add("pydantic", "EmailStr");
+    case "integer":
+      return "int";
+    case "number":
+      return "float";
+    case "boolean":
+      return "bool";
+    case "date":
+      return imp.add("datetime", "date");
+    case "datetime":
+      return imp.add("datetime", "datetime");
+    case "array":
+      return `list[${f.itemsType && f.itemsType !== "array" && f.itemsType !== "object" ? baseType(f, imp, f.itemsType) : itemsFallback(f, imp)}]`;
+    case "object":
+      imp.add("typing", "Any");
+      return "dict[str, Any]";
+  }
+}
+
+function itemsFallback(f: FieldIR, imp: Imports): string {
+  if (f.itemsType === "object") {
+    imp.add("typing", "Any");
+    return "dict[str, Any]";
+  }
+  return imp.add("typing", "Any");
+}
+
+function constraintArgs(f: FieldIR): string[] {
+  const c = f.constraints;
+  const args: string[] = [];
+  if (c.min !== undefined) args.push(`ge=${pyValue(c.min)}`);
+  if (c.max !== undefined) args.push(`le=${pyValue(c.max)}`);
+  if (c.minLength !== undefined) args.push(`min_length=${c.minLength}`);
+  if (c.maxLength !== undefined) args.push(`max_length=${c.maxLength}`);
+  if (c.pattern !== undefined) args.push(`pattern=${pyStr(c.pattern)}`);
+  return args;
+}
+
+interface ModelContext {
+  entity: EntityIR;
+  imp: Imports;
+  /** Type aliases (enums, constrained types) declared above the models, by field name. */
+  aliases: Map<string, { name: string; definition: string }>;
+}
+
+/** The checked input type of a field: an alias for enums and constrained types, else the base. */
+function inputType(ctx: ModelContext, f: FieldIR): string {
+  const existing = ctx.aliases.get(f.name);
+  if (existing) return existing.name;
+  let t: string;
+  if (f.enum && f.enum.length > 0) {
+    ctx.imp.add("typing", "Literal");
+    t = `Literal[${f.enum.map(pyValue).join(", ")}]`;
+  } else {
+    t = baseType(f, ctx.imp);
+  }
+  const args = constraintArgs(f);
+  if (args.length === 0 && !(f.enum && f.enum.length > 0)) return t;
+  if (args.length > 0) {
+    ctx.imp.add("typing", "Annotated");
+    ctx.imp.add("pydantic", "Field");
+    t = `Annotated[${t}, Field(${args.join(", ")})]`;
+  }
+  const name = `${ctx.entity.className}${pascal(f.name)}`;
+  ctx.aliases.set(f.name, { name, definition: t });
+  return name;
+}
+
+function pascal(snake: string): string {
+  return snake
+    .split("_")
+    .filter(Boolean)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join("");
+}
+
+/** `Field(...)` arguments other than the default: alias when reserved, description. */
+function fieldMeta(f: FieldIR): string[] {
+  const out: string[] = [];
+  if (pyAttr(f.name) !== f.name) out.push(`alias=${pyStr(f.name)}`);
+  if (f.description) out.push(`description=${pyStr(f.description)}`);
+  return out;
+}
+
+function defaultExpr(f: FieldIR, meta: string[], imp: Imports): string {
+  const value = f.default;
+  if (Array.isArray(value) || (typeof value === "object" && value !== null)) {
+    imp.add("pydantic", "Field");
+    const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
+    const factory = empty ? (Array.isArray(value) ? "list" : "dict") : `lambda: ${pyValue(value)}`;
+    return `Field(${[`default_factory=${factory}`, ...meta].join(", ")})`;
+  }
+  if (meta.length > 0) {
+    imp.add("pydantic", "Field");
+    return `Field(${[pyValue(value), ...meta].join(", ")})`;
+  }
+  return pyValue(value);
+}
+
+function line(attr: string, type: string, defaultValue: string | null): string {
+  return defaultValue === null ? `    ${attr}: ${type}` : `    ${attr}: ${type} = ${defaultValue}`;
+}
+
+function createField(ctx: ModelContext, f: FieldIR, required: boolean): string {
+  const t = inputType(ctx, f);
+  const meta = fieldMeta(f);
+  const attr = pyAttr(f.name);
+  if (f.hasDefault && f.default !== null) return line(attr, t, defaultExpr(f, meta, ctx.imp));
+  if (required) {
+    if (meta.length === 0) return line(attr, t, null);
+    ctx.imp.add("pydantic", "Field");
+    return line(attr, t, `Field(${meta.join(", ")})`);
+  }
+  return optionalField(ctx, attr, t, meta);
+}
+
+function optionalField(ctx: ModelContext, attr: string, t: string, meta: string[]): string {
+  if (meta.length === 0) return line(attr, `${t} | None`, "None");
+  ctx.imp.add("pydantic", "Field");
+  return line(attr, `${t} | None`, `Field(${["None", ...meta].join(", ")})`);
+}
+
+const CONFIG_INPUT = 'ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)';
+
+/** app/models/<entity>.py: Create, Update, Response, List and Filters models of one entity. */
+export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | undefined): string {
+  const imp = new Imports();
+  imp.add("pydantic", "BaseModel");
+  imp.add("pydantic", "ConfigDict");
+  const ctx: ModelContext = { entity, imp, aliases: new Map() };
+  const cls = entity.className;
+  const writable = entity.fields.filter((f) => f.writable);
+  const requiredByRoute = new Set(createEndpoint?.requestBody?.requiredFields ?? []);
+
+  const create = writable.map((f) => createField(ctx, f, f.required || requiredByRoute.has(f.name)));
+  const update = writable.map((f) => optionalField(ctx, pyAttr(f.name), inputType(ctx, f), fieldMeta(f)));
+
+  const response = entity.fields.map((f) => {
+    const t = f.type === "email" ? "str" : baseType(f, imp);
+    const attr = pyAttr(f.name);
+    const meta = pyAttr(f.name) !== f.name ? [`alias=${pyStr(f.name)}`] : [];
+    if (f.primaryKey) return meta.length ? line(attr, t, `Field(${meta.join(", ")})`) : line(attr, t, null);
+    if (meta.length) imp.add("pydantic", "Field");
+    return line(attr, `${t} | None`, meta.length ? `Field(${["None", ...meta].join(", ")})` : "None");
+  });
+  imp.add("pydantic", "Field");
+  response.push('    links: dict[str, str] = Field(alias="_links")');
+
+  const sortKeys = sortFields(entity).flatMap((f) => [f.name, `-${f.name}`]);
+  imp.add("typing", "Literal");
+  const filters = [
+    "    limit: int = Field(100, ge=1, le=1000)",
+    "    offset: int = Field(0, ge=0)",
+    `    sort: ${cls}SortKey | None = None`,
+    "    q: str | None = None",
+    ...filterFields(entity).map((f) => {
+      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, imp);
+      const attr = pyAttr(f.name);
+      return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
+    }),
+  ];
+
+  const aliases = [...ctx.aliases.values()].map((a) => `${a.name} = ${a.definition}`);
+  const sortLiteral = `${cls}SortKey = Literal[${sortKeys.map(pyStr).join(", ")}]`;
+  aliases.push(
+    sortLiteral.length <= LINE_LENGTH ? sortLiteral : `${cls}SortKey = Literal[\n${sortKeys.map((k) => `    ${pyStr(k)},`).join("\n")}\n]`,
+  );
+  const description = entity.description ? ` ${entity.description}.` : "";
+  const parts = [
+    hashHeader(),
+    `"""Request and response models of ${entity.label.toLowerCase()} records (${entity.fqn}).${description}"""\n`,
+    imp.render(),
+    "",
+    aliases.join("\n"),
+    "",
+    "",
+    `class ${cls}Create(BaseModel):`,
+    `    """Body of POST ${entity.basePath}: required fields are mandatory, the others optional."""`,
+    "",
+    `    model_config = ${CONFIG_INPUT}`,
+    "",
+    ...create,
+    "",
+    "",
+    `class ${cls}Update(BaseModel):`,
+    `    """Body of PATCH ${entity.basePath}/{id}: a partial update, only the fields sent change."""`,
+    "",
+    `    model_config = ${CONFIG_INPUT}`,
+    "",
+    ...update,
+    "",
+    "",
+    `class ${cls}Response(BaseModel):`,
+    `    """One ${entity.label.toLowerCase()} record as the API returns it, with its links."""`,
+    "",
+    "    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)",
+    "",
+    ...response,
+    "",
+    "",
+    `class ${cls}List(BaseModel):`,
+    "    items: list[" + `${cls}Response]`,
+    "    total: int",
+    "",
+    "",
+    `class ${cls}Filters(BaseModel):`,
+    `    """Query of GET ${entity.basePath}: paging, equality filters, sort (\`-\` for descending) and q."""`,
+    "",
+    "    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)",
+    "",
+    ...filters,
+    "",
+  ];
+  return parts.join("\n");
+}

@@ -1,0 +1,1 @@
+"""Authentication: bearer tokens, the login endpoints and the route dependencies."""

@@ -1,0 +1,102 @@
+"""Token providers: `jwt` signs its own HS256 tokens, `external` checks an identity provider's."""
+
+from abc import ABC, abstractmethod
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import jwt
+from starlette.concurrency import run_in_threadpool
+
+from app.principal import User
+
+
+class AuthProvider(ABC):
+    @abstractmethod
+    async def authenticate(self, token: str) -> User | None:
+        """The user a token stands for, or None when it is missing, expired, tampered or foreign."""
+
+    @abstractmethod
+    def create_token(self, user: User) -> str: ...
+
+    @abstractmethod
+    async def refresh_token(self, token: str) -> str | None: ...
+
+
+class JwtProvider(AuthProvider):
+    """HS256 tokens signed with AUTH_SECRET; claims sub, email, role, iat, exp and iss."""
+
+    algorithm = "HS256"
+
+    def __init__(self, secret: str, expire_minutes: int, issuer: str) -> None:
+        self._secret = secret
+        self.expire_minutes = expire_minutes
+        self._issuer = issuer
+
+    def create_token(self, user: User) -> str:
+        now = datetime.now(UTC)
+        claims = {
+            "sub": user.id,
+            "email": user.email,
+            "role": user.role,
+            "iat": now,
+            "exp": now + timedelta(minutes=self.expire_minutes),
+            "iss": self._issuer,
+        }
+        return jwt.encode(claims, self._secret, algorithm=self.algorithm)
+
+    async def authenticate(self, token: str) -> User | None:
+        try:
+            claims = jwt.decode(
+                token,
+                self._secret,
+                algorithms=[self.algorithm],
+                issuer=self._issuer,
+                options={"require": ["sub", "role", "exp", "iat", "iss"]},
+            )
+        except jwt.PyJWTError:
+            return None
+        return User(id=str(claims["sub"]), email=str(claims.get("email", "")), role=str(claims["role"]))
+
+    async def refresh_token(self, token: str) -> str | None:
+        user = await self.authenticate(token)
+        return self.create_token(user) if user is not None else None
+
+
+class ExternalProvider(AuthProvider):
+    """RS256/ES256 tokens of an external identity provider, checked against its JWKS."""
+
+    algorithms = ("RS256", "ES256")
+
+    def __init__(self, jwks_url: str, issuer: str | None, audience: str | None, role_claim: str) -> None:
+        self._jwks = jwt.PyJWKClient(jwks_url, cache_keys=True)
+        self._issuer = issuer
+        self._audience = audience
+        self._role_claim = role_claim
+
+    def create_token(self, user: User) -> str:
+        raise NotImplementedError("tokens are issued by the external identity provider")
+
+    async def authenticate(self, token: str) -> User | None:
+        try:
+            # PyJWKClient fetches over blocking HTTP (then caches): keep it off the event loop.
+            key = await run_in_threadpool(self._jwks.get_signing_key_from_jwt, token)
+            options: dict[str, Any] = {"require": ["sub", "exp"], "verify_aud": self._audience is not None}
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=list(self.algorithms),
+                issuer=self._issuer,
+                audience=self._audience,
+                options=options,
+            )
+        except (jwt.PyJWTError, OSError):
+            return None
+        role = claims.get(self._role_claim)
+        if isinstance(role, list):
+            role = role[0] if role else None
+        if not isinstance(role, str):
+            return None
+        return User(id=str(claims["sub"]), email=str(claims.get("email", "")), role=role)
+
+    async def refresh_token(self, token: str) -> str | None:
+        return None

@@ -1,0 +1,77 @@
+"""POST /auth/login, POST /auth/refresh and GET /auth/me."""
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
+
+from app.auth.deps import CurrentUser, get_provider, unauthorized
+from app.auth.passwords import DUMMY_HASH, verify_password
+from app.auth.users import UserStore
+from app.config import settings
+from app.errors import ApiError
+from app.principal import User
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+class LoginRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    email: str | None = None
+    # Accepted for compatibility; the role in the token is always the stored one.
+    role: str | None = None
+    password: str | None = None
+
+
+class Token(BaseModel):
+    access_token: str
+    token_type: str = "bearer"
+    expires_in: int
+
+
+def _token(request: Request, user: User) -> Token:
+    provider = get_provider(request)
+    return Token(access_token=provider.create_token(user), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
+
+
+@router.post("/login", operation_id="auth-login")
+async def login(body: LoginRequest, request: Request) -> Token:
+    if settings.AUTH_PROVIDER != "jwt":
+        raise ApiError(404, "not_found", "log in with the external identity provider")
+    if body.email is None and body.id is None:
+        raise ApiError(422, "validation_error", "give an email (or id) and a password")
+    store: UserStore = request.app.state.user_store
+    stored = await store.find(body.id, body.email)
+    if body.password is None:
+        # Passwordless login exists for local development only.
+        if not settings.AUTH_DEV_LOGIN or stored is None:
+            raise unauthorized("invalid credentials")
+    else:
+        valid = await run_in_threadpool(verify_password, body.password, stored.password_hash if stored else DUMMY_HASH)
+        if stored is None or not valid:
+            raise unauthorized("invalid credentials")
+    return _token(request, User(id=stored.id, email=stored.email, role=stored.role))
+
+
+@router.post("/refresh", operation_id="auth-refresh")
+async def refresh(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Token:
+    if credentials is None:
+        raise unauthorized("a bearer token is required")
+    token = await get_provider(request).refresh_token(credentials.credentials)
+    if token is None:
+        raise unauthorized("the token is invalid or expired")
+    return Token(access_token=token, expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
+
+
+@router.get("/me", operation_id="auth-me")
+async def me(user: CurrentUser) -> User:
+    return user

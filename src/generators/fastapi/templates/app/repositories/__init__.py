@@ -1,0 +1,1 @@
+"""Storage of records: one interface, an in-memory and a PostgreSQL adapter."""

@@ -1,0 +1,124 @@
+"""The in-memory adapter: no persistence, resets on restart; for demos and tests."""
+
+import copy
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid4
+
+from app import events as event_bus
+from app.errors import ApiError
+from app.repositories.base import EntityMeta, ListQuery, Page, Record, Repository, check_query
+
+
+class MemoryStore:
+    """All repositories of one process, sharing the events outbox (a list)."""
+
+    def __init__(self, entities: Sequence[EntityMeta]) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.repositories: dict[str, MemoryRepository] = {meta.name: MemoryRepository(meta, self) for meta in entities}
+
+
+class MemoryRepository(Repository):
+    def __init__(self, meta: EntityMeta, store: MemoryStore) -> None:
+        self.meta = meta
+        self._store = store
+        self._rows: dict[UUID, Record] = {}
+        self._counter = 0
+
+    def _visible(self, row: Record) -> bool:
+        return not (self.meta.soft_delete and row.get("is_deleted"))
+
+    def _check_references(self, values: Mapping[str, Any]) -> None:
+        for column, target in self.meta.references.items():
+            value = values.get(column)
+            if value is None:
+                continue
+            other = self._store.repositories.get(target)
+            if other is not None and value not in other._rows:
+                raise ApiError(409, "conflict", f"{column} refers to a {target} that does not exist", {"field": column})
+
+    def _record_events(self, names: Sequence[str], row: Record) -> None:
+        now = datetime.now(UTC)
+        for name in names:
+            self._store.events.append(
+                {
+                    "id": uuid4(),
+                    "name": name,
+                    "entity": self.meta.name,
+                    "record_id": row["id"],
+                    "data": copy.deepcopy(row),
+                    "occurred_at": now,
+                }
+            )
+
+    async def list(self, query: ListQuery) -> Page:
+        sort_column, descending = check_query(self.meta, query)
+        rows = [row for row in self._rows.values() if self._visible(row)]
+        for column, value in query.filters.items():
+            rows = [row for row in rows if row.get(column) == value]
+        if query.search:
+            needle = query.search.casefold()
+            rows = [
+                row
+                for row in rows
+                if any(needle in str(row.get(column) or "").casefold() for column in self.meta.searchable)
+            ]
+        if sort_column is not None:
+            present = [row for row in rows if row.get(sort_column) is not None]
+            absent = [row for row in rows if row.get(sort_column) is None]
+            present.sort(key=lambda row: row[sort_column], reverse=descending)
+            # As in PostgreSQL: missing values sort last ascending, first descending.
+            rows = absent + present if descending else present + absent
+        page = rows[query.offset : query.offset + query.limit]
+        return Page(items=[copy.deepcopy(row) for row in page], total=len(rows))
+
+    async def get(self, record_id: UUID) -> Record | None:
+        row = self._rows.get(record_id)
+        return copy.deepcopy(row) if row is not None and self._visible(row) else None
+
+    async def create(self, values: Record, events: Sequence[str] = ()) -> Record:
+        self._check_references(values)
+        row = {column: None for column in self.meta.columns}
+        row.update(copy.deepcopy(values))
+        if row.get("id") is None:
+            row["id"] = uuid4()
+        if row["id"] in self._rows:
+            raise ApiError(409, "conflict", f"{self.meta.name} {row['id']} already exists")
+        if self.meta.sequence is not None:
+            self._counter += 1
+            row[self.meta.sequence.column] = self.meta.sequence.render(self._counter)
+        self._rows[row["id"]] = row
+        self._record_events(events, row)
+        event_bus.publish(events, self.meta.name, row)
+        return copy.deepcopy(row)
+
+    async def update(
+        self,
+        record_id: UUID,
+        changes: Record,
+        events: Sequence[str] = (),
+        expected_state: str | None = None,
+    ) -> Record | None:
+        row = self._rows.get(record_id)
+        if row is None or not self._visible(row):
+            return None
+        if expected_state is not None and row.get("state") != expected_state:
+            return None
+        self._check_references(changes)
+        row.update(copy.deepcopy(changes))
+        self._record_events(events, row)
+        event_bus.publish(events, self.meta.name, row)
+        return copy.deepcopy(row)
+
+    async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
+        row = self._rows.get(record_id)
+        if row is None or not self._visible(row):
+            return False
+        if self.meta.soft_delete:
+            row.update({"is_deleted": True, "deleted_at": datetime.now(UTC), "deleted_by": user_id})
+        else:
+            del self._rows[record_id]
+        self._record_events(events, row)
+        event_bus.publish(events, self.meta.name, row)
+        return True

@@ -1,0 +1,207 @@
+"""The PostgreSQL adapter: asyncpg with a pool, bound parameters only.
+
+Identifiers (table and column names) come from EntityMeta, that is from the contracts, and are
+quoted; values from requests are always bound parameters. Each write and its outbox events are
+one statement (a data-modifying CTE), so they commit together in a single round trip.
+"""
+
+import re
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from app import events as event_bus
+from app.errors import ApiError
+from app.repositories.base import EntityMeta, ListQuery, Page, Record, Repository, check_query
+
+_PLACEHOLDER = re.compile(r"\{(prefix|n)(?::0(\d+))?\}")
+
+
+def ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def sequence_sql(fmt: str, prefix: str, n: str) -> str:
+    """SQL rendering `fmt` with the sequence value `n`, e.g. 'CUS' || '-' || lpad(...)."""
+    parts: list[str] = []
+    pos = 0
+    for match in _PLACEHOLDER.finditer(fmt):
+        if match.start() > pos:
+            parts.append(literal(fmt[pos : match.start()]))
+        if match.group(1) == "prefix":
+            parts.append(literal(prefix))
+        elif match.group(2):
+            width = int(match.group(2))
+            parts.append(f"lpad({n}::text, greatest({width}, length({n}::text)), '0')")
+        else:
+            parts.append(f"{n}::text")
+        pos = match.end()
+    if pos < len(fmt):
+        parts.append(literal(fmt[pos:]))
+    return "(" + " || ".join(parts or ["''"]) + ")"
+
+
+def _conflict(exc: asyncpg.PostgresError) -> ApiError:
+    detail = getattr(exc, "detail", None) or str(exc)
+    return ApiError(409, "conflict", detail)
+
+
+class PostgresRepository(Repository):
+    def __init__(self, meta: EntityMeta, pool: asyncpg.Pool) -> None:
+        self.meta = meta
+        self._pool = pool
+        self._table = ident(meta.table)
+        self._columns = meta.columns
+        self._returning = ", ".join(ident(c) for c in meta.columns)
+        self._alive = ' AND "is_deleted" IS NOT TRUE' if meta.soft_delete else ""
+        self._get_sql = f"SELECT {self._returning} FROM {self._table} WHERE id = $1{self._alive}"
+        self._order = ", ".join(ident(c) for c in meta.default_order)
+        self._statements: dict[tuple[Any, ...], str] = {}
+
+    def _with_events(self, write: str, events_param: int | None) -> str:
+        """Wraps a write ... RETURNING in a CTE that also inserts one outbox row per event name."""
+        if events_param is None:
+            return write
+        return (
+            f"WITH rec AS ({write}), ev AS ("
+            "INSERT INTO events (id, name, entity, record_id, data) "
+            f"SELECT gen_random_uuid(), e.name, {literal(self.meta.name)}, rec.id, to_jsonb(rec) "
+            f"FROM rec, unnest(${events_param}::text[]) AS e(name)) "
+            "SELECT * FROM rec"
+        )
+
+    async def list(self, query: ListQuery) -> Page:
+        sort_column, descending = check_query(self.meta, query)
+        where: list[str] = ['"is_deleted" IS NOT TRUE'] if self.meta.soft_delete else []
+        args: list[Any] = []
+        for column, value in query.filters.items():
+            args.append(value)
+            where.append(f"{ident(column)} = ${len(args)}")
+        if query.search and self.meta.searchable:
+            args.append(f"%{escape_like(query.search)}%")
+            n = len(args)
+            where.append("(" + " OR ".join(f"{ident(c)}::text ILIKE ${n}" for c in self.meta.searchable) + ")")
+        where_sql = f" WHERE {' AND '.join(where)}" if where else ""
+        order = self._order
+        if sort_column is not None:
+            order = f"{ident(sort_column)} {'DESC' if descending else 'ASC'}, {order}"
+        args += [query.limit, query.offset]
+        sql = (
+            f"SELECT {self._returning}, count(*) OVER () AS __total FROM {self._table}{where_sql} "
+            f"ORDER BY {order} LIMIT ${len(args) - 1} OFFSET ${len(args)}"
+        )
+        rows = await self._pool.fetch(sql, *args)
+        if rows:
+            total = rows[0]["__total"]
+        elif query.offset > 0:
+            # Past the end the window count has no row to ride on: count on its own.
+            total = await self._pool.fetchval(f"SELECT count(*) FROM {self._table}{where_sql}", *args[:-2])
+        else:
+            total = 0
+        columns = self._columns
+        return Page(items=[dict(zip(columns, row, strict=False)) for row in rows], total=total)
+
+    async def get(self, record_id: UUID) -> Record | None:
+        row = await self._pool.fetchrow(self._get_sql, record_id)
+        return dict(row) if row is not None else None
+
+    def _insert_sql(self, columns: tuple[str, ...], with_events: bool) -> str:
+        key = ("insert", columns, with_events)
+        sql = self._statements.get(key)
+        if sql is None:
+            names = [ident(c) for c in columns]
+            values = [f"${i}" for i in range(1, len(columns) + 1)]
+            seq = self.meta.sequence
+            if seq is not None:
+                names.append(ident(seq.column))
+                values.append(
+                    f"(SELECT {sequence_sql(seq.format, seq.prefix, 's.n')} "
+                    f"FROM (SELECT nextval({literal(seq.name)}) AS n) AS s)"
+                )
+            write = (
+                f"INSERT INTO {self._table} ({', '.join(names)}) VALUES ({', '.join(values)}) "
+                f"RETURNING {self._returning}"
+            )
+            sql = self._with_events(write, len(columns) + 1 if with_events else None)
+            self._statements[key] = sql
+        return sql
+
+    async def create(self, values: Record, events: Sequence[str] = ()) -> Record:
+        seq = self.meta.sequence
+        columns = tuple(c for c in values if c in self._columns and (seq is None or c != seq.column))
+        args: list[Any] = [values[c] for c in columns]
+        if events:
+            args.append(list(events))
+        try:
+            row = await self._pool.fetchrow(self._insert_sql(columns, bool(events)), *args)
+        except (asyncpg.UniqueViolationError, asyncpg.ForeignKeyViolationError) as exc:
+            raise _conflict(exc) from exc
+        record = dict(row)
+        event_bus.publish(events, self.meta.name, record)
+        return record
+
+    async def update(
+        self,
+        record_id: UUID,
+        changes: Record,
+        events: Sequence[str] = (),
+        expected_state: str | None = None,
+    ) -> Record | None:
+        columns = tuple(c for c in changes if c in self._columns and c != "id")
+        key = ("update", columns, bool(events), expected_state is not None)
+        sql = self._statements.get(key)
+        args: list[Any] = [record_id, *(changes[c] for c in columns)]
+        if sql is None:
+            assignments = ", ".join(f"{ident(c)} = ${i}" for i, c in enumerate(columns, start=2)) or "id = id"
+            condition = f"id = $1{self._alive}"
+            next_param = len(columns) + 2
+            if expected_state is not None:
+                condition += f" AND state = ${next_param}"
+                next_param += 1
+            write = f"UPDATE {self._table} SET {assignments} WHERE {condition} RETURNING {self._returning}"
+            sql = self._with_events(write, next_param if events else None)
+            self._statements[key] = sql
+        if expected_state is not None:
+            args.append(expected_state)
+        if events:
+            args.append(list(events))
+        try:
+            row = await self._pool.fetchrow(sql, *args)
+        except (asyncpg.UniqueViolationError, asyncpg.ForeignKeyViolationError) as exc:
+            raise _conflict(exc) from exc
+        if row is None:
+            return None
+        record = dict(row)
+        event_bus.publish(events, self.meta.name, record)
+        return record
+
+    async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
+        if self.meta.soft_delete:
+            write = (
+                f"UPDATE {self._table} SET is_deleted = true, deleted_at = now(), deleted_by = $2 "
+                f"WHERE id = $1{self._alive} RETURNING {self._returning}"
+            )
+            args: list[Any] = [record_id, user_id]
+        else:
+            write = f"DELETE FROM {self._table} WHERE id = $1 RETURNING {self._returning}"
+            args = [record_id]
+        if events:
+            args.append(list(events))
+        try:
+            row = await self._pool.fetchrow(self._with_events(write, len(args) if events else None), *args)
+        except asyncpg.ForeignKeyViolationError as exc:
+            raise _conflict(exc) from exc
+        if row is None:
+            return False
+        event_bus.publish(events, self.meta.name, dict(row))
+        return True

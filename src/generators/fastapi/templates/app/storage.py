@@ -1,0 +1,81 @@
+"""Opens the storage picked by DATABASE_BACKEND and prepares the database on start."""
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import orjson
+
+from app.repositories.base import EntityMeta, Repository
+from app.repositories.memory import MemoryStore
+from app.repositories.postgres import PostgresRepository
+
+logger = logging.getLogger("app.storage")
+
+# backend/db: schema.sql and migrations/ written by the `postgres` and `migrations` targets.
+DB_DIR = Path(__file__).resolve().parent.parent / "db"
+# Serialises schema preparation when several workers start at once (any fixed 64-bit key).
+_PREPARE_LOCK = 7_311_432_201
+
+
+@dataclass
+class Storage:
+    repositories: dict[str, Repository]
+    pool: asyncpg.Pool | None
+
+
+def _json_text(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    for name in ("json", "jsonb"):
+        await conn.set_type_codec(name, encoder=_json_text, decoder=orjson.loads, schema="pg_catalog")
+
+
+async def prepare_database(conn: asyncpg.Connection, db_dir: Path = DB_DIR) -> None:
+    """Applies pending migrations (each in a transaction, recorded), then schema.sql in full."""
+    await conn.execute("SELECT pg_advisory_lock($1)", _PREPARE_LOCK)
+    try:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        migrations = db_dir / "migrations"
+        if migrations.is_dir():
+            applied = {row["version"] for row in await conn.fetch("SELECT version FROM schema_migrations")}
+            for path in sorted(migrations.glob("*.sql")):
+                if path.stem in applied:
+                    continue
+                logger.info("applying migration %s", path.name)
+                async with conn.transaction():
+                    await conn.execute(path.read_text(encoding="utf-8"))
+                    await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", path.stem)
+        schema = db_dir / "schema.sql"
+        if schema.is_file():
+            await conn.execute(schema.read_text(encoding="utf-8"))
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
+
+
+@asynccontextmanager
+async def open_storage(
+    backend: str,
+    database_url: str,
+    pool_size: int,
+    entities: Sequence[EntityMeta],
+) -> AsyncIterator[Storage]:
+    if backend == "memory":
+        store = MemoryStore(entities)
+        yield Storage(repositories=dict(store.repositories), pool=None)
+        return
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=pool_size, init=_init_connection)
+    try:
+        async with pool.acquire() as conn:
+            await prepare_database(conn)
+        yield Storage(repositories={meta.name: PostgresRepository(meta, pool) for meta in entities}, pool=pool)
+    finally:
+        await pool.close()

@@ -1,0 +1,125 @@
+import type { DomainIR } from "../../compiler/index.js";
+import { sqlHeader } from "../header.js";
+import { convertStatements } from "../postgres/convertor.js";
+import { buildSchemaModel } from "../postgres/model.js";
+import { createSchemaStatements, type Statement } from "../postgres/statements.js";
+import { MIGRATIONS_DIR, SNAPSHOT_PATH } from "../postgres/types.js";
+import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
+import { type ColumnRenames, diffSchemas } from "./diff.js";
+import { parseSnapshot, serializeSnapshot } from "./snapshot.js";
+
+export { type ColumnRenames, diffSchemas } from "./diff.js";
+export { parseSnapshot, SNAPSHOT_VERSION, type Snapshot, SnapshotError, serializeSnapshot } from "./snapshot.js";
+
+/** `0001_initial.sql`: four digits, then a slug. The runner applies them in name order. */
+const MIGRATION_FILE = /^(\d{4})_[a-z0-9_]+\.sql$/;
+const MAX_SLUG = 60;
+
+/**
+ * The `migrations` target. It reads the previous snapshot and the names of the migrations already
+ * written, diffs the snapshot against the schema of the current contracts and, when anything
+ * changed, returns one new numbered migration and the updated snapshot. With no change it returns
+ * the snapshot as it is on disk, so nothing is written. Past migrations are history, not output:
+ * they are never returned (the CLI would otherwise repeat their warnings on every run).
+ *
+ * No snapshot yet: the first migration is the full schema, idempotent like schema.sql, so it is
+ * also safe on a database that schema.sql already built.
+ */
+export function generateMigrations({ ir, existing }: GeneratorInput): GeneratedFile[] {
+  let lastNumber = 0;
+  for (const path of existing.keys()) {
+    if (!path.startsWith(MIGRATIONS_DIR)) continue;
+    const m = MIGRATION_FILE.exec(path.slice(MIGRATIONS_DIR.length));
+    if (m !== null) lastNumber = Math.max(lastNumber, Number(m[1]));
+  }
+  const snapshotText = existing.get(SNAPSHOT_PATH);
+  const next = buildSchemaModel(ir);
+
+  let statements: Statement[];
+  let slug: string;
+  let from: string;
+  if (snapshotText === undefined) {
+    statements = createSchemaStatements(next);
+    slug = "initial";
+    from = "an empty database (every statement is idempotent)";
+  } else {
+    const snapshot = parseSnapshot(snapshotText);
+    statements = diffSchemas(snapshot.schema, next, columnRenames(ir));
+    if (statements.length === 0) return [{ path: SNAPSHOT_PATH, content: snapshotText }];
+    slug = migrationSlug(statements);
+    from = `the schema after ${snapshot.migration}`;
+  }
+
+  const name = `${String(lastNumber + 1).padStart(4, "0")}_${slug}`;
+  const content = `${sqlHeader()}-- Migration ${name} of domain ${ir.domain}, from ${from}.\n-- Applied once, inside a transaction, by the app's migration runner.\n\n${convertStatements(statements)}`;
+  return [
+    { path: `${MIGRATIONS_DIR}${name}.sql`, content },
+    { path: SNAPSHOT_PATH, content: serializeSnapshot({ migration: name, schema: next }) },
+  ];
+}
+
+/** `renamed_from` of every field, by table key (the entity FQN). */
+export function columnRenames(ir: DomainIR): ColumnRenames {
+  const out = new Map<string, Map<string, string>>();
+  for (const e of ir.entities) {
+    const m = new Map<string, string>();
+    for (const f of e.fields) if (f.renamedFrom !== null && f.renamedFrom !== f.name) m.set(f.name, f.renamedFrom);
+    if (m.size > 0) out.set(e.fqn, m);
+  }
+  return out;
+}
+
+/**
+ * A file-name slug that says what the migration does, from its statements in order: the first two
+ * notable changes, and `and_more` when there are others (`add_tickets_severity`,
+ * `drop_notes_and_rename_support_agents_to_agents_and_more`).
+ */
+export function migrationSlug(statements: readonly Statement[]): string {
+  const parts: string[] = [];
+  const add = (p: string): void => {
+    if (!parts.includes(p)) parts.push(p);
+  };
+  for (const st of statements) {
+    switch (st.type) {
+      case "create_table":
+        add(`create_${st.table}`);
+        break;
+      case "drop_table":
+        add(`drop_${st.table}`);
+        break;
+      case "rename_table":
+        add(`rename_${st.from}_to_${st.to}`);
+        break;
+      case "add_column":
+        add(`add_${st.table}_${st.column.name}`);
+        break;
+      case "drop_column":
+        add(`drop_${st.table}_${st.column}`);
+        break;
+      case "rename_column":
+        add(`rename_${st.table}_${st.from}_to_${st.to}`);
+        break;
+      case "alter_column_type":
+        add(`alter_${st.table}_${st.column}_type`);
+        break;
+      default:
+        break;
+    }
+  }
+  // Changes with no headline of their own (checks, defaults, indexes) name their tables.
+  if (parts.length === 0) {
+    for (const st of statements) add("table" in st ? `alter_${st.table}` : "alter_schema");
+  }
+  let slug = parts.slice(0, 2).join("_and_");
+  if (parts.length > 2) slug += "_and_more";
+  slug = slug.replace(/[^a-z0-9_]/g, "_");
+  if (slug.length > MAX_SLUG) slug = slug.slice(0, MAX_SLUG).replace(/_[^_]*$/, "");
+  return slug === "" ? "change" : slug;
+}
+
+export const migrationsGenerator: Generator = {
+  target: "migrations",
+  description: "backend/db/migrations/NNNN_<slug>.sql from the difference with the last snapshot",
+  reads: () => [MIGRATIONS_DIR],
+  generate: generateMigrations,
+};

@@ -1,0 +1,248 @@
+import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
+import { enumAliases } from "./emit-lib.js";
+import { fieldLabel, type FrontendModel, type UiEntity, type UiPage } from "./model.js";
+import { key, literal, prop, str } from "./source.js";
+
+/** Files of one entity's components, under src/components/{kebab}/. */
+export interface EntityFile {
+  path: string;
+  content: string;
+}
+
+function fieldSpec(ui: UiEntity, f: FieldIR): string {
+  const parts = [`name: ${str(f.name)}`, `label: ${str(fieldLabel(f))}`, `type: ${str(f.type)}`, `required: ${f.required}`];
+  if (f.enum) parts.push(`enumValues: [${f.enum.map((v) => literal(v)).join(", ")}]`);
+  if (ui.references.has(f.name)) parts.push(`reference: ${str(f.name)}`);
+  if (f.itemsType) parts.push(`itemsType: ${str(f.itemsType)}`);
+  if (f.hasDefault && f.default !== null) parts.push(`defaultValue: ${literal(f.default)}`);
+  if (f.description) parts.push(`description: ${str(f.description)}`);
+  return `  ${key(f.name)}: { ${parts.join(", ")} },`;
+}
+
+function workflowSpec(w: WorkflowIR): string {
+  const states = w.states.map(
+    (s) => `    { name: ${str(s.name)}, label: ${str(s.label)}, category: ${str(s.category)}, terminal: ${s.terminal} },`,
+  );
+  const transitions = w.states.map((s) => `    ${key(s.name)}: [${(w.transitions[s.name] ?? []).map(str).join(", ")}],`);
+  let override = "null";
+  if (w.typeOverrides && w.typeOverrides.overrides.length > 0) {
+    const values = w.typeOverrides.overrides.map((o) => {
+      const rows = Object.keys(o.transitions)
+        .sort()
+        .map((from) => `${key(from)}: [${(o.transitions[from] ?? []).map(str).join(", ")}]`);
+      return `      ${key(o.value)}: { ${rows.join(", ")} },`;
+    });
+    override = `{\n    field: ${str(w.typeOverrides.field)},\n    overrides: {\n${values.join("\n")}\n    },\n  }`;
+  }
+  return `{\n  initial: ${str(w.initial)},\n  states: [\n${states.join("\n")}\n  ],\n  transitions: {\n${transitions.join("\n")}\n  },\n  typeOverride: ${override},\n}`;
+}
+
+function list(ui: UiEntity, names: readonly string[]): string {
+  return `[${names.map((n) => prop(`${ui.camel}Fields`, n)).join(", ")}]`;
+}
+
+/** {kebab}-fields.ts: the entity's field specs, field lists per view, reference sources, workflow. */
+function renderFields(ui: UiEntity): string {
+  const e = ui.entity;
+  const clients = [...new Set([...ui.references.values()].map((c) => c.name))].sort();
+  const imports = [
+    ...(clients.length > 0 ? ['import type { ReferenceSource } from "@/hooks/use-references";', `import { ${clients.join(", ")} } from "@/lib/api";`] : []),
+    `import type { FieldSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`,
+  ];
+  const specs = e.fields.map((f) => fieldSpec(ui, f));
+  const refs = [...ui.references.entries()].map(([name, c]) => {
+    const display = e.fields.find((f) => f.name === name)?.references?.display ?? null;
+    return `  ${key(name)}: { entity: ${str(c.entity.name)}, load: () => ${c.name}.list(1000, 0), display: ${display === null ? "null" : str(display)} },`;
+  });
+  const out = [
+    `${imports.join("\n")}\n`,
+    `/** Every field of ${e.fqn}, as the views show it. */`,
+    `export const ${ui.camel}Fields = {\n${specs.join("\n")}\n} satisfies Record<string, FieldSpec>;\n`,
+    `/** The create form: writable fields (computed ones are filled by the server). */`,
+    `export const ${ui.camel}CreateFields: readonly FieldSpec[] = ${list(ui, ui.createFields.map((f) => f.name))};\n`,
+    `/** The edit form: updatable fields, without the computed and immutable ones. */`,
+    `export const ${ui.camel}EditFields: readonly FieldSpec[] = ${list(ui, ui.editFields.map((f) => f.name))};\n`,
+    `/** The detail page. */`,
+    `export const ${ui.camel}DetailFields: readonly FieldSpec[] = ${list(ui, ui.detailFields.map((f) => f.name))};\n`,
+    `/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */`,
+    refs.length > 0
+      ? `export const ${ui.camel}References: Record<string, ReferenceSource> = {\n${refs.join("\n")}\n};\n`
+      : `export const ${ui.camel}References = {};\n`,
+  ];
+  if (ui.workflow) {
+    out.push(`/** ${ui.workflow.fqn}: the moves the board and the detail page offer. */`);
+    out.push(`export const ${ui.camel}Workflow: WorkflowSpec = ${workflowSpec(ui.workflow)};\n`);
+  }
+  return out.join("\n");
+}
+
+function pickReferences(ui: UiEntity, names: readonly string[]): string {
+  const refs = names.filter((n) => ui.references.has(n));
+  if (refs.length === 0) return "{}";
+  return `{ ${refs.map((n) => `${key(n)}: ${prop(`${ui.camel}References`, n)}`).join(", ")} }`;
+}
+
+/** Entity-level components take the view's field names, so two pages of one entity can differ. */
+function renderTable(ui: UiEntity, route: string): string {
+  const T = ui.entity.className;
+  return `"use client";
+
+import { RecordTable } from "@/components/record-table";
+import { type ReferenceSource, useReferences } from "@/hooks/use-references";
+import type { FieldSpec } from "@/lib/schema";
+import type { ${T} } from "@/lib/types";
+import { ${ui.camel}Fields, ${ui.camel}References } from "./${ui.kebab}-fields";
+
+export type ${T}Column = keyof typeof ${ui.camel}Fields;
+
+/** Table view of ${ui.entity.labelPlural.toLowerCase()}: enum cells as badges, references by their display field. */
+export function ${T}Table({ rows, columns }: { rows: readonly ${T}[]; columns: readonly ${T}Column[] }) {
+  const specs: FieldSpec[] = columns.map((c) => ${ui.camel}Fields[c]);
+  const sources: Record<string, ReferenceSource> = {};
+  for (const c of columns) {
+    const source = (${ui.camel}References as Record<string, ReferenceSource>)[c];
+    if (source) sources[c] = source;
+  }
+  const refs = useReferences(sources);
+  return <RecordTable rows={rows} columns={specs} labels={refs.labels} href={(r) => \`${route}/\${r.id}\`} testId="${ui.kebab}-table" />;
+}
+`;
+}
+
+function renderKanban(ui: UiEntity, route: string, S: string): string {
+  const T = ui.entity.className;
+  return `"use client";
+
+import { KanbanBoard } from "@/components/kanban-board";
+import { type ReferenceSource, useReferences } from "@/hooks/use-references";
+import { ${ui.client.name} } from "@/lib/api";
+import type { FieldSpec } from "@/lib/schema";
+import type { ${T}, ${S} } from "@/lib/types";
+import { ${ui.camel}Fields, ${ui.camel}References, ${ui.camel}Workflow } from "./${ui.kebab}-fields";
+
+export type ${T}CardField = keyof typeof ${ui.camel}Fields;
+
+/** Kanban view of ${ui.entity.labelPlural.toLowerCase()}: one column per state of ${ui.workflow?.fqn ?? ""}. */
+export function ${T}Kanban({ rows, cardFields }: { rows: readonly ${T}[]; cardFields: readonly ${T}CardField[] }) {
+  const specs: FieldSpec[] = cardFields.map((c) => ${ui.camel}Fields[c]);
+  const sources: Record<string, ReferenceSource> = {};
+  for (const c of cardFields) {
+    const source = (${ui.camel}References as Record<string, ReferenceSource>)[c];
+    if (source) sources[c] = source;
+  }
+  const refs = useReferences(sources);
+  return (
+    <KanbanBoard
+      records={rows}
+      workflow={${ui.camel}Workflow}
+      cardFields={specs}
+      labels={refs.labels}
+      href={(r) => \`${route}/\${r.id}\`}
+      onMove={(id, state) => ${ui.client.name}.transition(id, state as ${S})}
+      testId="${ui.kebab}-kanban"
+    />
+  );
+}
+`;
+}
+
+function renderForm(ui: UiEntity): string {
+  const T = ui.entity.className;
+  const ops = ui.client.operations;
+  return `"use client";
+
+import { RecordForm } from "@/components/record-form";
+import { ${ui.client.name} } from "@/lib/api";
+import type { ${T}${ops.has("create") ? `, ${T}Create` : ""}${ops.has("update") ? `, ${T}Update` : ""} } from "@/lib/types";
+import { ${ui.camel}CreateFields, ${ui.camel}EditFields, ${ui.camel}References } from "./${ui.kebab}-fields";
+
+/**
+ * Create form (no \`record\`) or edit form (with one). The body is assembled from the inputs and
+ * typed as the API's shape; the server validates it and its 422 messages appear at the fields.
+ */
+export function ${T}Form({
+  record,
+  onSaved,
+  onCancel,
+  cancelHref,
+}: {
+  record?: ${T};
+  onSaved: (saved: ${T}) => void;
+  onCancel?: () => void;
+  cancelHref?: string;
+}) {
+  return (
+    <RecordForm<${T}>
+      fields={record ? ${ui.camel}EditFields : ${ui.camel}CreateFields}
+      references={${ui.camel}References}
+      record={record}
+      onSubmit={(data) =>
+        record
+          ? ${ops.has("update") ? `${ui.client.name}.update(record.id, data as unknown as ${T}Update)` : `Promise.reject(new Error("this API has no update endpoint"))`}
+          : ${ops.has("create") ? `${ui.client.name}.create(data as unknown as ${T}Create)` : `Promise.reject(new Error("this API has no create endpoint"))`}
+      }
+      onSaved={onSaved}
+      onCancel={onCancel}
+      cancelHref={cancelHref}
+      submitLabel={record ? "Save changes" : "Create ${ui.entity.label.toLowerCase()}"}
+      testId="${ui.kebab}-form"
+    />
+  );
+}
+`;
+}
+
+function renderDetail(ui: UiEntity, route: string, listTitle: string, S: string): string {
+  const T = ui.entity.className;
+  const c = ui.client;
+  const heading = ui.headingField === "id" ? "r.id" : `String(${prop("r", ui.headingField)} ?? r.id)`;
+  const wf = ui.workflow
+    ? `\n      workflow={${ui.camel}Workflow}\n      transition={(id, state) => ${c.name}.transition(id, state as ${S})}`
+    : "";
+  return `"use client";
+
+import { DetailView } from "@/components/detail-view";
+import { ${c.name} } from "@/lib/api";
+import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
+import { ${ui.camel}DetailFields, ${ui.camel}References${ui.workflow ? `, ${ui.camel}Workflow` : ""} } from "./${ui.kebab}-fields";
+import { ${T}Form } from "./${ui.kebab}-form";
+
+/** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete. */
+export function ${T}Detail({ id }: { id: string }) {
+  return (
+    <DetailView<${T}>
+      id={id}
+      entityLabel=${str(ui.entity.label)}
+      listHref=${str(route)}
+      listTitle=${str(listTitle)}
+      fields={${ui.camel}DetailFields}
+      references={${ui.camel}References}
+      heading={(r) => ${heading}}
+      load={(recordId) => ${c.name}.get(recordId)}
+      remove={(recordId) => ${c.name}.delete(recordId)}${wf}
+      renderForm={(record, done) => <${T}Form record={record} onSaved={(saved) => done(saved)} onCancel={() => done(null)} />}
+    />
+  );
+}
+`;
+}
+
+/** The component files of every entity that has a Page. */
+export function renderEntityComponents(model: FrontendModel): EntityFile[] {
+  const files: EntityFile[] = [];
+  const aliases = enumAliases(model);
+  for (const ui of model.uiEntities) {
+    const S = aliases.get(`${ui.entity.name}.state`) ?? "string";
+    // Links inside entity components go to the entity's first page.
+    const first = model.pages.find((p: UiPage) => p.ui === ui);
+    const route = first?.route ?? ui.entity.basePath;
+    const title = first?.page.title ?? ui.entity.labelPlural;
+    const dir = `src/components/${ui.kebab}`;
+    files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
+    files.push({ path: `${dir}/${ui.kebab}-table.tsx`, content: renderTable(ui, route) });
+    files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui) });
+    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, S) });
+    if (ui.workflow) files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
+  }
+  return files;
+}

@@ -1,0 +1,150 @@
+import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
+import { pascalCase } from "../../compiler/index.js";
+import type { ApiClient, FrontendModel } from "./model.js";
+import { key, literal, str } from "./source.js";
+import { partial } from "./templates.js";
+
+/** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
+export function enumAliases(model: FrontendModel): Map<string, string> {
+  const taken = new Set(model.entities.flatMap((e) => [e.className, `${e.className}Create`, `${e.className}Update`]));
+  const out = new Map<string, string>();
+  for (const e of model.entities) {
+    for (const f of e.fields) {
+      if (!f.enum) continue;
+      let name = `${e.className}${pascalCase(f.name)}`;
+      if (taken.has(name)) name = `${name}Value`;
+      taken.add(name);
+      out.set(`${e.name}.${f.name}`, name);
+    }
+  }
+  return out;
+}
+
+function scalarType(t: FieldType): string {
+  switch (t) {
+    case "integer":
+    case "number":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "array":
+      return "unknown[]";
+    case "object":
+      return "Record<string, unknown>";
+    default:
+      return "string";
+  }
+}
+
+export function fieldType(e: EntityIR, f: FieldIR, aliases: Map<string, string>): string {
+  const alias = aliases.get(`${e.name}.${f.name}`);
+  if (alias) return alias;
+  if (f.type === "array") return f.itemsType && f.itemsType !== "array" ? `${scalarType(f.itemsType)}[]` : "unknown[]";
+  return scalarType(f.type);
+}
+
+function doc(text: string, pad = ""): string {
+  const clean = text.replace(/\*\//g, "* /").trim();
+  return clean ? `${pad}/** ${clean} */\n` : "";
+}
+
+/** types.ts: the record, create and update shapes of every entity, as the API speaks them. */
+export function renderTypes(model: FrontendModel): string {
+  const aliases = enumAliases(model);
+  const parts: string[] = [
+    "/** Record types of every entity, in the shapes the generated API reads and returns. */\n",
+    "/** Links the API attaches to every record; `self` is always there. */\nexport type Links = { self: string } & Record<string, string>;\n",
+  ];
+  for (const e of model.entities) {
+    const lines: string[] = [];
+    for (const f of e.fields) {
+      const alias = aliases.get(`${e.name}.${f.name}`);
+      if (alias && f.enum) lines.push(`export type ${alias} = ${f.enum.map((v) => literal(v)).join(" | ")};`);
+    }
+    if (lines.length > 0) parts.push(`${lines.join("\n")}\n`);
+
+    const record: string[] = [];
+    for (const f of e.fields) {
+      const t = fieldType(e, f, aliases);
+      // id, required fields and the workflow state are always present; everything else may be null.
+      const always = f.primaryKey || f.required || (f.name === "state" && e.stateMachine !== null);
+      record.push(`${doc(f.description, "  ")}  ${key(f.name)}${always ? "" : "?"}: ${t}${always ? "" : " | null"};`);
+    }
+    record.push("  _links?: Links;");
+    parts.push(`${doc(e.description || e.label)}export interface ${e.className} {\n${record.join("\n")}\n}\n`);
+
+    const create = e.fields
+      .filter((f) => f.writable)
+      .map((f) => `  ${key(f.name)}${f.required ? "" : "?"}: ${fieldType(e, f, aliases)}${f.required ? "" : " | null"};`);
+    parts.push(`/** Body of POST ${e.basePath}. */\nexport interface ${e.className}Create {\n${create.join("\n")}\n}\n`);
+
+    const update = e.fields.filter((f) => f.updatable).map((f) => `  ${key(f.name)}?: ${fieldType(e, f, aliases)} | null;`);
+    parts.push(
+      update.length > 0
+        ? `/** Body of PATCH ${e.basePath}/{id}: every field optional. */\nexport interface ${e.className}Update {\n${update.join("\n")}\n}\n`
+        : `/** Body of PATCH ${e.basePath}/{id}: the entity has no updatable field. */\nexport type ${e.className}Update = Record<string, never>;\n`,
+    );
+  }
+  return parts.join("\n");
+}
+
+function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
+  const T = c.entity.className;
+  const base = c.basePath.replace(/\/+$/, "");
+  const item = `\`${base}/\${encodeURIComponent(id)}\``;
+  const lines: string[] = [];
+  const ops = c.operations;
+  // SPEC.md: collection paths are called with a trailing slash.
+  if (ops.has("list")) {
+    lines.push(
+      `  /** GET ${base}/ — one page of records and the total. */`,
+      `  list: (limit = 100, offset = 0, filters: ListFilters = {}) =>`,
+      `    request<ListResult<${T}>>("GET", ${str(`${base}/`)}, undefined, { ...filters, limit, offset }),`,
+    );
+  }
+  if (ops.has("get")) lines.push(`  /** GET ${base}/{id} */`, `  get: (id: string) => request<${T}>("GET", ${item}),`);
+  if (ops.has("create")) lines.push(`  /** POST ${base}/ */`, `  create: (data: ${T}Create) => request<${T}>("POST", ${str(`${base}/`)}, data),`);
+  if (ops.has("update")) lines.push(`  /** PATCH ${base}/{id} */`, `  update: (id: string, data: ${T}Update) => request<${T}>("PATCH", ${item}, data),`);
+  if (ops.has("delete")) lines.push(`  /** DELETE ${base}/{id} */`, `  delete: (id: string) => request<void>("DELETE", ${item}),`);
+  if (ops.has("transition")) {
+    const stateType = aliases.get(`${c.entity.name}.state`) ?? "string";
+    lines.push(
+      `  /** PUT ${base}/{id}/state — move the record to another workflow state. */`,
+      `  transition: (id: string, state: ${stateType}) =>`,
+      `    request<${T}>("PUT", \`${base}/\${encodeURIComponent(id)}/state\`, { state }),`,
+    );
+  }
+  const origin = c.route ? `Route ${c.route.fqn}` : `${c.entity.fqn} (no Route contract: its inferred base path)`;
+  return `/** Client of ${origin}. */\nexport const ${c.name} = {\n${lines.join("\n")}\n};\n`;
+}
+
+/** api.ts: the fixed request core (templates/partials/api-core.ts) plus one client per Route. */
+export function renderApi(model: FrontendModel): string {
+  const aliases = enumAliases(model);
+  const names = new Set<string>();
+  for (const c of model.clients) {
+    names.add(c.entity.className);
+    if (c.operations.has("create")) names.add(`${c.entity.className}Create`);
+    if (c.operations.has("update")) names.add(`${c.entity.className}Update`);
+    if (c.operations.has("transition")) {
+      const s = aliases.get(`${c.entity.name}.state`);
+      if (s) names.add(s);
+    }
+  }
+  const imports = names.size > 0 ? `import type { ${[...names].sort().join(", ")} } from "./types";\n\n` : "";
+  const clients = model.clients.map((c) => clientBlock(c, aliases)).join("\n");
+  const auth = model.auth
+    ? `
+export interface LoginResult {
+  access_token: string;
+  token_type: string;
+}
+
+/** POST /auth/login: exchanges the credentials for a bearer token (the login page stores it). */
+export function login(email: string, password: string): Promise<LoginResult> {
+  return request<LoginResult>("POST", "/auth/login", { email, password });
+}
+`
+    : "";
+  return `${imports}${partial("api-core.ts")}${auth}\n${clients}`;
+}

@@ -1,0 +1,177 @@
+import type { DomainIR, EntityIR, FieldIR, PageIR, RouteIR, ViewIR, WorkflowIR } from "../../compiler/index.js";
+import { camelCase, humanize, kebabCase, pascalCase } from "../../compiler/index.js";
+
+/**
+ * What the frontend needs from the IR, resolved once: which entities get an API client, which get
+ * UI components, and how their fields appear in forms, tables and detail pages.
+ */
+export interface FrontendModel {
+  ir: DomainIR;
+  title: string;
+  auth: boolean;
+  /** Every entity, for types.ts. */
+  entities: EntityIR[];
+  /** One client per Route contract (plus inferred ones for page entities without a Route). */
+  clients: ApiClient[];
+  /** Entities that have at least one Page, in the order of their first page. */
+  uiEntities: UiEntity[];
+  pages: UiPage[];
+}
+
+export interface ApiClient {
+  /** Exported name in api.ts, e.g. `ticketApi`. */
+  name: string;
+  entity: EntityIR;
+  basePath: string;
+  operations: Set<string>;
+  /** The Route contract; null when inferred from the entity for a page. */
+  route: RouteIR | null;
+}
+
+export interface UiEntity {
+  entity: EntityIR;
+  /** kebab-case folder and file stem, e.g. `ticket`. */
+  kebab: string;
+  camel: string;
+  client: ApiClient;
+  workflow: WorkflowIR | null;
+  /** The field shown as the record's heading and as the default card title. */
+  headingField: string;
+  /** Fields on the create form, the edit form and the detail page. */
+  createFields: FieldIR[];
+  editFields: FieldIR[];
+  detailFields: FieldIR[];
+  /** Reference fields whose target entity has an API client: field name -> that client. */
+  references: Map<string, ApiClient>;
+}
+
+export interface UiPage {
+  page: PageIR;
+  ui: UiEntity;
+  /** Route segments of the list page, e.g. ["tickets"]. */
+  segments: string[];
+  route: string;
+  component: string;
+  table: ViewIR | null;
+  kanban: ViewIR | null;
+  defaultView: "table" | "kanban";
+}
+
+/** Fields the soft_deletable mixin manages; the API sets them on DELETE, so no form shows them. */
+const SOFT_DELETE_ORIGIN = "mixin/stdlib/soft_deletable";
+
+export function fieldLabel(f: FieldIR): string {
+  if (f.name === "id") return "ID";
+  if (f.references && f.name.endsWith("_id")) return humanize(f.name.slice(0, -3));
+  return humanize(f.name);
+}
+
+function clientName(name: string, used: Set<string>): string {
+  let base = camelCase(name);
+  if (!/api$/i.test(base)) base = `${base}Api`;
+  let n = base;
+  for (let i = 2; used.has(n); i++) n = `${base}${i}`;
+  used.add(n);
+  return n;
+}
+
+function headingField(e: EntityIR): string {
+  const strings = e.fields.filter((f) => f.type === "string" && !f.enum);
+  const preferred = ["title", "name", "subject", "label"];
+  for (const p of preferred) if (strings.some((f) => f.name === p)) return p;
+  const required = strings.find((f) => f.required && f.writable);
+  if (required) return required.name;
+  if (e.fields.some((f) => f.name === "number")) return "number";
+  return strings.find((f) => f.writable)?.name ?? "id";
+}
+
+export function buildFrontendModel(ir: DomainIR): FrontendModel {
+  const used = new Set<string>();
+  const byFqn = new Map(ir.entities.map((e) => [e.fqn, e]));
+  const clients: ApiClient[] = [];
+  for (const r of ir.routes) {
+    const entity = byFqn.get(r.entity);
+    if (!entity) continue;
+    clients.push({
+      name: clientName(r.name, used),
+      entity,
+      basePath: r.basePath,
+      operations: new Set(r.endpoints.map((e) => e.operation)),
+      route: r,
+    });
+  }
+  const clientOf = (fqn: string): ApiClient | undefined => clients.find((c) => c.entity.fqn === fqn);
+  // A page on an entity without a Route still needs a client: the backend serves every entity at
+  // its inferred base path, so one is derived from the entity.
+  for (const p of ir.pages) {
+    const entity = byFqn.get(p.entity);
+    if (!entity || clientOf(entity.fqn)) continue;
+    const ops = ["list", "get", "create", "update", "delete", ...(entity.stateMachine ? ["transition"] : [])];
+    clients.push({ name: clientName(entity.name, used), entity, basePath: entity.basePath, operations: new Set(ops), route: null });
+  }
+
+  const uiEntities: UiEntity[] = [];
+  const uiOf = new Map<string, UiEntity>();
+  for (const p of ir.pages) {
+    const entity = byFqn.get(p.entity);
+    if (!entity || uiOf.has(entity.fqn)) continue;
+    const client = clientOf(entity.fqn);
+    if (!client) continue;
+    const shown = entity.fields.filter((f) => f.origin !== SOFT_DELETE_ORIGIN && f.name !== "state");
+    const references = new Map<string, ApiClient>();
+    for (const f of entity.fields) {
+      const target = f.references ? clientOf(f.references.entity) : undefined;
+      if (target?.operations.has("list")) references.set(f.name, target);
+    }
+    const ui: UiEntity = {
+      entity,
+      kebab: kebabCase(entity.name),
+      camel: camelCase(entity.name),
+      client,
+      workflow: entity.stateMachine ? (ir.workflows.find((w) => w.fqn === entity.stateMachine) ?? null) : null,
+      headingField: headingField(entity),
+      // SPEC.md leaves computed and immutable fields out of forms. Immutable means "cannot change
+      // after creation", so the create form keeps writable immutable fields (an agent's required,
+      // immutable email could otherwise never be set) and only the edit form drops them.
+      createFields: shown.filter((f) => f.writable && !f.computed),
+      editFields: shown.filter((f) => f.updatable && !f.computed && !f.immutable),
+      detailFields: shown,
+      references,
+    };
+    uiEntities.push(ui);
+    uiOf.set(entity.fqn, ui);
+  }
+
+  const pages: UiPage[] = [];
+  for (const p of ir.pages) {
+    const ui = uiOf.get(p.entity);
+    if (!ui) continue;
+    // The root path belongs to the dashboard; a page declared at "/" moves to /{page name}.
+    const declared = p.route.split("/").filter(Boolean);
+    const segments = declared.length > 0 ? declared : [kebabCase(p.name)];
+    const table = p.views.find((v) => v.type === "table") ?? null;
+    const kanban = ui.workflow ? (p.views.find((v) => v.type === "kanban") ?? null) : null;
+    const declaredDefault = p.views.find((v) => v.default)?.type;
+    const defaultView = declaredDefault === "kanban" && kanban ? "kanban" : table ? "table" : kanban ? "kanban" : "table";
+    pages.push({
+      page: p,
+      ui,
+      segments,
+      route: `/${segments.join("/")}`,
+      component: `${pascalCase(p.name)}`,
+      table,
+      kanban,
+      defaultView,
+    });
+  }
+
+  return {
+    ir,
+    title: humanize(ir.domain),
+    auth: ir.auth !== null,
+    entities: ir.entities,
+    clients,
+    uiEntities,
+    pages,
+  };
+}

@@ -1,0 +1,67 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The static files of the generated frontend live as real files under ./templates (the shadcn
+ * registry model): they are copied verbatim, with the header added, into `frontend/`. Files under
+ * templates/partials are pieces the generator assembles into IR-dependent files instead.
+ */
+export interface Template {
+  /** Path under `frontend/`. */
+  path: string;
+  content: string;
+}
+
+/** Template files that only make sense when the backend has authentication. */
+const AUTH_ONLY = new Set(["src/app/login/page.tsx", "src/components/auth-status.tsx"]);
+
+/** npm drops dotfiles such as .gitignore from published packages, so templates store them with `_`. */
+const RENAMED: Record<string, string> = { _dockerignore: ".dockerignore", _gitignore: ".gitignore" };
+
+function templatesDir(): string {
+  // From source (tsx, vitest) the folder sits beside this module; from dist/ it is read from the
+  // published src/generators/nextjs/templates (package.json "files").
+  const candidates = [
+    fileURLToPath(new URL("./templates/", import.meta.url)),
+    fileURLToPath(new URL("../../../src/generators/nextjs/templates/", import.meta.url)),
+  ];
+  for (const c of candidates) if (existsSync(join(c, "src"))) return c;
+  throw new Error(`nextjs templates not found (looked in ${candidates.join(", ")})`);
+}
+
+let cache: { files: Template[]; partials: Map<string, string> } | null = null;
+
+/** Reads the template tree once per process; the files are package content, not user input. */
+function load(): { files: Template[]; partials: Map<string, string> } {
+  if (cache) return cache;
+  const root = templatesDir();
+  const files: Template[] = [];
+  const partials = new Map<string, string>();
+  const walk = (abs: string, rel: string): void => {
+    for (const name of readdirSync(abs).sort()) {
+      const childAbs = join(abs, name);
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (statSync(childAbs).isDirectory()) {
+        walk(childAbs, childRel);
+        continue;
+      }
+      const content = readFileSync(childAbs, "utf8").replace(/\r\n/g, "\n");
+      if (childRel.startsWith("partials/")) partials.set(childRel.slice("partials/".length), content);
+      else files.push({ path: RENAMED[childRel] ?? childRel, content });
+    }
+  };
+  walk(root, "");
+  cache = { files, partials };
+  return cache;
+}
+
+export function staticTemplates(withAuth: boolean): Template[] {
+  return load().files.filter((t) => withAuth || !AUTH_ONLY.has(t.path));
+}
+
+export function partial(name: string): string {
+  const p = load().partials.get(name);
+  if (p === undefined) throw new Error(`nextjs template partial ${name} is missing`);
+  return p;
+}

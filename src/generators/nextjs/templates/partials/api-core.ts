@@ -1,0 +1,146 @@
+/**
+ * Base address of the generated API. NEXT_PUBLIC_ variables are inlined at build time, so the
+ * value is fixed when `next build` runs; the browser calls this address directly.
+ */
+export const API_URL: string = (process.env.NEXT_PUBLIC_API_URL || "http://localhost:8000").replace(/\/+$/, "");
+
+const TOKEN_KEY = "charter.token";
+
+/** The bearer token stored by the login page (browser only). */
+export function getToken(): string | null {
+  if (typeof window === "undefined") return null;
+  try {
+    return window.localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token: string | null): void {
+  if (typeof window === "undefined") return;
+  if (token) window.localStorage.setItem(TOKEN_KEY, token);
+  else window.localStorage.removeItem(TOKEN_KEY);
+  window.dispatchEvent(new Event("charter-auth"));
+}
+
+/** One page of a list endpoint: the records and the total count before paging. */
+export interface ListResult<T> {
+  items: T[];
+  total: number;
+}
+
+/** Equality filters of a list endpoint (`?field=value`). */
+export type ListFilters = Record<string, string | number | boolean | null | undefined>;
+
+/**
+ * Every failed call becomes an ApiError. `status` is 0 when the API could not be reached at all,
+ * so pages can tell "the backend is down" apart from "the backend said no".
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+  /** Messages per field name, from a 422 body; "" holds the messages that name no field. */
+  readonly fieldErrors: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, details: unknown = null) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.fieldErrors = fieldErrorsOf(details);
+  }
+}
+
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  return new ApiError(0, "client_error", e instanceof Error ? e.message : String(e));
+}
+
+/**
+ * Reads field messages out of the error details. The backend sends pydantic-style items
+ * (`loc` + `msg`), `{field, message}` items, or a field -> message map; all three are accepted.
+ */
+function fieldErrorsOf(details: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (field: string, message: string): void => {
+    out[field] = out[field] ? `${out[field]}; ${message}` : message;
+  };
+  const items = Array.isArray(details)
+    ? details
+    : details && typeof details === "object" && Array.isArray((details as { errors?: unknown }).errors)
+      ? (details as { errors: unknown[] }).errors
+      : null;
+  if (items) {
+    for (const item of items) {
+      if (!item || typeof item !== "object") continue;
+      const rec = item as Record<string, unknown>;
+      const message = String(rec.msg ?? rec.message ?? "invalid value");
+      let field = typeof rec.field === "string" ? rec.field : "";
+      if (!field && Array.isArray(rec.loc)) {
+        const names = rec.loc.filter((p): p is string => typeof p === "string" && p !== "body" && p !== "query");
+        field = names[names.length - 1] ?? "";
+      }
+      add(field, message);
+    }
+    return out;
+  }
+  if (details && typeof details === "object") {
+    for (const [field, value] of Object.entries(details as Record<string, unknown>)) {
+      if (typeof value === "string") add(field, value);
+      else if (Array.isArray(value) && value.every((v) => typeof v === "string")) add(field, value.join("; "));
+    }
+  }
+  return out;
+}
+
+function queryString(params: ListFilters): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === "") continue;
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  }
+  return parts.length > 0 ? `?${parts.join("&")}` : "";
+}
+
+/** Every request carries `Content-Type: application/json` and, after a login, the bearer token. */
+export async function request<T>(method: string, path: string, body?: unknown, query: ListFilters = {}): Promise<T> {
+  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response: Response;
+  try {
+    response = await fetch(`${API_URL}${path}${queryString(query)}`, {
+      method,
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiError(0, "unreachable", `Cannot reach the API at ${API_URL}. Check that the backend is running.`);
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let data: unknown = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = text;
+    }
+  }
+  if (!response.ok) {
+    const rec = data && typeof data === "object" ? (data as Record<string, unknown>) : {};
+    // FastAPI's own errors use `detail`; the generated app's use `error`, `message`, `details`.
+    const details = rec.details ?? rec.detail ?? null;
+    const message =
+      typeof rec.message === "string"
+        ? rec.message
+        : typeof rec.detail === "string"
+          ? rec.detail
+          : `${method} ${path} failed with status ${response.status}`;
+    throw new ApiError(response.status, typeof rec.error === "string" ? rec.error : `http_${response.status}`, message, details);
+  }
+  return data as T;
+}

@@ -1,0 +1,83 @@
+/**
+ * The shapes the generated per-entity modules describe their fields and workflows with. The
+ * generic components (table, form, detail, kanban) read these, so the generated code stays data.
+ */
+export type FieldType =
+  | "string"
+  | "integer"
+  | "number"
+  | "boolean"
+  | "text"
+  | "array"
+  | "object"
+  | "datetime"
+  | "date"
+  | "uuid"
+  | "email";
+
+export type EnumValue = string | number | boolean;
+
+export interface FieldSpec {
+  name: string;
+  label: string;
+  type: FieldType;
+  required: boolean;
+  /** Allowed values: the field renders as a select and its cells as badges. */
+  enumValues?: readonly EnumValue[];
+  /** Key of the field's reference source: the field is a picker of those records. */
+  reference?: string;
+  itemsType?: FieldType;
+  /** The contract's default, pre-filled on the create form. */
+  defaultValue?: unknown;
+  description?: string;
+}
+
+/** A record as the API returns it; every entity has a string id. */
+export interface ApiRecord {
+  id: string;
+}
+
+/** Reads a field of any record by name (the generic views know fields only by name). */
+export function valueOf(record: ApiRecord, name: string): unknown {
+  return (record as unknown as Record<string, unknown>)[name];
+}
+
+export interface StateSpec {
+  name: string;
+  label: string;
+  category: string;
+  terminal: boolean;
+}
+
+export interface WorkflowSpec {
+  initial: string;
+  states: readonly StateSpec[];
+  /** Source state -> allowed targets. */
+  transitions: Readonly<Record<string, readonly string[]>>;
+  /** Per-subtype transitions that replace the base ones for the listed source states. */
+  typeOverride: {
+    field: string;
+    overrides: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+  } | null;
+}
+
+/** The states a record may move to next: the same rule the backend enforces (guards aside). */
+export function allowedTargets(workflow: WorkflowSpec, record: ApiRecord): readonly string[] {
+  const state = stateOf(workflow, record);
+  if (workflow.states.find((s) => s.name === state)?.terminal) return [];
+  const override = workflow.typeOverride;
+  if (override) {
+    const subtype = valueOf(record, override.field);
+    if (subtype !== null && subtype !== undefined) {
+      const replaced = override.overrides[String(subtype)]?.[state];
+      if (replaced) return replaced;
+    }
+  }
+  return workflow.transitions[state] ?? [];
+}
+
+/** The record's workflow state; a record without one is in the initial state. */
+export function stateOf(workflow: WorkflowSpec, record: ApiRecord): string {
+  const state = valueOf(record, "state");
+  return typeof state === "string" ? state : workflow.initial;
+}

@@ -1,0 +1,42 @@
+export type { ApplyResult, ProjectLayout, Regenerator } from "./apply.js";
+export { applyProposal, projectLayout, regenerateAll } from "./apply.js";
+export type { Classification, ClassifyInput } from "./classify.js";
+export { classifyError, notFixableDiagnostic, TIER1_TYPES, TIER2_TYPES } from "./classify.js";
+export type { Clock } from "./clock.js";
+export { isoWithOffset, systemClock } from "./clock.js";
+export { changeContractOf, DiffStore } from "./diff-store.js";
+export type { HealerErrorCode } from "./errors.js";
+export { HealerError } from "./errors.js";
+export { fingerprintOf, normaliseMessage } from "./fingerprint.js";
+export type { HealerStatus } from "./metrics.js";
+export { healerStatus } from "./metrics.js";
+export type { NormaliseResult } from "./normalise.js";
+export { normaliseContract, normaliseFqn, numberPrefixOf, screamingSnakeCase, snakeCase } from "./normalise.js";
+export type { NotifierOptions, WebhookFormat } from "./notify.js";
+export { consoleLine, Notifier, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS } from "./notify.js";
+export type { FixSummary, HealerOptions, RunSummary } from "./pipeline.js";
+export { awaitsProposer, Healer } from "./pipeline.js";
+export type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
+export { AWAITING_PROPOSER_NOTE } from "./proposer.js";
+export type { NewTicket, TicketFilter, TicketUpdate } from "./store.js";
+export { MIN_PREFIX_LENGTH, ownerAlive, PROCESS_OWNER, TicketStore } from "./store.js";
+export type {
+  Change,
+  ChangeContract,
+  DiffFile,
+  DiffRecord,
+  ErrorReport,
+  FileEdit,
+  FixableBy,
+  Notification,
+  NotificationEvent,
+  Priority,
+  Proposal,
+  ProposalMethod,
+  Tier,
+  Ticket,
+  TicketContext,
+  TicketSource,
+  TicketStatus,
+} from "./types.js";
+export { OPEN_STATUSES, PRIORITIES, PRIORITY_ORDER, TERMINAL_STATUSES, TICKET_SOURCES, TICKET_STATUSES } from "./types.js";

@@ -1,0 +1,499 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { CheckResult } from "../compiler/index.js";
+import { checkDomain } from "../compiler/index.js";
+import type { Finding, LoadedContract } from "../contracts/index.js";
+import { parseContractSource, validateContractSchema } from "../contracts/index.js";
+import { type ApplyResult, applyProposal, type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "./apply.js";
+import { classifyError, notFixableDiagnostic } from "./classify.js";
+import { type Clock, isoWithOffset, systemClock } from "./clock.js";
+import { DiffStore } from "./diff-store.js";
+import { HealerError } from "./errors.js";
+import { fingerprintOf } from "./fingerprint.js";
+import { diffJson } from "./json-patch.js";
+import { type HealerStatus, healerStatus } from "./metrics.js";
+import { normaliseContract, projectPath } from "./normalise.js";
+import { Notifier } from "./notify.js";
+import { AWAITING_PROPOSER_NOTE, type Proposer } from "./proposer.js";
+import { type NewTicket, PROCESS_OWNER, TicketStore } from "./store.js";
+import {
+  type DiffRecord,
+  type ErrorReport,
+  type NotificationEvent,
+  OPEN_STATUSES,
+  type Proposal,
+  TICKET_SOURCES,
+  type Ticket,
+  type TicketContext,
+  type TicketStatus,
+} from "./types.js";
+
+export interface HealerOptions {
+  /** Where `.forge/` and `runtime/` live. */
+  projectRoot: string;
+  domainsDir?: string;
+  runtimeDir?: string;
+  /** Tier 2/3 proposer; without one those tickets wait in the queue. */
+  proposer?: Proposer | null;
+  notifier?: Notifier;
+  /** Environment for the webhook settings and the view link (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Console channel of the default notifier; `null` silences it. */
+  console?: ((line: string) => void) | null;
+  clock?: Clock;
+  regenerate?: Regenerator;
+}
+
+/** What one `process` pass did. */
+export interface RunSummary {
+  processed: number;
+  applied: number;
+  failed: number;
+  proposed: number;
+  /** Tier 2/3 tickets left queued for want of a proposer. */
+  waiting: number;
+  /** Files produced by the regenerations of this pass (the last one counts: each is a full regeneration). */
+  regenerated: number;
+}
+
+/** The result of `healer fix`. */
+export interface FixSummary {
+  scanned: string;
+  contracts: number;
+  errors: number;
+  warnings: number;
+  tickets: number;
+  newTickets: number;
+  applied: number;
+  awaiting: number;
+  failed: number;
+  remainingErrors: number;
+  regenerated: number;
+  ticketIds: string[];
+}
+
+/**
+ * The Healer pipeline: report -> ticket (classified, fingerprinted, queued) -> claim -> propose ->
+ * apply -> notify. The CLI and the HTTP service (a later issue) call these same methods; nothing
+ * here prints except through the notifier.
+ */
+export class Healer {
+  readonly layout: ProjectLayout;
+  readonly store: TicketStore;
+  readonly notifier: Notifier;
+  readonly diffs: DiffStore;
+  readonly proposer: Proposer | null;
+  private readonly clock: Clock;
+  private readonly regenerate: Regenerator;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(options: HealerOptions) {
+    this.layout = projectLayout(options.projectRoot, { domainsDir: options.domainsDir, runtimeDir: options.runtimeDir });
+    this.clock = options.clock ?? systemClock;
+    this.env = options.env ?? process.env;
+    this.store = new TicketStore(this.layout.dbPath, { now: this.clock });
+    this.notifier =
+      options.notifier ??
+      Notifier.fromEnv(this.layout.jsonlPath, this.env, options.console === undefined ? {} : { console: options.console });
+    this.diffs = new DiffStore(this.layout.diffsDir);
+    this.proposer = options.proposer ?? null;
+    this.regenerate = options.regenerate ?? regenerateAll;
+  }
+
+  /** Waits for webhook deliveries in flight (bounded by their timeout) and closes the store. */
+  async close(): Promise<void> {
+    await this.notifier.flush();
+    this.store.close();
+  }
+
+  // ---- intake -------------------------------------------------------------------------------
+
+  /** Turns a report into a ticket, or into one more occurrence of the open ticket it repeats. */
+  report(report: ErrorReport): { ticket: Ticket; created: boolean } {
+    const result = this.store.ingest(this.newTicket(report));
+    if (result.created) this.emit("queued", result.ticket, queuedMessage(result.ticket));
+    return result;
+  }
+
+  /** Several reports in one transaction (all become tickets or none do). */
+  reportMany(reports: readonly ErrorReport[]): { ticket: Ticket; created: boolean }[] {
+    const results = this.store.ingestMany(reports.map((r) => this.newTicket(r)));
+    for (const r of results) if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
+    return results;
+  }
+
+  private newTicket(report: ErrorReport): NewTicket {
+    if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
+      throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
+    }
+    if (typeof report.error !== "string" || report.error.trim() === "") throw new HealerError("invalid_report", "error must be a non-empty string");
+    const context: TicketContext = { ...(report.context ?? {}) };
+    if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
+    const status = typeof context.status_code === "number" ? context.status_code : undefined;
+    const c = classifyError({ source: report.source, message: report.error, statusCode: status });
+    const fqn = report.contract_fqn ?? null;
+    return {
+      source: report.source,
+      contract_fqn: fqn,
+      error_type: c.errorType,
+      raw_error: report.error,
+      context,
+      tier: c.tier,
+      priority: c.priority,
+      fixable_by: c.fixableBy,
+      fingerprint: fingerprintOf(fqn, c.errorType, report.error),
+    };
+  }
+
+  /** Validates a domain directory and files one ticket per error finding. */
+  scan(path: string = this.layout.domainsDir): { check: CheckResult; tickets: { ticket: Ticket; created: boolean }[] } {
+    const scanRoot = resolve(path);
+    if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
+    const check = checkDomain(scanRoot);
+    const rel = projectPath(this.layout.root, scanRoot);
+    const reports: ErrorReport[] = check.findings
+      .filter((f) => f.severity === "error")
+      .map((f) => ({
+        source: f.code.startsWith("schema.") || f.code.startsWith("yaml.") || f.code.startsWith("file.") ? "validation" : "compilation",
+        contract_fqn: f.fqn ?? null,
+        error: f.message,
+        context: {
+          source_path: projectPath(this.layout.root, resolve(f.file)),
+          pointer: f.path,
+          code: f.code,
+          schema_path: f.schemaPath,
+          line: f.line,
+          column: f.column,
+          scan_root: rel,
+        },
+      }));
+    return { check, tickets: this.reportMany(reports) };
+  }
+
+  // ---- processing ---------------------------------------------------------------------------
+
+  /**
+   * Works through the queue until it is empty: first finishes fixes an interrupted run left
+   * approved, then claims queued tickets one at a time (priority, then age). Without a proposer,
+   * tier 2/3 contract tickets are not claimed; they keep waiting with a note saying so.
+   */
+  async processQueue(): Promise<RunSummary> {
+    const summary: RunSummary = { processed: 0, applied: 0, failed: 0, proposed: 0, waiting: 0, regenerated: 0 };
+    this.store.recoverStale();
+    for (let t = this.store.claimApproved(); t; t = this.store.claimApproved()) {
+      this.count(summary, await this.applyApproved(t));
+    }
+    const eligible = this.proposer ? "all" : "no_proposer";
+    for (let t = this.store.claimNext(eligible); t; t = this.store.claimNext(eligible)) {
+      this.count(summary, await this.analyse(t));
+    }
+    if (!this.proposer) {
+      this.store.noteWaiting(AWAITING_PROPOSER_NOTE);
+      summary.waiting = this.store.list({ status: "queued" }).filter((t) => awaitsProposer(t)).length;
+    }
+    return summary;
+  }
+
+  /** Processes one queued ticket now (the HTTP ingest does this synchronously). */
+  async processTicket(idOrPrefix: string): Promise<Ticket> {
+    const t = this.store.resolve(idOrPrefix);
+    if (t.status === "queued" && awaitsProposer(t) && !this.proposer) return this.markWaiting(t);
+    const claimed = this.store.claim(t.id);
+    if (!claimed) return this.store.get(t.id) as Ticket;
+    const out = await this.analyse(claimed);
+    return out.ticket;
+  }
+
+  private markWaiting(t: Ticket): Ticket {
+    return this.store.update(t.id, "queued", { resolution_note: AWAITING_PROPOSER_NOTE }) ?? t;
+  }
+
+  private count(s: RunSummary, r: Outcome): void {
+    s.processed++;
+    if (r.ticket.status === "applied") s.applied++;
+    else if (r.ticket.status === "failed") s.failed++;
+    else if (r.ticket.status === "proposed") s.proposed++;
+    if (r.regenerated !== undefined) s.regenerated = r.regenerated;
+  }
+
+  /** A claimed (`analyzing`) ticket: classify, then route by fixable-by and tier. */
+  private async analyse(claimed: Ticket): Promise<Outcome> {
+    let t = claimed;
+    try {
+      const status = typeof t.context.status_code === "number" ? t.context.status_code : undefined;
+      const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status });
+      if (c.errorType !== t.error_type || c.tier !== t.tier || c.priority !== t.priority || c.fixableBy !== t.fixable_by) {
+        t = this.store.update(t.id, "analyzing", { error_type: c.errorType, tier: c.tier, priority: c.priority, fixable_by: c.fixableBy }) ?? t;
+      }
+      if (c.fixableBy !== "contract") return this.fail(t, "analyzing", notFixableDiagnostic(c));
+      if (t.tier === 1) return await this.fixDeterministic(t);
+      if (!this.proposer) {
+        const back = this.store.transition(t.id, "analyzing", "queued", { resolution_note: AWAITING_PROPOSER_NOTE }) ?? t;
+        return { ticket: back };
+      }
+      return await this.propose(t, this.proposer);
+    } catch (e) {
+      if (e instanceof HealerError) throw e;
+      return this.fail(t, "analyzing", `internal error while processing: ${(e as Error).message}`);
+    }
+  }
+
+  /** Tier 1: normalise the contract and apply the result at once (SPEC.md: automatic). */
+  private async fixDeterministic(t: Ticket): Promise<Outcome> {
+    // A proposal recorded by an interrupted run is finished, not recomputed: its files may already
+    // be half written, and apply.ts knows how to complete exactly that proposal.
+    if (t.proposal) return this.applyAndSettle(t, t.proposal, "analyzing");
+    const scanRoot = this.scanRootOf(t);
+    const check = checkDomain(scanRoot);
+    const target = this.contractOf(t, check);
+    if (!target) return this.fail(t, "analyzing", `contract file of ${t.contract_fqn ?? "the ticket"} not found under ${projectPath(this.layout.root, scanRoot)}`);
+    if (t.source === "validation" || t.source === "compilation") {
+      const present = check.findings.some((f) => f.severity === "error" && resolve(f.file) === target.absPath && f.message === t.raw_error);
+      if (!present) {
+        const done = this.store.transition(t.id, "analyzing", "applied", { resolution_note: "already resolved by an earlier fix; nothing to change" });
+        if (done) this.emit("applied", done, `${done.contract_fqn ?? "contract"}: already resolved by an earlier fix; nothing to change`);
+        return { ticket: done ?? t };
+      }
+    }
+    const result = normaliseContract(target.absPath, check.loaded, check.findings, this.layout.root);
+    const main = result.edits.find((e) => resolve(this.layout.root, e.file) === target.absPath);
+    if (!main) {
+      const why = result.unresolved.length ? result.unresolved.join("; ") : "nothing to change";
+      return this.fail(t, "analyzing", `no deterministic fix: ${why}`);
+    }
+    const proposal: Proposal = {
+      contract_fqn: t.contract_fqn,
+      file: main.file,
+      before: main.before,
+      after: main.after,
+      changes: main.changes,
+      related: result.edits.filter((e) => e !== main),
+      explanation: `Normalised ${t.contract_fqn ?? main.file}: ${result.summary.join("; ")}`,
+      confidence: 1,
+      method: "deterministic",
+      created_at: isoWithOffset(this.clock()),
+    };
+    // Journal first: the proposal is in the database before any file is touched.
+    const journaled = this.store.update(t.id, "analyzing", { proposal }) ?? t;
+    return this.applyAndSettle(journaled, proposal, "analyzing", check);
+  }
+
+  /** Tier 2/3 with a proposer: ask, check the answer parses and validates, store it as `proposed`. */
+  private async propose(t: Ticket, proposer: Proposer): Promise<Outcome> {
+    const scanRoot = this.scanRootOf(t);
+    const check = checkDomain(scanRoot);
+    const target = this.contractOf(t, check);
+    if (!target) return this.fail(t, "analyzing", `no contract to propose a fix for (${t.contract_fqn ?? "no contract named in the report"})`);
+    const file = projectPath(this.layout.root, target.absPath);
+    const result = await proposer.propose({
+      ticket: t,
+      contract: { fqn: t.contract_fqn, file, source: target.source },
+      findings: check.findings.filter((f) => resolve(f.file) === target.absPath),
+      history: this.diffs.forContract(t.contract_fqn),
+    });
+    if ("reason" in result) return this.fail(t, "analyzing", `no proposal: ${result.reason}`);
+    const parsed = parseContractSource(result.after, target.absPath, target.file);
+    if (!("contract" in parsed)) return this.fail(t, "analyzing", `proposal is not a readable contract: ${firstMessage(parsed.findings)}`);
+    const schema = validateContractSchema(parsed.contract);
+    if (schema.length > 0) return this.fail(t, "analyzing", `proposal does not validate: ${firstMessage(schema)}`);
+    const changes = diffJson(target.data, parsed.contract.data);
+    if (changes.length === 0) return this.fail(t, "analyzing", "proposal changes nothing");
+    const proposal: Proposal = {
+      contract_fqn: t.contract_fqn,
+      file,
+      before: target.source,
+      after: result.after,
+      changes,
+      related: [],
+      explanation: result.explanation,
+      confidence: result.confidence ?? (t.tier === 2 ? 0.7 : 0.5),
+      method: result.method ?? (t.tier === 2 ? "llm_structural" : "llm_runtime"),
+      created_at: isoWithOffset(this.clock()),
+    };
+    const proposed = this.store.transition(t.id, "analyzing", "proposed", { proposal, resolution_note: "" });
+    if (!proposed) return { ticket: this.store.get(t.id) ?? t };
+    this.emit(
+      "proposed",
+      proposed,
+      `${changes.length} change(s) proposed (${proposal.method}, confidence ${proposal.confidence}): ${result.explanation}; review: ${this.viewUrl(t.id)}`,
+    );
+    return { ticket: proposed };
+  }
+
+  private async applyApproved(t: Ticket): Promise<Outcome> {
+    if (!t.proposal) return this.fail(t, "approved", "approved ticket has no proposal");
+    return this.applyAndSettle(t, t.proposal, "approved");
+  }
+
+  /** Applies under the project's apply lock, then moves the ticket to `applied` or `failed`. */
+  private async applyAndSettle(t: Ticket, proposal: Proposal, from: TicketStatus, baseline?: CheckResult): Promise<Outcome> {
+    await this.lock();
+    let r: ApplyResult;
+    try {
+      r = applyProposal({ layout: this.layout, diffs: this.diffs, regenerate: this.regenerate }, t, proposal, baseline);
+    } catch (e) {
+      r = { ok: false, reason: `could not apply the fix: ${(e as Error).message}` };
+    } finally {
+      this.store.unlock("apply");
+    }
+    if (!r.ok) return this.fail(t, from, r.reason);
+    const changes = proposal.changes.length + proposal.related.reduce((n, e) => n + e.changes.length, 0);
+    const note = `applied ${changes} change(s); ${r.note}`;
+    const done = this.store.transition(t.id, from, "applied", { diff_id: r.diff.id, resolution_note: note });
+    if (!done) return { ticket: this.store.get(t.id) ?? t };
+    const files = proposal.related.length ? ` (+${proposal.related.length} related contract(s))` : "";
+    this.emit("applied", done, `applied ${changes} change(s) to ${proposal.file}${files}; ${r.note}; diff ${r.diff.id}`);
+    return { ticket: done, regenerated: r.regenerated };
+  }
+
+  private async lock(): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    while (!this.store.tryLock("apply")) {
+      if (Date.now() > deadline) throw new HealerError("invalid_state", "another Healer process has been applying fixes for over 2 minutes");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private fail(t: Ticket, from: TicketStatus, reason: string): Outcome {
+    const failed = this.store.transition(t.id, from, "failed", { resolution_note: reason });
+    if (failed) this.emit("failed", failed, reason);
+    return { ticket: failed ?? this.store.get(t.id) ?? t };
+  }
+
+  // ---- human decisions ----------------------------------------------------------------------
+
+  /** `proposed` -> `approved` -> apply -> `applied` or `failed`. */
+  async approve(idOrPrefix: string): Promise<Ticket> {
+    const t = this.store.resolve(idOrPrefix);
+    if (t.status !== "proposed") throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed ticket can be approved`);
+    const approved = this.store.transition(t.id, "proposed", "approved", { claimed_by: PROCESS_OWNER });
+    if (!approved) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
+    return (await this.applyApproved(approved)).ticket;
+  }
+
+  /** Rejects a proposal (or dismisses a ticket still waiting in the queue); the reason is kept. */
+  reject(idOrPrefix: string, reason = ""): Ticket {
+    const t = this.store.resolve(idOrPrefix);
+    if (t.status !== "proposed" && t.status !== "queued") {
+      throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed or queued ticket can be rejected`);
+    }
+    const note = reason.trim() || "rejected without a reason";
+    const rejected = this.store.transition(t.id, t.status, "rejected", { resolution_note: note });
+    if (!rejected) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
+    this.emit("rejected", rejected, `rejected: ${note}`);
+    return rejected;
+  }
+
+  /** Puts a failed ticket back in the queue (without its old proposal) and processes it. */
+  async retry(idOrPrefix: string): Promise<Ticket> {
+    const t = this.store.resolve(idOrPrefix);
+    if (t.status !== "failed") throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a failed ticket can be retried`);
+    const queued = this.store.transition(t.id, "failed", "queued", { proposal: null, resolution_note: "retried" });
+    if (!queued) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
+    return this.processTicket(queued.id);
+  }
+
+  // ---- the whole loop -------------------------------------------------------------------------
+
+  /** `healer fix`: scan, file tickets, process the queue, and count what happened. */
+  async fix(path: string = this.layout.domainsDir): Promise<FixSummary> {
+    const { check, tickets } = this.scan(path);
+    const run = await this.processQueue();
+    const ids = [...new Set(tickets.map((t) => t.ticket.id))];
+    const now = ids.map((id) => this.store.get(id)).filter((t): t is Ticket => t !== null);
+    const after = run.applied > 0 ? checkDomain(resolve(path)) : check;
+    return {
+      scanned: projectPath(this.layout.root, resolve(path)),
+      contracts: check.contracts.length,
+      errors: check.errors,
+      warnings: check.warnings,
+      tickets: ids.length,
+      newTickets: tickets.filter((t) => t.created).length,
+      applied: now.filter((t) => t.status === "applied").length,
+      awaiting: now.filter((t) => t.status === "proposed" || t.status === "approved" || (t.status === "queued" && awaitsProposer(t))).length,
+      failed: now.filter((t) => t.status === "failed").length,
+      remainingErrors: after.errors,
+      regenerated: run.regenerated,
+      ticketIds: ids,
+    };
+  }
+
+  // ---- views ----------------------------------------------------------------------------------
+
+  status(): HealerStatus {
+    return healerStatus(this.store);
+  }
+
+  history(): DiffRecord[] {
+    return this.diffs.list();
+  }
+
+  /** Tickets still open, by status; what `healer status` shows next to the totals. */
+  openCount(): number {
+    const q = this.store.countByStatus();
+    return OPEN_STATUSES.reduce((n, s) => n + q[s], 0);
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private scanRootOf(t: Ticket): string {
+    return resolve(this.layout.root, t.context.scan_root ?? this.layout.domainsDir);
+  }
+
+  /** The ticket's contract: by its source path when known, else by FQN. */
+  private contractOf(t: Ticket, check: CheckResult): LoadedContract | undefined {
+    const src = t.context.source_path;
+    if (src) {
+      const abs = resolve(this.layout.root, src);
+      const found = check.loaded.find((c) => c.absPath === abs);
+      if (found) return found;
+    }
+    if (!t.contract_fqn) return undefined;
+    return check.loaded.find((c) => fqnOfLoaded(c) === t.contract_fqn);
+  }
+
+  private viewUrl(id: string): string {
+    const base = this.env.SVC_HEALER_PUBLIC_URL?.replace(/\/+$/, "") || `http://localhost:${this.env.SVC_HEALER_PORT || "8083"}`;
+    return `${base}/healer/tickets/${id}/view`;
+  }
+
+  private emit(event: NotificationEvent, t: Ticket, message: string): void {
+    this.notifier.notify({
+      timestamp: isoWithOffset(this.clock()),
+      event,
+      ticket_id: t.id,
+      contract_fqn: t.contract_fqn ?? "",
+      status: t.status,
+      tier: t.tier,
+      priority: t.priority,
+      message,
+    });
+  }
+}
+
+interface Outcome {
+  ticket: Ticket;
+  regenerated?: number;
+}
+
+/** A queued contract ticket of tier 2 or 3: it needs a proposer before anything can happen. */
+export function awaitsProposer(t: Ticket): boolean {
+  return t.status === "queued" && (t.tier === 2 || t.tier === 3) && t.fixable_by === "contract";
+}
+
+function queuedMessage(t: Ticket): string {
+  const kind = t.error_type || "unclassified error";
+  return `${kind} (tier ${t.tier}, fixable by ${t.fixable_by}): ${t.raw_error.slice(0, 300)}`;
+}
+
+function firstMessage(findings: readonly Finding[]): string {
+  const f = findings[0];
+  return f ? `${f.message}${f.path ? ` at ${f.path}` : ""}` : "unknown error";
+}
+
+function fqnOfLoaded(c: LoadedContract): string | null {
+  const meta = c.data.metadata as Record<string, unknown> | undefined;
+  if (typeof c.data.kind !== "string" || typeof meta?.name !== "string" || typeof meta.domain !== "string") return null;
+  return `${c.data.kind.toLowerCase()}/${meta.domain}/${meta.name}`;
+}
+

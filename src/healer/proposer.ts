@@ -1,0 +1,44 @@
+import type { Finding } from "../contracts/index.js";
+import type { DiffRecord, Proposal, Ticket } from "./types.js";
+
+/**
+ * What a tier 2 or 3 proposer (the LLM proposer of a later issue, or a test double) receives:
+ * the ticket, the affected contract's text, and earlier fixes of that contract as history.
+ */
+export interface ProposerInput {
+  ticket: Ticket;
+  contract: {
+    fqn: string | null;
+    /** Project-relative path of the contract file. */
+    file: string;
+    source: string;
+  };
+  /** Current findings of that contract (empty for runtime errors of a valid domain). */
+  findings: readonly Finding[];
+  /** Earlier diff records of this contract, newest first. */
+  history: readonly DiffRecord[];
+}
+
+/**
+ * The proposed new text of the contract, or why there is none. The pipeline builds the stored
+ * proposal (changes as JSON Patch, snapshots, method by tier) from `after`, so a proposer only has
+ * to produce the corrected contract and an explanation.
+ */
+export type ProposerResult =
+  | {
+      after: string;
+      explanation: string;
+      /** Defaults by tier: 0.7 for tier 2, 0.5 for tier 3 (SPEC.md "Proposal rules"). */
+      confidence?: number;
+      method?: Proposal["method"];
+    }
+  | { reason: string };
+
+export interface Proposer {
+  /** Shown in notes and logs (`llm:anthropic/...`, `test`). */
+  readonly name: string;
+  propose(input: ProposerInput): Promise<ProposerResult>;
+}
+
+/** The note a tier 2/3 ticket carries while it waits for a proposer. */
+export const AWAITING_PROPOSER_NOTE = "awaiting an LLM proposer (none configured)";

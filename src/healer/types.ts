@@ -1,0 +1,174 @@
+/**
+ * The Healer's records (SPEC.md "Healer ticket", "States and transitions", "Events"). Field names
+ * are the wire names of the ticket object, so the CLI's JSON output and the HTTP service (a later
+ * issue) serialise a `Ticket` as it is.
+ */
+
+export const TICKET_SOURCES = ["validation", "compilation", "runtime", "manual"] as const;
+export type TicketSource = (typeof TICKET_SOURCES)[number];
+
+export const TICKET_STATUSES = ["queued", "analyzing", "proposed", "approved", "applied", "failed", "rejected"] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+/** A ticket in one of these states is "open": new reports with its fingerprint add to it. */
+export const OPEN_STATUSES: readonly TicketStatus[] = ["queued", "analyzing", "proposed", "approved"];
+export const TERMINAL_STATUSES: readonly TicketStatus[] = ["applied", "failed", "rejected"];
+
+export const PRIORITIES = ["critical", "high", "medium", "low"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+/** `priority_order`, the queue's sort key: critical 0 ... low 3. */
+export const PRIORITY_ORDER: Record<Priority, number> = { critical: 0, high: 1, medium: 2, low: 3 };
+
+export type Tier = 0 | 1 | 2 | 3;
+
+/** Who can fix an error: a contract change, or nobody the Healer can help (SPEC.md "Errors"). */
+export type FixableBy = "contract" | "generator" | "data";
+
+export type ProposalMethod = "deterministic" | "llm_structural" | "llm_runtime" | "llm";
+
+/**
+ * One change of a proposal: a JSON Patch operation (RFC 6902) on the contract's data, plus the
+ * value it replaces (`before`). A key rename is a `move` from the old key to the new one.
+ */
+export interface Change {
+  op: "add" | "remove" | "replace" | "move";
+  /** JSON Pointer into the contract document. */
+  path: string;
+  value?: unknown;
+  before?: unknown;
+  /** Source pointer of a `move`. */
+  from?: string;
+  /** Project-relative file the change belongs to, when it is not the ticket's own contract. */
+  file?: string;
+  /** Why this change was made, in a few words (shown by `healer show`). */
+  reason?: string;
+}
+
+/** A file a proposal rewrites: its full text before and after. */
+export interface FileEdit {
+  /** Path relative to the project root, POSIX separators. */
+  file: string;
+  fqn: string | null;
+  before: string;
+  after: string;
+  changes: Change[];
+}
+
+export interface Proposal {
+  contract_fqn: string | null;
+  /** The ticket's own contract file (project-relative) and its text before and after. */
+  file: string;
+  before: string;
+  after: string;
+  changes: Change[];
+  /** Other contracts updated with it (references to a renamed contract, say). */
+  related: FileEdit[];
+  explanation: string;
+  confidence: number;
+  method: ProposalMethod;
+  created_at: string;
+}
+
+export interface Ticket {
+  id: string;
+  source: TicketSource;
+  contract_fqn: string | null;
+  error_type: string;
+  raw_error: string;
+  context: TicketContext;
+  status: TicketStatus;
+  tier: Tier;
+  priority: Priority;
+  priority_order: number;
+  fixable_by: FixableBy;
+  proposal: Proposal | null;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  resolution_note: string;
+  /** Dedup key: contract, error type and normalised message (see fingerprint.ts). */
+  fingerprint: string;
+  /** Reports folded into this ticket, the first one included. */
+  occurrences: number;
+  last_seen_at: string;
+  /** Diff record written when the fix was applied. */
+  diff_id: string | null;
+}
+
+/**
+ * What SPEC.md lists (stacktrace, request path, method, status code, schema path, source path),
+ * plus where a validation finding sits, so the Healer can tell later whether it is gone.
+ */
+export interface TicketContext {
+  stacktrace?: string | null;
+  path?: string;
+  request_path?: string;
+  method?: string;
+  status_code?: number;
+  schema_path?: string;
+  /** Contract file, relative to the project root. */
+  source_path?: string;
+  /** JSON Pointer of the finding inside the contract. */
+  pointer?: string;
+  /** Finding code (`schema.pattern`, `ref.unresolved`, ...). */
+  code?: string;
+  line?: number;
+  column?: number;
+  /** Domain directory the finding came from, relative to the project root. */
+  scan_root?: string;
+  [key: string]: unknown;
+}
+
+/** An error report: the body of `POST /healer/ingest`, and what `healer fix` makes of each finding. */
+export interface ErrorReport {
+  source: TicketSource;
+  contract_fqn?: string | null;
+  error: string;
+  stacktrace?: string | null;
+  context?: TicketContext;
+}
+
+export type NotificationEvent = "queued" | "proposed" | "applied" | "failed" | "rejected";
+
+/** The payload of every channel (SPEC.md "Healer notifications"), field for field. */
+export interface Notification {
+  timestamp: string;
+  event: NotificationEvent;
+  ticket_id: string;
+  contract_fqn: string;
+  status: TicketStatus;
+  tier: number;
+  priority: Priority;
+  message: string;
+}
+
+/** A diff record under `.forge/diffs/`: one per applied fix. */
+export interface DiffRecord {
+  id: string;
+  ticket_id: string;
+  timestamp: string;
+  origin: "HEALER";
+  reason: string;
+  contract_fqn: string | null;
+  method: ProposalMethod;
+  files: DiffFile[];
+  change_contract: ChangeContract;
+}
+
+export interface DiffFile {
+  file: string;
+  fqn: string | null;
+  before: string;
+  after: string;
+  /** Unified diff of before -> after. */
+  diff: string;
+  changes: Change[];
+}
+
+/** What a change means for users of the generated app, and how to check it. */
+export interface ChangeContract {
+  compatibility: "compatible" | "breaking";
+  migration_risk: "none" | "low" | "medium" | "high";
+  affected_surfaces: string[];
+  verification: string[];
+}
