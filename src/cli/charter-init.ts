@@ -32,7 +32,9 @@ export function initProgram(): Command {
       for (const d of scaffold.directories) mkdirSync(join(root, d), { recursive: true });
       for (const f of scaffold.files) writeFileSync(join(root, f.path), f.content, { flag: "wx" });
       process.stdout.write(`Created project ${name} in ${root}\n`);
-      process.stdout.write(`Next:\n  cd ${root}\n  charter forge validate domains/${name}\n  charter forge generate domains/${name} --target all\n`);
+      process.stdout.write(
+        `Next:\n  cd ${root}\n  charter forge validate domains/${name}\n  charter forge generate domains/${name} --target all\n`,
+      );
     });
 }
 

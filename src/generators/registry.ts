@@ -14,12 +14,7 @@ import { readExisting } from "./writer.js";
  *   ./                  docker (compose file, .env.example)
  * Each generator module adds itself to this list.
  */
-export const GENERATORS: readonly Generator[] = [
-  fastapiGenerator,
-  postgresGenerator,
-  migrationsGenerator,
-  nextjsGenerator,
-];
+export const GENERATORS: readonly Generator[] = [fastapiGenerator, postgresGenerator, migrationsGenerator, nextjsGenerator];
 
 /** `all` runs backend, database, migrations and frontend, in that order (SPEC.md target table). */
 export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs"] as const;

@@ -1,5 +1,5 @@
-import { NAME_PATTERN } from "../contracts/index.js";
 import { pascalCase } from "../compiler/index.js";
+import { NAME_PATTERN } from "../contracts/index.js";
 
 /** What `charter-init` creates: directories and files relative to the new project's root. */
 export interface Scaffold {
@@ -17,10 +17,20 @@ export class InvalidProjectName extends Error {}
  */
 export function scaffoldProject(name: string, options: { schemaFiles: Record<string, string>; secret: string }): Scaffold {
   if (!new RegExp(NAME_PATTERN).test(name)) {
-    throw new InvalidProjectName(`invalid project name ${JSON.stringify(name)}: it must match ${NAME_PATTERN} (lower-case snake_case, starting with a letter)`);
+    throw new InvalidProjectName(
+      `invalid project name ${JSON.stringify(name)}: it must match ${NAME_PATTERN} (lower-case snake_case, starting with a letter)`,
+    );
   }
   const domain = `domains/${name}`;
-  const directories = [domain, ...DOMAIN_FOLDERS.map((f) => `${domain}/${f}`), "runtime", ".forge", ".forge/healer", ".forge/diffs", ".forge/schemas"];
+  const directories = [
+    domain,
+    ...DOMAIN_FOLDERS.map((f) => `${domain}/${f}`),
+    "runtime",
+    ".forge",
+    ".forge/healer",
+    ".forge/diffs",
+    ".forge/schemas",
+  ];
   const files = [
     { path: `${domain}/entities/item.contract.yaml`, content: starterEntity(name) },
     ...DOMAIN_FOLDERS.filter((f) => f !== "entities").map((f) => ({ path: `${domain}/${f}/.gitkeep`, content: "" })),

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { classifyError } from "../../src/healer/index.js";
+
+describe("classification patterns of SPEC.md", () => {
+  it.each([
+    ["'TicketItem' does not match '^[a-z][a-z0-9_]*$'", "naming", 1, "low"],
+    [
+      "'Entity/Shop/Customer' does not match '^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$'",
+      "fqn_format",
+      1,
+      "low",
+    ],
+    ["'entity/x' does not match the FQN pattern", "fqn_format", 1, "low"],
+    ["'placedBy' does not match '^[A-Z][A-Z0-9_]*$'", "graph_edge", 1, "low"],
+    ["'ord-1' does not match '^[A-Z]{2,6}$'", "number_prefix", 1, "low"],
+    ["'fields' is a required property", "missing_field", 2, "medium"],
+    ["'whenever' is not valid under any of the given schemas", "schema_mismatch", 2, "medium"],
+    ["'urgent' is not one of ['low', 'medium', 'high']", "invalid_enum", 2, "medium"],
+    ["unresolved reference 'entity/helpdesk/agent'", "missing_reference", 2, "high"],
+    ["dependency cycle: entity/a/x -> entity/a/y -> entity/a/x", "dependency_cycle", 2, "high"],
+  ] as const)("%s -> %s, tier %i, %s", (message, errorType, tier, priority) => {
+    const c = classifyError({ source: "validation", message });
+    expect(c).toMatchObject({ errorType, tier, priority, fixableBy: "contract" });
+  });
+
+  it("a runtime error with status 500 or above is runtime_500, tier 3, critical", () => {
+    expect(classifyError({ source: "runtime", message: "KeyError: 'priority'", statusCode: 500 })).toMatchObject({
+      errorType: "runtime_500",
+      tier: 3,
+      priority: "critical",
+      fixableBy: "contract",
+    });
+    expect(classifyError({ source: "runtime", message: "upstream failed with status 503" })).toMatchObject({ errorType: "runtime_500" });
+  });
+
+  it("another runtime exception is runtime_exception, tier 3, high", () => {
+    expect(classifyError({ source: "runtime", message: "ValueError: bad input", statusCode: 400 })).toMatchObject({
+      errorType: "runtime_exception",
+      tier: 3,
+      priority: "high",
+      fixableBy: "contract",
+    });
+  });
+
+  it("a column-does-not-exist runtime error with status 500 is fixable by generator, tier 3, critical", () => {
+    const c = classifyError({ source: "runtime", message: 'column "total_amount" does not exist', statusCode: 500 });
+    expect(c).toMatchObject({ errorType: "runtime_500", tier: 3, priority: "critical", fixableBy: "generator" });
+  });
+
+  it("an unknown message keeps an empty type and waits for a proposer's judgement (tier 2)", () => {
+    expect(classifyError({ source: "validation", message: "something odd happened" })).toMatchObject({
+      errorType: "",
+      tier: 2,
+      priority: "medium",
+      fixableBy: "contract",
+    });
+    expect(classifyError({ source: "runtime", message: "something odd happened" })).toMatchObject({
+      errorType: "runtime_exception",
+      fixableBy: "contract",
+    });
+  });
+});
+
+describe("errors no contract change can fix", () => {
+  it.each([
+    ["generator", "invalid input syntax for type uuid: \"abc\""],
+    ["generator", "ValueError: invalid UUID 'abc'"],
+    ["generator", 'asyncpg.exceptions.UndefinedColumnError: column "x" does not exist'],
+    ["generator", 'syntax error at or near "FROM"'],
+    ["generator", "ImportError: cannot import name 'Foo'"],
+    ["generator", "ModuleNotFoundError: No module named 'app.routes.x'"],
+    ["generator", "NameError: name 'TicketModel' is not defined"],
+    ["generator", "AttributeError: 'NoneType' object has no attribute 'id'"],
+    ["data", 'duplicate key value violates unique constraint "tickets_pkey"'],
+    ["data", 'insert or update on table "ticket" violates foreign key constraint "ticket_customer_id_fkey"'],
+    ["data", 'null value in column "title" of relation "ticket" violates not-null constraint'],
+    ["data", "connection refused"],
+    ["data", "asyncpg: timeout while connecting"],
+  ] as const)("%s: %s", (fixableBy, message) => {
+    const c = classifyError({ source: "runtime", message, statusCode: 500 });
+    expect(c.fixableBy).toBe(fixableBy);
+    expect(c.tier).toBe(3);
+  });
+});

@@ -1,0 +1,64 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll } from "vitest";
+import { REPO_ROOT } from "../support/cli.js";
+
+export const FIXTURES = resolve(import.meta.dirname, "fixtures");
+export const BASE_DOMAIN = join(FIXTURES, "base", "shop");
+
+/** Error types of SPEC.md's classification table that a contract can carry. */
+export const CONTRACT_ERROR_TYPES = [
+  "naming",
+  "fqn_format",
+  "graph_edge",
+  "number_prefix",
+  "missing_field",
+  "schema_mismatch",
+  "invalid_enum",
+  "missing_reference",
+  "dependency_cycle",
+] as const;
+export const TIER1 = new Set(["naming", "fqn_format", "graph_edge", "number_prefix"]);
+
+/**
+ * The broken examples: the foundation issue's `examples/broken/<type>/` when it is there, else the
+ * Healer's own fixtures of the same layout (one domain directory per error type, one error each).
+ */
+export function brokenExamples(): { type: string; dir: string; origin: string }[] {
+  const shared = join(REPO_ROOT, "examples", "broken");
+  return CONTRACT_ERROR_TYPES.map((type) => {
+    const fromExamples = join(shared, type);
+    if (existsSync(fromExamples)) return { type, dir: fromExamples, origin: "examples/broken" };
+    return { type, dir: join(FIXTURES, "broken", type), origin: "test/healer/fixtures/broken" };
+  });
+}
+
+const made: string[] = [];
+afterAll(() => {
+  if (process.env.KEEP_TMP) return;
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+/** A temporary project root with `domains/<name>` copied from `domainDir` (or empty). */
+export function makeProject(domainDir?: string, name = "shop"): string {
+  const root = mkdtempSync(join(tmpdir(), "charter-healer-"));
+  made.push(root);
+  mkdirSync(join(root, "domains"), { recursive: true });
+  if (domainDir) cpSync(domainDir, join(root, "domains", name), { recursive: true });
+  return root;
+}
+
+/** Every file below `dir`, relative, sorted. */
+export function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (abs: string, rel: string): void => {
+    for (const e of readdirSync(abs, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(abs, e.name), `${rel}${e.name}/`);
+      else out.push(`${rel}${e.name}`);
+    }
+  };
+  walk(dir, "");
+  return out.sort();
+}
