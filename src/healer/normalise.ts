@@ -131,7 +131,10 @@ export function normaliseContract(
         // The reference points at a contract whose own name is not normalised yet: rename it too,
         // so the reference resolves once both are fixed.
         const named = domain.find((d) => fqnOfData(d.data) === value);
-        if (named) renameContract(open(named), fixed, summary);
+        if (named) {
+          renameContract(open(named), fixed, summary);
+          contractRenames.push({ from: value, to: fixed });
+        }
       } else if (c.errorType === "naming") {
         identifierRenames.push({ from: value, to: fixed, scope: "domain", keys: false });
       }

@@ -62,3 +62,28 @@ export function listFiles(dir: string): string[] {
   walk(dir, "");
   return out.sort();
 }
+
+import { spawn } from "node:child_process";
+import { TSX_LOADER } from "../support/cli.js";
+
+/**
+ * Runs `charter` without blocking the test's event loop (spawnSync would), so a webhook receiver
+ * served by the test process can answer the child.
+ */
+export function runCharterAsync(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--import", TSX_LOADER, join(REPO_ROOT, "src/cli/charter.ts"), ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ status: code ?? -1, stdout, stderr }));
+  });
+}

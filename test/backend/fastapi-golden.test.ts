@@ -1,0 +1,77 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkDomain } from "../../src/compiler/compile-path.js";
+import type { DomainIR } from "../../src/compiler/ir.js";
+import { compileExpr } from "../../src/generators/fastapi/python.js";
+import { hashHeader } from "../../src/generators/header.js";
+import { generateTarget } from "../../src/generators/registry.js";
+import { writeFiles } from "../../src/generators/writer.js";
+import { parseExpression } from "../../src/contracts/expression.js";
+import { expectGolden } from "../support/golden.js";
+import { ensureVenv, VENV_BIN } from "../support/python.js";
+
+function helpdesk(): DomainIR {
+  const { ir, findings } = checkDomain("examples/helpdesk");
+  if (!ir) throw new Error(findings.map((f) => f.message).join("\n"));
+  return ir;
+}
+
+describe("fastapi-prod generator", () => {
+  it("matches the golden files of the helpdesk example", () => {
+    const files = generateTarget(helpdesk(), "fastapi-prod", "/nonexistent");
+    expectGolden("test/golden/fastapi-prod/helpdesk", files);
+  });
+
+  it("is deterministic: two runs give the same bytes", () => {
+    const a = generateTarget(helpdesk(), "fastapi-prod", "/nonexistent");
+    const b = generateTarget(helpdesk(), "fastapi-prod", "/nonexistent");
+    expect(b).toEqual(a);
+    expect(a.length).toBeGreaterThan(30);
+  });
+
+  it("writes everything under backend/ with the @generated header", () => {
+    for (const f of generateTarget(helpdesk(), "fastapi-prod", "/nonexistent")) {
+      expect(f.path.startsWith("backend/"), f.path).toBe(true);
+      expect(f.content.startsWith(hashHeader()), f.path).toBe(true);
+      expect(f.content.endsWith("\n"), f.path).toBe(true);
+    }
+  });
+
+  it("leaves the auth package out of a domain without an auth contract", () => {
+    const ir = { ...helpdesk(), auth: null };
+    const files = generateTarget(ir, "fastapi-prod", "/nonexistent");
+    expect(files.some((f) => f.path.startsWith("backend/app/auth/"))).toBe(false);
+    const config = files.find((f) => f.path === "backend/app/config.py")?.content ?? "";
+    expect(config).toContain("AUTH_ENABLED: bool = False");
+  });
+
+  it("passes ruff check, with and without auth", () => {
+    ensureVenv();
+    const dir = mkdtempSync(join(tmpdir(), "charter-ruff-"));
+    try {
+      writeFiles(join(dir, "auth"), generateTarget(helpdesk(), "fastapi-prod", dir));
+      writeFiles(join(dir, "noauth"), generateTarget({ ...helpdesk(), auth: null }, "fastapi-prod", dir));
+      for (const sub of ["auth", "noauth"]) {
+        const out = execFileSync(join(VENV_BIN, "ruff"), ["check", "--no-cache", "."], { cwd: join(dir, sub, "backend"), encoding: "utf8" });
+        expect(out).toContain("All checks passed");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("compiles contract expressions to Python without eval", () => {
+    const py = (src: string): string => compileExpr(parseExpression(src));
+    expect(py("priority != 'critical' or len(description) >= 20")).toBe(
+      'values.get("priority") != "critical" or expr.ge(expr.length(values.get("description")), 20)',
+    );
+    expect(py("x == null and not is_set(y)")).toBe('values.get("x") is None and not expr.is_set(values.get("y"))');
+    expect(py("escalated == true")).toBe('values.get("escalated") is True');
+    expect(py("a in ['x', 'y'] or b not in [1, 2]")).toBe('expr.contains(["x", "y"], values.get("a")) or not expr.contains([1, 2], values.get("b"))');
+    expect(py("(a or b) and c")).toBe('(values.get("a") or values.get("b")) and values.get("c")');
+    expect(py("n > -1")).toBe('expr.gt(values.get("n"), -1)');
+  });
+});

@@ -1,0 +1,197 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkDomain } from "../../src/compiler/index.js";
+import { AWAITING_PROPOSER_NOTE, Healer, HealerError } from "../../src/healer/index.js";
+import type { Proposer, ProposerInput, ProposerResult } from "../../src/healer/index.js";
+import { FIXTURES, makeProject } from "./helpers.js";
+
+const noRegen = () => ({ files: 0, written: 0 });
+
+/** A deterministic stand-in for the LLM proposer: it rewrites the contract text with `edit`. */
+class TestProposer implements Proposer {
+  readonly name = "test";
+  readonly inputs: ProposerInput[] = [];
+  constructor(private readonly edit: (source: string) => ProposerResult) {}
+  async propose(input: ProposerInput): Promise<ProposerResult> {
+    this.inputs.push(input);
+    return this.edit(input.contract.source);
+  }
+}
+
+/** Puts back the `type: email` line the missing_field fixture lacks. */
+const restoreType = new TestProposer((src) => ({
+  after: src.replace("    email:\n      required: true", "    email:\n      type: email\n      required: true"),
+  explanation: "add the missing field type",
+}));
+
+function missingFieldProject(proposer: Proposer | null): { root: string; healer: Healer; customer: string } {
+  const root = makeProject(join(FIXTURES, "broken", "missing_field"));
+  const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer, regenerate: noRegen });
+  return { root, healer, customer: join(root, "domains/shop/entities/customer.contract.yaml") };
+}
+
+describe("tier 2/3 without a proposer", () => {
+  it("classifies the ticket and leaves it queued with a note, counted as awaiting", async () => {
+    const { healer } = missingFieldProject(null);
+    const summary = await healer.fix();
+    expect(summary).toMatchObject({ errors: 1, tickets: 1, applied: 0, awaiting: 1, failed: 0, remainingErrors: 1 });
+    const [t] = healer.store.list();
+    expect(t).toMatchObject({ status: "queued", tier: 2, priority: "medium", error_type: "missing_field", resolution_note: AWAITING_PROPOSER_NOTE });
+    // A second run does not duplicate the ticket; it adds an occurrence.
+    const again = await healer.fix();
+    expect(again.newTickets).toBe(0);
+    expect(healer.store.list()).toHaveLength(1);
+    expect(healer.store.list()[0]?.occurrences).toBe(2);
+    await healer.close();
+  });
+
+  it("a later run with a proposer picks the waiting ticket up", async () => {
+    const { root, healer } = missingFieldProject(null);
+    await healer.fix();
+    await healer.close();
+    const withProposer = new Healer({ projectRoot: root, console: null, env: {}, proposer: restoreType, regenerate: noRegen });
+    const run = await withProposer.processQueue();
+    expect(run.proposed).toBe(1);
+    expect(withProposer.store.list()[0]?.status).toBe("proposed");
+    await withProposer.close();
+  });
+});
+
+describe("tier 2/3 with a proposer", () => {
+  it("proposed -> approved -> applied: the contract is written, the diff recorded, code regenerated", async () => {
+    const { healer, customer, root } = missingFieldProject(restoreType);
+    let regenerated = 0;
+    const h2 = new Healer({
+      projectRoot: root,
+      console: null,
+      env: {},
+      proposer: restoreType,
+      regenerate: () => {
+        regenerated++;
+        return { files: 3, written: 3 };
+      },
+    });
+    await healer.close();
+    const summary = await h2.fix();
+    expect(summary).toMatchObject({ applied: 0, awaiting: 1 });
+    const [t] = h2.store.list();
+    expect(t?.status).toBe("proposed");
+    expect(t?.proposal).toMatchObject({
+      method: "llm_structural",
+      confidence: 0.7,
+      changes: [{ op: "add", path: "/spec/fields/email/type", value: "email" }],
+    });
+    const proposed = h2.notifier.sent.find((n) => n.event === "proposed");
+    expect(proposed?.message).toContain(`/healer/tickets/${t?.id}/view`);
+
+    const done = await h2.approve((t?.id as string).slice(0, 6));
+    expect(done.status).toBe("applied");
+    expect(regenerated).toBe(1);
+    expect(readFileSync(customer, "utf8")).toContain("type: email");
+    expect(checkDomain(join(root, "domains")).errors).toBe(0);
+    const [record] = h2.history();
+    expect(record).toMatchObject({ ticket_id: t?.id, origin: "HEALER", contract_fqn: "entity/shop/customer" });
+    expect(record?.files[0]?.diff).toContain("+      type: email");
+    expect(h2.notifier.sent.find((n) => n.event === "applied")?.message).toMatch(/regenerated 3 file/);
+    await expect(h2.approve(t?.id as string)).rejects.toThrow(/only a proposed ticket can be approved/);
+    await h2.close();
+  });
+
+  it("proposed -> rejected keeps the reason and leaves the contract alone", async () => {
+    const { healer, customer } = missingFieldProject(restoreType);
+    const before = readFileSync(customer);
+    await healer.fix();
+    const [t] = healer.store.list();
+    const rejected = healer.reject(t?.id as string, "I will fix it by hand");
+    expect(rejected).toMatchObject({ status: "rejected", resolution_note: "I will fix it by hand" });
+    expect(rejected.resolved_at).not.toBeNull();
+    expect(readFileSync(customer).equals(before)).toBe(true);
+    expect(healer.notifier.sent.at(-1)).toMatchObject({ event: "rejected", status: "rejected" });
+    await healer.close();
+  });
+
+  it("an approved fix that fails validation restores the file byte for byte and fails the ticket", async () => {
+    // Valid on its own, but it requires a contract that does not exist.
+    const breaking = new TestProposer((src) => ({
+      after: src
+        .replace("    email:\n      required: true", "    email:\n      type: email\n      required: true")
+        .replace("tags: [core]\n", "tags: [core]\nrequires:\n  - entity/shop/nowhere\n"),
+      explanation: "add the type and a bogus dependency",
+    }));
+    const { healer, customer } = missingFieldProject(breaking);
+    const before = readFileSync(customer);
+    await healer.fix();
+    const [t] = healer.store.list();
+    expect(t?.status).toBe("proposed");
+    const failed = await healer.approve(t?.id as string);
+    expect(failed.status).toBe("failed");
+    expect(failed.resolution_note).toMatch(/unresolved reference 'entity\/shop\/nowhere'.*restored/);
+    expect(readFileSync(customer).equals(before)).toBe(true);
+    expect(healer.history()).toHaveLength(0);
+    expect(healer.notifier.sent.at(-1)).toMatchObject({ event: "failed", status: "failed" });
+
+    // retry: back to the queue, proposed again by the (now better) proposer.
+    const retried = await new Healer({ projectRoot: healer.layout.root, console: null, env: {}, proposer: restoreType, regenerate: noRegen }).retry(
+      (t?.id as string).slice(0, 8),
+    );
+    expect(retried.status).toBe("proposed");
+    await healer.close();
+  });
+
+  it("a proposal that does not validate on its own fails the ticket at once", async () => {
+    const invalid = new TestProposer((src) => ({ after: src.replace("type: string", "type: strang"), explanation: "bad" }));
+    const { healer } = missingFieldProject(invalid);
+    await healer.fix();
+    const [t] = healer.store.list();
+    expect(t?.status).toBe("failed");
+    expect(t?.resolution_note).toMatch(/^proposal does not validate/);
+    await healer.close();
+  });
+
+  it("a proposer without an answer fails the ticket with its reason", async () => {
+    const { healer } = missingFieldProject(new TestProposer(() => ({ reason: "model declined" })));
+    await healer.fix();
+    expect(healer.store.list()[0]).toMatchObject({ status: "failed", resolution_note: "no proposal: model declined" });
+    await healer.close();
+  });
+});
+
+describe("runtime reports", () => {
+  it("a generator bug goes straight to failed with a diagnostic", async () => {
+    const healer = new Healer({ projectRoot: makeProject(), console: null, env: {}, regenerate: noRegen });
+    const { ticket } = healer.report({
+      source: "runtime",
+      contract_fqn: "entity/shop/order",
+      error: 'asyncpg.exceptions.UndefinedColumnError: column "total_amount" does not exist',
+      context: { status_code: 500, request_path: "/orders", method: "GET" },
+    });
+    expect(ticket).toMatchObject({ tier: 3, priority: "critical", error_type: "runtime_500", fixable_by: "generator" });
+    const done = await healer.processTicket(ticket.id);
+    expect(done.status).toBe("failed");
+    expect(done.resolution_note).toMatch(/generator bug \(column does not exist\)/);
+    expect(healer.notifier.sent.map((n) => n.event)).toEqual(["queued", "failed"]);
+    await healer.close();
+  });
+
+  it("refuses a report without an error message", () => {
+    const healer = new Healer({ projectRoot: makeProject(), console: null, env: {} });
+    expect(() => healer.report({ source: "runtime", error: "  " })).toThrow(HealerError);
+    expect(() => healer.report({ source: "nope" as "runtime", error: "x" })).toThrow(/source must be one of/);
+    healer.store.close();
+  });
+
+  it("reports success rate per tier, recurring errors and recent resolutions", async () => {
+    const healer = new Healer({ projectRoot: makeProject(), console: null, env: {}, regenerate: noRegen });
+    for (let i = 0; i < 3; i++) healer.report({ source: "runtime", contract_fqn: "entity/shop/order", error: "NameError: x", context: { status_code: 500 } });
+    await healer.processQueue();
+    const s = healer.status();
+    expect(s.queue.failed).toBe(1);
+    expect(s.total).toBe(1);
+    expect(s.success_rate).toEqual({ tier_1: 0, tier_2: 0, tier_3: 0 });
+    expect(s.recurring).toEqual([{ contract_fqn: "entity/shop/order", error_type: "runtime_500", count: 3 }]);
+    expect(s.recent).toHaveLength(1);
+    expect(s.recent[0]).toMatchObject({ fqn: "entity/shop/order", status: "failed", tier: 3 });
+    await healer.close();
+  });
+});
