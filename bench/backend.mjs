@@ -20,7 +20,10 @@ const DB = "charter_bench_backend";
 const DB_URL = `postgresql://postgres@127.0.0.1:5432/${DB}`;
 
 function psql(db, sql) {
-  return execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-qAtX"], { input: sql, encoding: "utf8" });
+  return execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-qAtX"], {
+    input: sql,
+    encoding: "utf8",
+  });
 }
 
 function freePort() {
@@ -53,7 +56,14 @@ async function serve(cwd, appRef, env) {
   );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/health`, child);
-  return { url, stop: () => new Promise((r) => { child.once("exit", r); process.kill(-child.pid, "SIGTERM"); }) };
+  return {
+    url,
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", r);
+        process.kill(-child.pid, "SIGTERM");
+      }),
+  };
 }
 
 function load(opts) {
@@ -66,19 +76,48 @@ async function main() {
   const out = mkdtempSync(join(tmpdir(), "charter-bench-"));
   try {
     for (const target of ["fastapi-prod", "postgres", "migrations"]) {
-      execFileSync(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/charter.ts"), "forge", "generate", join(ROOT, "examples/helpdesk"), "--target", target, "--output", out], { cwd: ROOT, stdio: "ignore" });
+      execFileSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          join(ROOT, "src/cli/charter.ts"),
+          "forge",
+          "generate",
+          join(ROOT, "examples/helpdesk"),
+          "--target",
+          target,
+          "--output",
+          out,
+        ],
+        { cwd: ROOT, stdio: "ignore" },
+      );
     }
     const backend = join(out, "backend");
-    execFileSync(PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", join(backend, "requirements.txt")], { stdio: "inherit" });
+    execFileSync(PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", join(backend, "requirements.txt")], {
+      stdio: "inherit",
+    });
     psql("postgres", `DROP DATABASE IF EXISTS ${DB} WITH (FORCE); CREATE DATABASE ${DB};`);
 
     const env = { DATABASE_URL: DB_URL, DATABASE_BACKEND: "postgres", AUTH_ENABLED: "false" };
     const generated = await serve(backend, "app.main:app", env);
     // Seed through the generated API: one customer, 1000 tickets.
-    const customer = await (await fetch(`${generated.url}/customers`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Bench", email: "bench@example.com" }) })).json();
+    const customer = await (
+      await fetch(`${generated.url}/customers`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Bench", email: "bench@example.com" }),
+      })
+    ).json();
     let ticketId = "";
     for (let i = 0; i < 1000; i++) {
-      const t = await (await fetch(`${generated.url}/tickets`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: `Seed ticket ${i}`, customer_id: customer.id }) })).json();
+      const t = await (
+        await fetch(`${generated.url}/tickets`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ title: `Seed ticket ${i}`, customer_id: customer.id }),
+        })
+      ).json();
       ticketId ||= t.id;
     }
     const handwritten = await serve(join(ROOT, "bench"), "backend-handwritten:app", env);
@@ -87,7 +126,10 @@ async function main() {
     const scenarios = [
       { name: "GET by id", opts: (url) => ({ url: `${url}/tickets/${ticketId}` }) },
       { name: "list of 100", opts: (url) => ({ url: `${url}/tickets?limit=100` }) },
-      { name: "create", opts: (url) => ({ url: `${url}/tickets`, method: "POST", headers: { "content-type": "application/json" }, body: createBody }) },
+      {
+        name: "create",
+        opts: (url) => ({ url: `${url}/tickets`, method: "POST", headers: { "content-type": "application/json" }, body: createBody }),
+      },
     ];
     const rows = [];
     for (const s of scenarios) {

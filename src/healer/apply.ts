@@ -19,7 +19,10 @@ export interface ProjectLayout {
   diffsDir: string;
 }
 
-export function projectLayout(root: string, overrides: { domainsDir?: string | undefined; runtimeDir?: string | undefined } = {}): ProjectLayout {
+export function projectLayout(
+  root: string,
+  overrides: { domainsDir?: string | undefined; runtimeDir?: string | undefined } = {},
+): ProjectLayout {
   const r = resolve(root);
   const healerDir = join(r, ".forge", "healer");
   return {
@@ -109,11 +112,12 @@ export function applyProposal(ctx: ApplyContext, ticket: Ticket, proposal: Propo
     return { ok: false, reason: `${problem}; the previous contract was restored` };
   }
 
-  const diff = ctx.diffs.record(ticket, proposal, edits, relativeTo(ctx.layout.root, scanRoot));
+  const record = (regeneration: DiffRecord["regeneration"]): DiffRecord =>
+    ctx.diffs.record(ticket, proposal, edits, relativeTo(ctx.layout.root, scanRoot), regeneration);
   if (!after.ir) {
     return {
       ok: true,
-      diff,
+      diff: record("deferred"),
       regenerated: 0,
       changed: 0,
       remainingErrors: after.errors,
@@ -122,9 +126,10 @@ export function applyProposal(ctx: ApplyContext, ticket: Ticket, proposal: Propo
   }
   try {
     const r = ctx.regenerate(after.ir, ctx.layout.runtimeDir);
+    ctx.diffs.markRegenerated();
     return {
       ok: true,
-      diff,
+      diff: record("done"),
       regenerated: r.files,
       changed: r.written,
       remainingErrors: 0,
@@ -132,7 +137,14 @@ export function applyProposal(ctx: ApplyContext, ticket: Ticket, proposal: Propo
     };
   } catch (e) {
     // The contract fix is valid on its own; a generator failure is a generator bug to report.
-    return { ok: true, diff, regenerated: 0, changed: 0, remainingErrors: 0, note: `regeneration failed: ${(e as Error).message}` };
+    return {
+      ok: true,
+      diff: record("failed"),
+      regenerated: 0,
+      changed: 0,
+      remainingErrors: 0,
+      note: `regeneration failed: ${(e as Error).message}`,
+    };
   }
 }
 

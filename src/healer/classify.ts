@@ -1,5 +1,5 @@
 import { FQN_PATTERN, GRAPH_EDGE_PATTERN, NAME_PATTERN, NUMBER_PREFIX_PATTERN, pyRepr } from "../contracts/index.js";
-import type { FixableBy, Priority, Tier, TicketSource } from "./types.js";
+import type { FixableBy, Priority, TicketSource, Tier } from "./types.js";
 
 /** The outcome of classifying one error (SPEC.md "Classification rules" and "patterns"). */
 export interface Classification {
@@ -93,7 +93,8 @@ export function classifyError(input: ClassifyInput): Classification {
   const runtime = input.source === "runtime" || (input.statusCode !== undefined && input.statusCode >= 500);
   if (!runtime) {
     const rule = CONTRACT_RULES.find((r) => r.test(message));
-    if (rule) return { errorType: rule.type, tier: rule.tier, priority: rule.priority, fixableBy, reason: notContract?.reason ?? rule.reason };
+    if (rule)
+      return { errorType: rule.type, tier: rule.tier, priority: rule.priority, fixableBy, reason: notContract?.reason ?? rule.reason };
     if (notContract) return { errorType: "runtime_exception", tier: 3, priority: "high", fixableBy, reason: notContract.reason };
     return { errorType: "", tier: 2, priority: "medium", fixableBy, reason: "no known pattern matched" };
   }

@@ -13,7 +13,7 @@ import type { Change, ChangeContract, DiffFile, DiffRecord, FileEdit, Proposal, 
 export class DiffStore {
   constructor(readonly dir: string) {}
 
-  record(ticket: Ticket, proposal: Proposal, edits: readonly FileEdit[], scanRoot: string): DiffRecord {
+  record(ticket: Ticket, proposal: Proposal, edits: readonly FileEdit[], scanRoot: string, regeneration: DiffRecord["regeneration"]): DiffRecord {
     const id = `${proposal.created_at.replace(/[-:]/g, "").replace(/\..*$/, "")}-${ticket.id.slice(0, 8)}`;
     const files: DiffFile[] = edits.map((e) => ({
       file: e.file,
@@ -31,6 +31,7 @@ export class DiffStore {
       reason: `${ticket.error_type || "error"}: ${ticket.raw_error}`.slice(0, 500),
       contract_fqn: proposal.contract_fqn ?? ticket.contract_fqn,
       method: proposal.method,
+      regeneration,
       files,
       change_contract: changeContractOf(
         edits.flatMap((e) => e.changes),
@@ -40,6 +41,26 @@ export class DiffStore {
     mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(join(this.dir, `${id}.json`), `${JSON.stringify(record, null, 2)}\n`);
     return record;
+  }
+
+  /** Marks records whose regeneration was deferred as done: a full regeneration covers them all. */
+  markRegenerated(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.endsWith(".json"));
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const path = join(this.dir, n);
+      try {
+        const r = JSON.parse(readFileSync(path, "utf8")) as DiffRecord;
+        if (r.origin !== "HEALER" || r.regeneration !== "deferred") continue;
+        writeFileAtomic(path, `${JSON.stringify({ ...r, regeneration: "done" }, null, 2)}\n`);
+      } catch {
+        // Not a Healer record.
+      }
+    }
   }
 
   /** Every record, oldest first; unreadable files are skipped (the store is append-only by hand too). */

@@ -33,10 +33,10 @@ export type {
   Priority,
   Proposal,
   ProposalMethod,
-  Tier,
   Ticket,
   TicketContext,
   TicketSource,
   TicketStatus,
+  Tier,
 } from "./types.js";
 export { OPEN_STATUSES, PRIORITIES, PRIORITY_ORDER, TERMINAL_STATUSES, TICKET_SOURCES, TICKET_STATUSES } from "./types.js";

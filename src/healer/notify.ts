@@ -51,7 +51,11 @@ export class Notifier {
   }
 
   /** Reads `SVC_HEALER_WEBHOOK_URL`, `SVC_HEALER_WEBHOOK_SECRET` and `SVC_HEALER_WEBHOOK_FORMAT`. */
-  static fromEnv(jsonlPath: string, env: NodeJS.ProcessEnv, rest: Omit<NotifierOptions, "jsonlPath" | "webhookUrl" | "webhookSecret"> = {}): Notifier {
+  static fromEnv(
+    jsonlPath: string,
+    env: NodeJS.ProcessEnv,
+    rest: Omit<NotifierOptions, "jsonlPath" | "webhookUrl" | "webhookSecret"> = {},
+  ): Notifier {
     const fmt = env.SVC_HEALER_WEBHOOK_FORMAT?.trim().toLowerCase();
     return new Notifier({
       jsonlPath,

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { CheckResult } from "../compiler/index.js";
 import { checkDomain } from "../compiler/index.js";
 import type { Finding, LoadedContract } from "../contracts/index.js";
 import { parseContractSource, validateContractSchema } from "../contracts/index.js";
 import { type ApplyResult, applyProposal, type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "./apply.js";
+import { removeStaleTemps } from "./atomic.js";
 import { classifyError, notFixableDiagnostic } from "./classify.js";
 import { type Clock, isoWithOffset, systemClock } from "./clock.js";
 import { DiffStore } from "./diff-store.js";
@@ -126,7 +127,8 @@ export class Healer {
     if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
       throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
     }
-    if (typeof report.error !== "string" || report.error.trim() === "") throw new HealerError("invalid_report", "error must be a non-empty string");
+    if (typeof report.error !== "string" || report.error.trim() === "")
+      throw new HealerError("invalid_report", "error must be a non-empty string");
     const context: TicketContext = { ...(report.context ?? {}) };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
@@ -150,6 +152,8 @@ export class Healer {
     const scanRoot = resolve(path);
     if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
     const check = checkDomain(scanRoot);
+    // A writer killed between its temporary file and the rename leaves the temporary behind.
+    for (const dir of new Set(check.contracts.map((c) => dirname(resolve(c.file))))) removeStaleTemps(dir);
     const rel = projectPath(this.layout.root, scanRoot);
     const reports: ErrorReport[] = check.findings
       .filter((f) => f.severity === "error")
@@ -167,7 +171,27 @@ export class Healer {
           scan_root: rel,
         },
       }));
-    return { check, tickets: this.reportMany(reports) };
+    const tickets = this.reportMany(reports);
+    this.closeObsolete(rel, reports);
+    return { check, tickets };
+  }
+
+  /**
+   * Closes waiting tickets of this scan root whose error the scan no longer reports (fixed by hand,
+   * or the contract was removed): they move to `rejected` with a note saying why, so the queue only
+   * holds live problems and a stale proposal can never be applied over a newer contract.
+   */
+  private closeObsolete(scanRoot: string, current: readonly ErrorReport[]): void {
+    const live = new Set(current.map((r) => `${r.context?.source_path}\u0000${r.error}`));
+    for (const status of ["queued", "proposed"] as const) {
+      for (const t of this.store.list({ status })) {
+        if ((t.source !== "validation" && t.source !== "compilation") || t.context.scan_root !== scanRoot) continue;
+        if (live.has(`${t.context.source_path}\u0000${t.raw_error}`)) continue;
+        const note = "obsolete: a later scan no longer reports this error (fixed outside the Healer)";
+        const closed = this.store.transition(t.id, status, "rejected", { resolution_note: note });
+        if (closed) this.emit("rejected", closed, note);
+      }
+    }
   }
 
   // ---- processing ---------------------------------------------------------------------------
@@ -223,7 +247,9 @@ export class Healer {
       const status = typeof t.context.status_code === "number" ? t.context.status_code : undefined;
       const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status });
       if (c.errorType !== t.error_type || c.tier !== t.tier || c.priority !== t.priority || c.fixableBy !== t.fixable_by) {
-        t = this.store.update(t.id, "analyzing", { error_type: c.errorType, tier: c.tier, priority: c.priority, fixable_by: c.fixableBy }) ?? t;
+        t =
+          this.store.update(t.id, "analyzing", { error_type: c.errorType, tier: c.tier, priority: c.priority, fixable_by: c.fixableBy }) ??
+          t;
       }
       if (c.fixableBy !== "contract") return this.fail(t, "analyzing", notFixableDiagnostic(c));
       if (t.tier === 1) return await this.fixDeterministic(t);
@@ -246,11 +272,18 @@ export class Healer {
     const scanRoot = this.scanRootOf(t);
     const check = checkDomain(scanRoot);
     const target = this.contractOf(t, check);
-    if (!target) return this.fail(t, "analyzing", `contract file of ${t.contract_fqn ?? "the ticket"} not found under ${projectPath(this.layout.root, scanRoot)}`);
+    if (!target)
+      return this.fail(
+        t,
+        "analyzing",
+        `contract file of ${t.contract_fqn ?? "the ticket"} not found under ${projectPath(this.layout.root, scanRoot)}`,
+      );
     if (t.source === "validation" || t.source === "compilation") {
       const present = check.findings.some((f) => f.severity === "error" && resolve(f.file) === target.absPath && f.message === t.raw_error);
       if (!present) {
-        const done = this.store.transition(t.id, "analyzing", "applied", { resolution_note: "already resolved by an earlier fix; nothing to change" });
+        const done = this.store.transition(t.id, "analyzing", "applied", {
+          resolution_note: "already resolved by an earlier fix; nothing to change",
+        });
         if (done) this.emit("applied", done, `${done.contract_fqn ?? "contract"}: already resolved by an earlier fix; nothing to change`);
         return { ticket: done ?? t };
       }
@@ -283,7 +316,8 @@ export class Healer {
     const scanRoot = this.scanRootOf(t);
     const check = checkDomain(scanRoot);
     const target = this.contractOf(t, check);
-    if (!target) return this.fail(t, "analyzing", `no contract to propose a fix for (${t.contract_fqn ?? "no contract named in the report"})`);
+    if (!target)
+      return this.fail(t, "analyzing", `no contract to propose a fix for (${t.contract_fqn ?? "no contract named in the report"})`);
     const file = projectPath(this.layout.root, target.absPath);
     const result = await proposer.propose({
       ticket: t,
@@ -349,7 +383,8 @@ export class Healer {
   private async lock(): Promise<void> {
     const deadline = Date.now() + 120_000;
     while (!this.store.tryLock("apply")) {
-      if (Date.now() > deadline) throw new HealerError("invalid_state", "another Healer process has been applying fixes for over 2 minutes");
+      if (Date.now() > deadline)
+        throw new HealerError("invalid_state", "another Healer process has been applying fixes for over 2 minutes");
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -365,7 +400,8 @@ export class Healer {
   /** `proposed` -> `approved` -> apply -> `applied` or `failed`. */
   async approve(idOrPrefix: string): Promise<Ticket> {
     const t = this.store.resolve(idOrPrefix);
-    if (t.status !== "proposed") throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed ticket can be approved`);
+    if (t.status !== "proposed")
+      throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed ticket can be approved`);
     const approved = this.store.transition(t.id, "proposed", "approved", { claimed_by: PROCESS_OWNER });
     if (!approved) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
     return (await this.applyApproved(approved)).ticket;
@@ -387,7 +423,8 @@ export class Healer {
   /** Puts a failed ticket back in the queue (without its old proposal) and processes it. */
   async retry(idOrPrefix: string): Promise<Ticket> {
     const t = this.store.resolve(idOrPrefix);
-    if (t.status !== "failed") throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a failed ticket can be retried`);
+    if (t.status !== "failed")
+      throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a failed ticket can be retried`);
     const queued = this.store.transition(t.id, "failed", "queued", { proposal: null, resolution_note: "retried" });
     if (!queued) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
     return this.processTicket(queued.id);
@@ -402,6 +439,14 @@ export class Healer {
     const ids = [...new Set(tickets.map((t) => t.ticket.id))];
     const now = ids.map((id) => this.store.get(id)).filter((t): t is Ticket => t !== null);
     const after = run.applied > 0 ? checkDomain(resolve(path)) : check;
+    // Fixes applied while other errors remained deferred their regeneration; once the domain is
+    // valid again (the last fix, or a hand fix before this run), the code catches up here.
+    let regenerated = run.regenerated;
+    const deferred = this.history().some((r) => r.regeneration === "deferred");
+    if (after.ir && regenerated === 0 && (run.applied > 0 || deferred)) {
+      regenerated = this.regenerate(after.ir, this.layout.runtimeDir).files;
+      this.diffs.markRegenerated();
+    }
     return {
       scanned: projectPath(this.layout.root, resolve(path)),
       contracts: check.contracts.length,
@@ -410,10 +455,11 @@ export class Healer {
       tickets: ids.length,
       newTickets: tickets.filter((t) => t.created).length,
       applied: now.filter((t) => t.status === "applied").length,
-      awaiting: now.filter((t) => t.status === "proposed" || t.status === "approved" || (t.status === "queued" && awaitsProposer(t))).length,
+      awaiting: now.filter((t) => t.status === "proposed" || t.status === "approved" || (t.status === "queued" && awaitsProposer(t)))
+        .length,
       failed: now.filter((t) => t.status === "failed").length,
       remainingErrors: after.errors,
-      regenerated: run.regenerated,
+      regenerated,
       ticketIds: ids,
     };
   }
@@ -496,4 +542,3 @@ function fqnOfLoaded(c: LoadedContract): string | null {
   if (typeof c.data.kind !== "string" || typeof meta?.name !== "string" || typeof meta.domain !== "string") return null;
   return `${c.data.kind.toLowerCase()}/${meta.domain}/${meta.name}`;
 }
-

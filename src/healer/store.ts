@@ -12,11 +12,11 @@ import {
   type Priority,
   type Proposal,
   TERMINAL_STATUSES,
-  type Tier,
   type Ticket,
   type TicketContext,
   type TicketSource,
   type TicketStatus,
+  type Tier,
 } from "./types.js";
 
 /** Smallest ticket-id prefix the lookup accepts (SPEC.md "Limits"). */
@@ -338,11 +338,15 @@ export class TicketStore {
    */
   resolve(idOrPrefix: string): Ticket {
     const key = idOrPrefix.trim().toLowerCase();
-    if (!/^[0-9a-f-]+$/.test(key)) throw new HealerError("invalid_id", `invalid ticket id ${JSON.stringify(idOrPrefix)}: expected a UUID or a prefix of one`);
+    if (!/^[0-9a-f-]+$/.test(key))
+      throw new HealerError("invalid_id", `invalid ticket id ${JSON.stringify(idOrPrefix)}: expected a UUID or a prefix of one`);
     const exact = this.get(key);
     if (exact) return exact;
     if (key.length < MIN_PREFIX_LENGTH) {
-      throw new HealerError("invalid_id", `ticket id prefix ${JSON.stringify(idOrPrefix)} is too short: give at least ${MIN_PREFIX_LENGTH} characters`);
+      throw new HealerError(
+        "invalid_id",
+        `ticket id prefix ${JSON.stringify(idOrPrefix)} is too short: give at least ${MIN_PREFIX_LENGTH} characters`,
+      );
     }
     const rows = this.stmt("SELECT * FROM tickets WHERE substr(id, 1, ?) = ? ORDER BY seq LIMIT 6").all(key.length, key) as Row[];
     if (rows.length === 0) throw new HealerError("not_found", `no ticket with id or prefix ${JSON.stringify(idOrPrefix)}`);
@@ -389,12 +393,14 @@ export class TicketStore {
    * contracts of one project at the same time). Stale leases of dead processes are taken over.
    */
   tryLock(name: string, isAlive: (owner: string) => boolean = ownerAlive): boolean {
-    return this.db.transaction(() => {
-      const row = this.stmt("SELECT owner FROM locks WHERE name = ?").get(name) as { owner: string } | undefined;
-      if (row && row.owner !== PROCESS_OWNER && isAlive(row.owner)) return false;
-      this.stmt("INSERT OR REPLACE INTO locks (name, owner, acquired_ms) VALUES (?, ?, ?)").run(name, PROCESS_OWNER, Date.now());
-      return true;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const row = this.stmt("SELECT owner FROM locks WHERE name = ?").get(name) as { owner: string } | undefined;
+        if (row && row.owner !== PROCESS_OWNER && isAlive(row.owner)) return false;
+        this.stmt("INSERT OR REPLACE INTO locks (name, owner, acquired_ms) VALUES (?, ?, ?)").run(name, PROCESS_OWNER, Date.now());
+        return true;
+      })
+      .immediate();
   }
 
   unlock(name: string): void {

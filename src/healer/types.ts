@@ -151,6 +151,8 @@ export interface DiffRecord {
   reason: string;
   contract_fqn: string | null;
   method: ProposalMethod;
+  /** `deferred` while other errors kept the domain from compiling; a later full regeneration marks it `done`. */
+  regeneration: "done" | "deferred" | "failed";
   files: DiffFile[];
   change_contract: ChangeContract;
 }

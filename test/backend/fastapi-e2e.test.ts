@@ -101,7 +101,8 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       const base = { sub: "admin", email: "admin@example.com", role: "admin", iss: "helpdesk" };
       const expired = signJwt({ ...base, iat: now - 7200, exp: now - 3600 }, TEST_AUTH_SECRET);
       const forged = signJwt({ ...base, iat: now, exp: now + 3600 }, "another-secret-0123456789abcdef0123456789");
-      const victorToken = (await anon.post("/auth/login", { email: "victor@example.com", password: "viewer-password" })).body.access_token as string;
+      const victorToken = (await anon.post("/auth/login", { email: "victor@example.com", password: "viewer-password" })).body
+        .access_token as string;
       const [h, p, s] = victorToken.split(".");
       const payload = JSON.parse(Buffer.from(p ?? "", "base64url").toString());
       const tampered = `${h}.${Buffer.from(JSON.stringify({ ...payload, role: "admin" })).toString("base64url")}.${s}`;

@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
+import { parseExpression } from "../../src/contracts/expression.js";
 import { compileExpr } from "../../src/generators/fastapi/python.js";
 import { hashHeader } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
 import { writeFiles } from "../../src/generators/writer.js";
-import { parseExpression } from "../../src/contracts/expression.js";
 import { expectGolden } from "../support/golden.js";
 import { ensureVenv, VENV_BIN } from "../support/python.js";
 
@@ -55,7 +55,10 @@ describe("fastapi-prod generator", () => {
       writeFiles(join(dir, "auth"), generateTarget(helpdesk(), "fastapi-prod", dir));
       writeFiles(join(dir, "noauth"), generateTarget({ ...helpdesk(), auth: null }, "fastapi-prod", dir));
       for (const sub of ["auth", "noauth"]) {
-        const out = execFileSync(join(VENV_BIN, "ruff"), ["check", "--no-cache", "."], { cwd: join(dir, sub, "backend"), encoding: "utf8" });
+        const out = execFileSync(join(VENV_BIN, "ruff"), ["check", "--no-cache", "."], {
+          cwd: join(dir, sub, "backend"),
+          encoding: "utf8",
+        });
         expect(out).toContain("All checks passed");
       }
     } finally {
@@ -70,7 +73,9 @@ describe("fastapi-prod generator", () => {
     );
     expect(py("x == null and not is_set(y)")).toBe('values.get("x") is None and not expr.is_set(values.get("y"))');
     expect(py("escalated == true")).toBe('values.get("escalated") is True');
-    expect(py("a in ['x', 'y'] or b not in [1, 2]")).toBe('expr.contains(["x", "y"], values.get("a")) or not expr.contains([1, 2], values.get("b"))');
+    expect(py("a in ['x', 'y'] or b not in [1, 2]")).toBe(
+      'expr.contains(["x", "y"], values.get("a")) or not expr.contains([1, 2], values.get("b"))',
+    );
     expect(py("(a or b) and c")).toBe('(values.get("a") or values.get("b")) and values.get("c")');
     expect(py("n > -1")).toBe('expr.gt(values.get("n"), -1)');
   });

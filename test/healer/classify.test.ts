@@ -63,7 +63,7 @@ describe("classification patterns of SPEC.md", () => {
 
 describe("errors no contract change can fix", () => {
   it.each([
-    ["generator", "invalid input syntax for type uuid: \"abc\""],
+    ["generator", 'invalid input syntax for type uuid: "abc"'],
     ["generator", "ValueError: invalid UUID 'abc'"],
     ["generator", 'asyncpg.exceptions.UndefinedColumnError: column "x" does not exist'],
     ["generator", 'syntax error at or near "FROM"'],

@@ -29,6 +29,11 @@ describe("charter healer fix on the broken examples", () => {
     expect(c.warnings).toBeGreaterThanOrEqual(0);
     expect(c.tickets).toBe(c.errors);
     expect(r.stdout).toContain("[healer:queued]");
+    const tickets = JSON.parse(runCharter(["healer", "tickets", "--output", "json"], { cwd: root }).stdout) as {
+      error_type: string;
+      status: string;
+    }[];
+    expect(tickets.map((t) => t.error_type)).toContain(type);
     if (TIER1.has(type)) {
       expect(c).toMatchObject({ applied: c.tickets, awaiting: 0, remaining: 0 });
       expect(r.stdout).toContain("[healer:applied]");
@@ -39,8 +44,6 @@ describe("charter healer fix on the broken examples", () => {
       expect(c).toMatchObject({ applied: 0, awaiting: c.tickets });
       expect(c.remaining).toBeGreaterThanOrEqual(1);
       for (const [f, text] of before) expect(readFileSync(join(root, "domains", f), "utf8")).toBe(text);
-      const tickets = JSON.parse(runCharter(["healer", "tickets", "--output", "json"], { cwd: root }).stdout) as { error_type: string; status: string }[];
-      expect(tickets.map((t) => t.error_type)).toContain(type);
       expect(tickets.every((t) => t.status === "queued")).toBe(true);
     }
   });
@@ -56,7 +59,9 @@ describe("charter healer commands", () => {
     expect(fix.status).toBe(0);
     expect(counts(fix.stdout)).toMatchObject({ applied: 0, awaiting: 1 });
 
-    const list = JSON.parse(runCharter(["healer", "tickets", "--project", other, "--output", "json"], { cwd: root }).stdout) as { id: string }[];
+    const list = JSON.parse(runCharter(["healer", "tickets", "--project", other, "--output", "json"], { cwd: root }).stdout) as {
+      id: string;
+    }[];
     expect(list).toHaveLength(1);
     const id = (list[0] as { id: string }).id;
 
@@ -78,7 +83,9 @@ describe("charter healer commands", () => {
     expect(reject.status).toBe(0);
     expect(reject.stdout).toContain("[healer:rejected]");
     expect(runCharter(["healer", "tickets", "--status", "rejected", "--project", other], { cwd: root }).stdout).toContain(id.slice(0, 8));
-    expect(runCharter(["healer", "retry", id.slice(0, 8), "--project", other], { cwd: root }).stderr).toMatch(/only a failed ticket can be retried/);
+    expect(runCharter(["healer", "retry", id.slice(0, 8), "--project", other], { cwd: root }).stderr).toMatch(
+      /only a failed ticket can be retried/,
+    );
 
     // The tier 1 project: fixed, then visible in status and history.
     expect(runCharter(["healer", "fix"], { cwd: root }).status).toBe(0);
@@ -94,8 +101,10 @@ describe("charter healer commands", () => {
     expect(text).toMatch(/applied\s+1/);
     expect(text).toMatch(/total\s+1/);
     const history = runCharter(["healer", "history"], { cwd: root });
-    expect(history.stdout).toMatch(/^\d{4}-\d{2}-\d{2}T\S+\s+entity\/shop\/order\s+1 change\(s\)\s+compatible\s+graph_edge: /m);
-    const filtered = JSON.parse(runCharter(["healer", "tickets", "--priority", "low", "--output", "json"], { cwd: root }).stdout) as unknown[];
+    expect(history.stdout).toMatch(/^\d{4}-\d{2}-\d{2}T\S+\s+entity\/shop\/\w+\s+1 change\(s\)\s+compatible\s+graph_edge: /m);
+    const filtered = JSON.parse(
+      runCharter(["healer", "tickets", "--priority", "low", "--output", "json"], { cwd: root }).stdout,
+    ) as unknown[];
     expect(filtered).toHaveLength(1);
     expect(runCharter(["healer", "tickets", "--priority", "urgent"], { cwd: root }).status).toBe(2);
   });

@@ -46,7 +46,9 @@ const replaceIn = (path: string, from: string | RegExp, to: string): void => {
 
 describe("tier 1 fixes through the pipeline", () => {
   it("keeps comments, key order and every untouched byte", async () => {
-    const { domain, healer } = project((d) => replaceIn(file(d, "entities/order.contract.yaml"), "graph_edge: PLACED_BY", "graph_edge: placedBy"));
+    const { domain, healer } = project((d) =>
+      replaceIn(file(d, "entities/order.contract.yaml"), "graph_edge: PLACED_BY", "graph_edge: placedBy"),
+    );
     const before = readFileSync(file(domain, "entities/order.contract.yaml"), "utf8");
     const summary = await healer.fix();
     expect(summary.applied).toBe(1);
@@ -90,7 +92,10 @@ describe("tier 1 fixes through the pipeline", () => {
     const done = await healer.processTicket(route?.id as string);
     expect(done.status).toBe("applied");
     expect(checkDomain(domain).errors).toBe(0);
-    expect(done.proposal?.related.map((r) => r.file).sort()).toEqual(["domains/shop/entities/order.contract.yaml", "domains/shop/pages/orders.contract.yaml"]);
+    expect(done.proposal?.related.map((r) => r.file).sort()).toEqual([
+      "domains/shop/entities/order.contract.yaml",
+      "domains/shop/pages/orders.contract.yaml",
+    ]);
     await healer.processQueue();
     expect(healer.store.list().every((t) => t.status === "applied")).toBe(true);
     await healer.close();

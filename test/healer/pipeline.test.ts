@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
-import { AWAITING_PROPOSER_NOTE, Healer, HealerError } from "../../src/healer/index.js";
 import type { Proposer, ProposerInput, ProposerResult } from "../../src/healer/index.js";
+import { AWAITING_PROPOSER_NOTE, Healer, HealerError } from "../../src/healer/index.js";
 import { FIXTURES, makeProject } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
@@ -37,7 +37,13 @@ describe("tier 2/3 without a proposer", () => {
     const summary = await healer.fix();
     expect(summary).toMatchObject({ errors: 1, tickets: 1, applied: 0, awaiting: 1, failed: 0, remainingErrors: 1 });
     const [t] = healer.store.list();
-    expect(t).toMatchObject({ status: "queued", tier: 2, priority: "medium", error_type: "missing_field", resolution_note: AWAITING_PROPOSER_NOTE });
+    expect(t).toMatchObject({
+      status: "queued",
+      tier: 2,
+      priority: "medium",
+      error_type: "missing_field",
+      resolution_note: AWAITING_PROPOSER_NOTE,
+    });
     // A second run does not duplicate the ticket; it adds an occurrence.
     const again = await healer.fix();
     expect(again.newTickets).toBe(0);
@@ -85,7 +91,7 @@ describe("tier 2/3 with a proposer", () => {
     const proposed = h2.notifier.sent.find((n) => n.event === "proposed");
     expect(proposed?.message).toContain(`/healer/tickets/${t?.id}/view`);
 
-    const done = await h2.approve((t?.id as string).slice(0, 6));
+    const done = await h2.approve(String(t?.id).slice(0, 6));
     expect(done.status).toBe("applied");
     expect(regenerated).toBe(1);
     expect(readFileSync(customer, "utf8")).toContain("type: email");
@@ -132,10 +138,10 @@ describe("tier 2/3 with a proposer", () => {
     expect(healer.notifier.sent.at(-1)).toMatchObject({ event: "failed", status: "failed" });
 
     // retry: back to the queue, proposed again by the (now better) proposer.
-    const retried = await new Healer({ projectRoot: healer.layout.root, console: null, env: {}, proposer: restoreType, regenerate: noRegen }).retry(
-      (t?.id as string).slice(0, 8),
-    );
+    const better = new Healer({ projectRoot: healer.layout.root, console: null, env: {}, proposer: restoreType, regenerate: noRegen });
+    const retried = await better.retry(String(t?.id).slice(0, 8));
     expect(retried.status).toBe("proposed");
+    await better.close();
     await healer.close();
   });
 
@@ -183,7 +189,8 @@ describe("runtime reports", () => {
 
   it("reports success rate per tier, recurring errors and recent resolutions", async () => {
     const healer = new Healer({ projectRoot: makeProject(), console: null, env: {}, regenerate: noRegen });
-    for (let i = 0; i < 3; i++) healer.report({ source: "runtime", contract_fqn: "entity/shop/order", error: "NameError: x", context: { status_code: 500 } });
+    for (let i = 0; i < 3; i++)
+      healer.report({ source: "runtime", contract_fqn: "entity/shop/order", error: "NameError: x", context: { status_code: 500 } });
     await healer.processQueue();
     const s = healer.status();
     expect(s.queue.failed).toBe(1);

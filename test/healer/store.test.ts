@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fingerprintOf, Healer, HealerError, normaliseMessage, TicketStore } from "../../src/healer/index.js";
 import type { NewTicket, Priority } from "../../src/healer/index.js";
+import { fingerprintOf, Healer, HealerError, normaliseMessage, TicketStore } from "../../src/healer/index.js";
 import { makeProject } from "./helpers.js";
 
 function ticket(message: string, priority: Priority = "medium", fqn = "entity/shop/order"): NewTicket {
@@ -21,7 +21,10 @@ function ticket(message: string, priority: Priority = "medium", fqn = "entity/sh
 /** A clock that advances one second per call, so created_at orders are unambiguous. */
 function steppingClock(): () => Date {
   let t = Date.parse("2026-11-22T09:00:00Z");
-  return () => new Date((t += 1000));
+  return () => {
+    t += 1000;
+    return new Date(t);
+  };
 }
 
 describe("ticket store", () => {

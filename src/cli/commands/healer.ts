@@ -1,5 +1,5 @@
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import {
   awaitsProposer,
@@ -37,8 +37,31 @@ function openHealer(opts: ProjectOpts): Healer {
   const json = opts.output === "json";
   return new Healer({
     projectRoot: root,
+    env: { ...healerEnvFile(join(root, ".env")), ...process.env },
     console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
   });
+}
+
+/**
+ * The `SVC_HEALER_*` settings of the project's `.env` (the scaffold writes the webhook address
+ * there), so the CLI notifies where the project says; a variable set in the environment wins.
+ */
+function healerEnvFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?(SVC_HEALER_[A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m) continue;
+    const raw = m[2] as string;
+    const value = /^(["']).*\1$/.test(raw) ? raw.slice(1, -1) : raw.replace(/\s+#.*$/, "");
+    if (value !== "") out[m[1] as string] = value;
+  }
+  return out;
 }
 
 /** Runs an action with the Healer open, closing it (and waiting for webhooks) whatever happens. */
@@ -60,7 +83,22 @@ function printJson(value: unknown): void {
 
 /** `charter healer ...`: the self-healing loop over a project's contracts. */
 export function healerCommand(): Command {
-  const healer = new Command("healer").description("turn contract and runtime errors into tickets and contract fixes");
+  const healer = new Command("healer").description("turn contract and runtime errors into tickets and contract fixes").addHelpText(
+    "after",
+    `
+State lives in the project root (--project, default the current directory): .forge/healer/healer.db,
+.forge/healer/notifications.jsonl and .forge/diffs/; regenerated code goes to runtime/.
+
+Notifications go to the console, the JSONL file and, when set, a webhook. Settings come from the
+environment or the project's .env:
+  SVC_HEALER_WEBHOOK_URL      address to POST each notification to (5 s timeout, failures logged)
+  SVC_HEALER_WEBHOOK_FORMAT   json (the notification object) or text ({"text": ...} for chat tools);
+                              default: text for hooks.slack.com-style chat addresses, json otherwise
+  SVC_HEALER_WEBHOOK_SECRET   adds X-Charter-Signature-256: sha256=<HMAC-SHA256 of the body>
+
+Tier 1 fixes are applied at once; tier 2 and 3 tickets need an LLM proposer (a later release) and
+wait in the queue until one is configured.`,
+  );
 
   healer
     .command("fix")
@@ -96,7 +134,8 @@ export function healerCommand(): Command {
         );
         if (s.recurring.length) {
           process.stdout.write(`${paint("recurring errors", "bold", color)}\n`);
-          for (const r of s.recurring) process.stdout.write(`  ${r.count}x ${r.contract_fqn || "(no contract)"} ${r.error_type || "unclassified"}\n`);
+          for (const r of s.recurring)
+            process.stdout.write(`  ${r.count}x ${r.contract_fqn || "(no contract)"} ${r.error_type || "unclassified"}\n`);
         }
         if (s.recent.length) {
           process.stdout.write(`${paint("recent resolutions", "bold", color)}\n`);
@@ -117,7 +156,9 @@ export function healerCommand(): Command {
         const list = h.store.list({ status: opts.status, priority: opts.priority });
         if (opts.output === "json") return printJson(list);
         if (list.length === 0) return void process.stdout.write("no tickets\n");
-        process.stdout.write(`${"ID".padEnd(8)}  ${"STATUS".padEnd(9)}  T  ${"PRIORITY".padEnd(8)}  ${"TYPE".padEnd(17)}  ${"SEEN".padStart(4)}  CONTRACT\n`);
+        process.stdout.write(
+          `${"ID".padEnd(8)}  ${"STATUS".padEnd(9)}  T  ${"PRIORITY".padEnd(8)}  ${"TYPE".padEnd(17)}  ${"SEEN".padStart(4)}  CONTRACT\n`,
+        );
         for (const t of list) {
           process.stdout.write(
             `${t.id.slice(0, 8)}  ${t.status.padEnd(9)}  ${t.tier}  ${t.priority.padEnd(8)}  ${(t.error_type || "-").padEnd(17)}  ${String(t.occurrences).padStart(4)}  ${t.contract_fqn ?? "-"}\n`,
@@ -210,7 +251,9 @@ export function healerCommand(): Command {
         if (records.length === 0) return void process.stdout.write("no applied fixes yet\n");
         for (const r of records) {
           const n = r.files.reduce((k, f) => k + f.changes.length, 0);
-          process.stdout.write(`${r.timestamp}  ${r.contract_fqn ?? "-"}  ${n} change(s)  ${r.change_contract.compatibility}  ${r.reason}\n`);
+          process.stdout.write(
+            `${r.timestamp}  ${r.contract_fqn ?? "-"}  ${n} change(s)  ${r.change_contract.compatibility}  ${r.reason}\n`,
+          );
         }
       });
     });
@@ -259,7 +302,9 @@ function printTicket(t: Ticket): void {
       process.stdout.write(`  ${e.file}\n`);
       for (const c of e.changes) {
         const value = c.op === "remove" ? "(removed)" : JSON.stringify(c.value);
-        process.stdout.write(`    ${c.op === "move" ? `${c.from} -> ` : ""}${c.path} = ${value}${c.before !== undefined ? ` (was ${JSON.stringify(c.before)})` : ""}\n`);
+        process.stdout.write(
+          `    ${c.op === "move" ? `${c.from} -> ` : ""}${c.path} = ${value}${c.before !== undefined ? ` (was ${JSON.stringify(c.before)})` : ""}\n`,
+        );
       }
     }
   }

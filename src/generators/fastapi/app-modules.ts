@@ -88,7 +88,7 @@ export function generateConfig(ir: DomainIR): string {
       ? [
           "",
           '    @model_validator(mode="after")',
-          "    def _check_secret(self) -> \"Settings\":",
+          '    def _check_secret(self) -> "Settings":',
           '        if self.AUTH_ENABLED and self.AUTH_PROVIDER == "jwt" and self.AUTH_SECRET == PLACEHOLDER_SECRET:',
           '            if self.APP_ENV == "production":',
           '                raise ValueError("AUTH_SECRET still has its placeholder value; set a real secret in production")',
@@ -220,9 +220,10 @@ function workflowConstant(w: WorkflowIR): string {
     ...(guards.length ? [`guards={\n${indent(guards.join("\n"))}\n}`] : []),
     ...(effects.length ? [`effects={\n${indent(effects.join("\n"))}\n}`] : []),
   ];
-  if (w.typeOverrides && w.typeOverrides.overrides.length) {
-    args.push(`type_field=${pyStr(w.typeOverrides.field)}`);
-    const overrides = w.typeOverrides.overrides.map((o) => {
+  const typeOverrides = w.typeOverrides?.overrides.length ? w.typeOverrides : null;
+  if (typeOverrides) {
+    args.push(`type_field=${pyStr(typeOverrides.field)}`);
+    const overrides = typeOverrides.overrides.map((o) => {
       const t = Object.entries(o.transitions).map(([from, to]) => `${pyStr(from)}: ${pyStrTuple(to)}`);
       return `${pyStr(o.value)}: {${t.join(", ")}},`;
     });

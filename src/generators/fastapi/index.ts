@@ -27,7 +27,11 @@ function routeModuleNames(routes: RouteIR[]): Map<string, string> {
   const out = new Map<string, string>();
   const used = new Set<string>();
   for (const r of routes) {
-    let name = r.basePath.replace(/^\/+|\/+$/g, "").replace(/[^A-Za-z0-9]+/g, "_").toLowerCase() || r.name;
+    let name =
+      r.basePath
+        .replace(/^\/+|\/+$/g, "")
+        .replace(/[^A-Za-z0-9]+/g, "_")
+        .toLowerCase() || r.name;
     if (/^[0-9]/.test(name)) name = `r_${name}`;
     if (used.has(name)) name = r.name;
     used.add(name);
@@ -64,7 +68,13 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   add("app/models/__init__.py", `${hashHeader()}"""Request and response models, one module per entity."""\n`);
   for (const e of entities) {
     const route = routes.find((r) => r.entity === e.fqn);
-    add(`app/models/${e.name}.py`, generateModels(e, route?.endpoints.find((x) => x.operation === "create")));
+    add(
+      `app/models/${e.name}.py`,
+      generateModels(
+        e,
+        route?.endpoints.find((x) => x.operation === "create"),
+      ),
+    );
   }
   add("app/routes/__init__.py", `${hashHeader()}"""HTTP routes, one module per Route contract."""\n`);
   const routeModules: string[] = [];

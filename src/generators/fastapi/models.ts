@@ -236,7 +236,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     "",
     `class ${cls}List(BaseModel):`,
-    "    items: list[" + `${cls}Response]`,
+    `    items: list[${cls}Response]`,
     "    total: int",
     "",
     "",

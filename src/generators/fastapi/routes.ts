@@ -192,7 +192,10 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
     constants.push(`STATE_FILL = ${fillDict(updateFill(entity, move))}`);
     const wf = constantName(workflow.name);
     body.push(
-      decorators("put", "/{record_id}/state", [`response_model=${cls}Response`, ...common("transition", `Move a ${label} to another state`)]),
+      decorators("put", "/{record_id}/state", [
+        `response_model=${cls}Response`,
+        ...common("transition", `Move a ${label} to another state`),
+      ]),
       `async def move_${entity.name}(record_id: UUID, body: StateChange, repo: ${repo}, user: CurrentUser) -> ORJSONResponse:`,
       "    current = await repo.get(record_id)",
       "    if current is None:",

@@ -2,8 +2,8 @@ import type { FrontendModel, UiPage } from "./model.js";
 import { prop, str } from "./source.js";
 
 /**
- * Entity `icon` names are lucide names. Only icons known to exist in the pinned lucide-react are
- * imported (an unknown name would break the build); anything else gets the folder icon.
+ * Entity `icon` names are Lucide names. The app ships the icons of templates/src/components/icons.tsx
+ * (inlined SVG, no icon library); a name outside that set gets the folder icon.
  */
 const ICONS: Readonly<Record<string, string>> = {
   activity: "Activity",
@@ -79,7 +79,7 @@ export function renderSidebar(model: FrontendModel): string {
   const initial = model.title.charAt(0).toUpperCase() || "C";
   return `"use client";
 
-import { ${icons.join(", ")} } from "lucide-react";
+import { ${icons.join(", ")} } from "@/components/icons";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 ${model.auth ? '\nimport { AuthStatus } from "@/components/auth-status";' : "\n"}import { cn } from "@/lib/utils";
@@ -126,8 +126,10 @@ export function AppSidebar() {
               data-active={active ? "true" : "false"}
               aria-current={active ? "page" : undefined}
               className={cn(
-                "text-sidebar-foreground/80 hover:bg-sidebar-accent hover:text-sidebar-accent-foreground flex h-9 items-center gap-2 rounded-md px-3 text-sm font-medium transition-colors [&_svg]:size-4",
-                active && "bg-sidebar-accent text-sidebar-accent-foreground font-semibold",
+                "flex h-9 items-center gap-2 rounded-md px-3 text-sm transition-colors [&_svg]:size-4",
+                active
+                  ? "bg-sidebar-accent text-sidebar-accent-foreground font-semibold"
+                  : "text-sidebar-foreground/80 hover:bg-sidebar-accent hover:text-sidebar-accent-foreground font-medium",
               )}
             >
               <item.icon />
@@ -158,7 +160,7 @@ export function renderDashboard(model: FrontendModel): string {
   );
   return `"use client";
 
-import { ${icons.join(", ")} } from "lucide-react";
+import { ${icons.join(", ")} } from "@/components/icons";
 import Link from "next/link";
 
 import { PageHeader } from "@/components/page-header";
@@ -186,7 +188,7 @@ export default function DashboardPage() {
           const r = results?.[i];
           const value = !r ? "…" : r.status === "fulfilled" ? String(r.value) : "—";
           const body = (
-            <Card className="hover:border-foreground/20 h-full gap-3 transition-colors" data-testid={\`card-\${c.key}\`}>
+            <Card className="hover:border-foreground/20 h-full transition-colors" data-testid={\`card-\${c.key}\`}>
               <CardHeader>
                 <CardDescription className="flex items-center gap-2">
                   <c.icon className="size-4" />
@@ -285,7 +287,7 @@ export function renderCreatePage(p: UiPage): string {
   const T = p.ui.entity.className;
   return `"use client";
 
-import { ArrowLeft } from "lucide-react";
+import { ArrowLeft } from "@/components/icons";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 

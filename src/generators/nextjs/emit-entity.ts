@@ -201,11 +201,15 @@ function renderDetail(ui: UiEntity, route: string, listTitle: string, S: string)
     : "";
   return `"use client";
 
+import { lazy } from "react";
+
 import { DetailView } from "@/components/detail-view";
 import { ${c.name} } from "@/lib/api";
 import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
 import { ${ui.camel}DetailFields, ${ui.camel}References${ui.workflow ? `, ${ui.camel}Workflow` : ""} } from "./${ui.kebab}-fields";
-import { ${T}Form } from "./${ui.kebab}-form";
+
+// The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
+const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));
 
 /** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete. */
 export function ${T}Detail({ id }: { id: string }) {

@@ -59,8 +59,9 @@ export function toApiError(e: unknown): ApiError {
 }
 
 /**
- * Reads field messages out of the error details. The backend sends pydantic-style items
- * (`loc` + `msg`), `{field, message}` items, or a field -> message map; all three are accepted.
+ * Reads field messages out of the error details: a list of pydantic-style items (`loc` + `msg`)
+ * or `{field, message}` items. Other details (a failed rule, a guard) name no field and stay in
+ * the message.
  */
 function fieldErrorsOf(details: unknown): Record<string, string> {
   const out: Record<string, string> = {};
@@ -80,16 +81,9 @@ function fieldErrorsOf(details: unknown): Record<string, string> {
       let field = typeof rec.field === "string" ? rec.field : "";
       if (!field && Array.isArray(rec.loc)) {
         const names = rec.loc.filter((p): p is string => typeof p === "string" && p !== "body" && p !== "query");
-        field = names[names.length - 1] ?? "";
+        field = names[0] ?? "";
       }
       add(field, message);
-    }
-    return out;
-  }
-  if (details && typeof details === "object") {
-    for (const [field, value] of Object.entries(details as Record<string, unknown>)) {
-      if (typeof value === "string") add(field, value);
-      else if (Array.isArray(value) && value.every((v) => typeof v === "string")) add(field, value.join("; "));
     }
   }
   return out;

@@ -1,12 +1,11 @@
 "use client";
 
-import { LogIn, LogOut } from "lucide-react";
+import { LogIn, LogOut } from "@/components/icons";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 
 import { getToken, setToken } from "@/lib/api";
-import { cn } from "@/lib/utils";
 
 const itemClass =
   "text-sidebar-foreground/80 hover:bg-sidebar-accent hover:text-sidebar-accent-foreground flex h-9 w-full items-center gap-2 rounded-md px-3 text-sm font-medium transition-colors [&_svg]:size-4";
@@ -27,7 +26,7 @@ function AuthStatus() {
   }, []);
   if (!signedIn) {
     return (
-      <Link href="/login" className={cn(itemClass)} data-testid="nav-login">
+      <Link href="/login" className={itemClass} data-testid="nav-login">
         <LogIn />
         Sign in
       </Link>
@@ -36,7 +35,7 @@ function AuthStatus() {
   return (
     <button
       type="button"
-      className={cn(itemClass)}
+      className={itemClass}
       data-testid="nav-logout"
       onClick={() => {
         setToken(null);

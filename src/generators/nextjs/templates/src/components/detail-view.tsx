@@ -1,9 +1,9 @@
 "use client";
 
-import { ArrowLeft, ArrowRight, LoaderCircle, Pencil, Trash } from "lucide-react";
+import { ArrowLeft, ArrowRight, LoaderCircle, Pencil, Trash } from "@/components/icons";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, Suspense, useState } from "react";
 
 import { PageHeader } from "@/components/page-header";
 import { ErrorNotice, ErrorState, LoadingState } from "@/components/page-state";
@@ -126,7 +126,7 @@ function DetailView<T extends ApiRecord>({
       />
       {actionError ? <ErrorNotice testId="action-error">{actionError}</ErrorNotice> : null}
       {workflow && current && !editing ? (
-        <Card className="gap-4 py-5">
+        <Card>
           <CardHeader>
             <CardTitle className="text-base">Workflow</CardTitle>
             <CardDescription>
@@ -148,10 +148,12 @@ function DetailView<T extends ApiRecord>({
       <Card>
         <CardContent>
           {editing ? (
-            renderForm(record, (saved) => {
-              setEditing(false);
-              if (saved) setData(saved);
-            })
+            <Suspense fallback={<LoadingState />}>
+              {renderForm(record, (saved) => {
+                setEditing(false);
+                if (saved) setData(saved);
+              })}
+            </Suspense>
           ) : (
             <RecordDetail record={record} fields={fields} labels={refs.labels} />
           )}

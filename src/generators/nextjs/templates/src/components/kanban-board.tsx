@@ -137,11 +137,13 @@ function KanbanBoard<T extends ApiRecord>({
               onDragLeave={(e) => leave(e, s.name)}
               onDrop={(e) => drop(e, s.name)}
               className={cn(
-                "bg-muted/40 flex w-72 shrink-0 flex-col rounded-xl border border-t-4 transition-colors",
-                HEADER_TONES[tone],
-                valid && "border-green-500 bg-green-50 ring-2 ring-green-500/40 dark:bg-green-950/40",
-                hovered && "border-blue-500 bg-blue-50 ring-2 ring-blue-500/50 dark:bg-blue-950/40",
-                drag !== null && !valid && "opacity-60",
+                "flex w-72 shrink-0 flex-col rounded-xl border border-t-4 transition-colors",
+                // Exactly one look per column: cn does not resolve conflicting utilities.
+                hovered
+                  ? "border-blue-500 bg-blue-50 ring-2 ring-blue-500/50 dark:bg-blue-950/40"
+                  : valid
+                    ? "border-green-500 bg-green-50 ring-2 ring-green-500/40 dark:bg-green-950/40"
+                    : cn("bg-muted/40", HEADER_TONES[tone], drag !== null && "opacity-60"),
               )}
             >
               <div className="flex items-center justify-between gap-2 px-3 pt-3 pb-2" data-testid={`kanban-header-${s.name}`} data-tone={tone}>
@@ -166,8 +168,11 @@ function KanbanBoard<T extends ApiRecord>({
                       onDragEnd={endDrag}
                       className={cn(
                         "bg-card space-y-2 rounded-lg border p-3 text-sm shadow-xs transition-shadow",
-                        locked ? "cursor-not-allowed opacity-50" : "cursor-grab hover:shadow-md active:cursor-grabbing",
-                        drag?.id === r.id && "opacity-40",
+                        locked
+                          ? "cursor-not-allowed opacity-50"
+                          : drag?.id === r.id
+                            ? "cursor-grabbing opacity-40"
+                            : "cursor-grab hover:shadow-md active:cursor-grabbing",
                         pending === r.id && "animate-pulse",
                       )}
                     >

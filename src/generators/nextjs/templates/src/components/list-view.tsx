@@ -1,6 +1,6 @@
 "use client";
 
-import { ChevronLeft, ChevronRight, Columns3, Plus, Rows3 } from "lucide-react";
+import { ChevronLeft, ChevronRight, Columns3, Plus, Rows3 } from "@/components/icons";
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { Inbox, LoaderCircle, Lock, RefreshCw, ServerOff, TriangleExclamationPoint } from "lucide-react";
+import { Inbox, LoaderCircle, Lock, RefreshCw, ServerOff, TriangleAlert } from "@/components/icons";
 import Link from "next/link";
 import type * as React from "react";
 
@@ -70,7 +70,7 @@ function ErrorState({ error, onRetry }: { error: ApiError; onRetry?: () => void 
   }
   const title = error.status === 403 ? "Not allowed" : error.status === 404 ? "Not found" : "Something went wrong";
   return (
-    <StateFrame testId="error-state" icon={<TriangleExclamationPoint className="size-5" />} title={title}>
+    <StateFrame testId="error-state" icon={<TriangleAlert className="size-5" />} title={title}>
       <p className="max-w-md text-sm">{error.message}</p>
       {retry}
     </StateFrame>
@@ -85,7 +85,7 @@ function ErrorNotice({ children, testId, className }: { children: React.ReactNod
       data-testid={testId}
       className={cn("border-destructive/30 bg-destructive/5 text-destructive flex items-start gap-2 rounded-lg border px-4 py-3 text-sm", className)}
     >
-      <TriangleExclamationPoint className="mt-0.5 size-4 shrink-0" />
+      <TriangleAlert className="mt-0.5 size-4 shrink-0" />
       <div>{children}</div>
     </div>
   );

@@ -1,6 +1,6 @@
 "use client";
 
-import { LoaderCircle } from "lucide-react";
+import { LoaderCircle } from "@/components/icons";
 import Link from "next/link";
 import { type FormEvent, type ReactNode, useState } from "react";
 

@@ -21,12 +21,12 @@ function RecordTable<T extends ApiRecord>({
   testId: string;
 }) {
   return (
-    <div className="bg-card overflow-hidden rounded-xl border shadow-sm">
+    <div className="bg-card overflow-hidden rounded-xl border px-2 shadow-sm">
       <Table data-testid={testId}>
-        <TableHeader className="bg-muted/40">
+        <TableHeader>
           <TableRow>
             {columns.map((c) => (
-              <TableHead key={c.name} className="px-4">
+              <TableHead key={c.name}>
                 {c.label}
               </TableHead>
             ))}
@@ -38,7 +38,7 @@ function RecordTable<T extends ApiRecord>({
               {columns.map((c, i) => {
                 const value = valueOf(row, c.name);
                 return (
-                  <TableCell key={c.name} className="px-4" data-column={c.name}>
+                  <TableCell key={c.name} data-column={c.name}>
                     {i === 0 ? (
                       <Link href={href(row)} className="font-medium underline-offset-4 hover:underline">
                         {value === null || value === undefined || value === "" ? row.id.slice(0, 8) : <FieldValue field={c} value={value} labels={labels[c.name]} />}

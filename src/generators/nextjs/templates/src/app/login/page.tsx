@@ -1,6 +1,6 @@
 "use client";
 
-import { LoaderCircle, LogIn } from "lucide-react";
+import { LoaderCircle, LogIn } from "@/components/icons";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 
