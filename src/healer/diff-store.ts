@@ -13,7 +13,13 @@ import type { Change, ChangeContract, DiffFile, DiffRecord, FileEdit, Proposal, 
 export class DiffStore {
   constructor(readonly dir: string) {}
 
-  record(ticket: Ticket, proposal: Proposal, edits: readonly FileEdit[], scanRoot: string, regeneration: DiffRecord["regeneration"]): DiffRecord {
+  record(
+    ticket: Ticket,
+    proposal: Proposal,
+    edits: readonly FileEdit[],
+    scanRoot: string,
+    regeneration: DiffRecord["regeneration"],
+  ): DiffRecord {
     const id = `${proposal.created_at.replace(/[-:]/g, "").replace(/\..*$/, "")}-${ticket.id.slice(0, 8)}`;
     const files: DiffFile[] = edits.map((e) => ({
       file: e.file,

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkDomain } from "../../src/compiler/index.js";
 import type { DomainIR } from "../../src/compiler/index.js";
+import { checkDomain } from "../../src/compiler/index.js";
 import { GENERATED_NOTICE } from "../../src/generators/header.js";
 import { generateNextjs, NEXTJS_DEPENDENCIES, NEXTJS_DEV_DEPENDENCIES } from "../../src/generators/nextjs/index.js";
 import { runCharter } from "../support/cli.js";
@@ -91,8 +91,14 @@ describe("nextjs generator", () => {
       "frontend/src/components/app-sidebar.tsx",
       "frontend/src/app/login/page.tsx",
       ...["button", "input", "badge", "card", "select", "table"].map((n) => `frontend/src/components/ui/${n}.tsx`),
-      ...["tickets", "customers", "agents"].flatMap((r) => [`frontend/src/app/${r}/page.tsx`, `frontend/src/app/${r}/[id]/page.tsx`, `frontend/src/app/${r}/new/page.tsx`]),
-      ...["ticket", "customer", "agent"].flatMap((e) => ["table", "form", "detail"].map((k) => `frontend/src/components/${e}/${e}-${k}.tsx`)),
+      ...["tickets", "customers", "agents"].flatMap((r) => [
+        `frontend/src/app/${r}/page.tsx`,
+        `frontend/src/app/${r}/[id]/page.tsx`,
+        `frontend/src/app/${r}/new/page.tsx`,
+      ]),
+      ...["ticket", "customer", "agent"].flatMap((e) =>
+        ["table", "form", "detail"].map((k) => `frontend/src/components/${e}/${e}-${k}.tsx`),
+      ),
       "frontend/src/components/ticket/ticket-kanban.tsx",
     ]) {
       expect(paths, p).toContain(p);
@@ -116,12 +122,14 @@ describe("nextjs generator", () => {
     const api = file(files, "frontend/src/lib/api.ts");
     expect(api).toContain('process.env.NEXT_PUBLIC_API_URL || "http://localhost:8000"');
     expect(api).toContain('"Content-Type": "application/json"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
     expect(api).toContain("Authorization = `Bearer ${token}`");
     for (const name of ["ticketApi", "customerApi", "agentApi"]) expect(api).toContain(`export const ${name} = {`);
     expect(api).toContain("list: (limit = 100, offset = 0, filters: ListFilters = {}) =>");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
     expect(api).toContain('request<Ticket>("PUT", `/tickets/${encodeURIComponent(id)}/state`, { state })');
     expect(api).toContain('create: (data: TicketCreate) => request<Ticket>("POST", "/tickets/", data)');
-    expect(api).toContain('login(email: string, password: string)');
+    expect(api).toContain("login(email: string, password: string)");
     // Only the ticket has a state machine.
     expect(api.match(/transition:/g)).toHaveLength(1);
   });
@@ -150,7 +158,9 @@ describe("nextjs generator", () => {
     expect(edit).not.toContain("ticketFields.reporter_email");
     expect(create).toContain("ticketFields.customer_id");
     expect(fields).toContain('customer_id: { entity: "customer", load: () => customerApi.list(1000, 0), display: "name" },');
-    expect(fields).toContain('priority: { name: "priority", label: "Priority", type: "string", required: false, enumValues: ["low", "medium", "high", "critical"], defaultValue: "medium" },');
+    expect(fields).toContain(
+      'priority: { name: "priority", label: "Priority", type: "string", required: false, enumValues: ["low", "medium", "high", "critical"], defaultValue: "medium" },',
+    );
   });
 
   it("carries the workflow with its type overrides to the kanban", () => {
@@ -175,6 +185,7 @@ describe("nextjs generator", () => {
     const sidebar = file(files, "frontend/src/components/app-sidebar.tsx");
     expect(sidebar.indexOf("const nav = {")).toBeLessThan(sidebar.indexOf("export function AppSidebar"));
     for (const r of ["/agents", "/customers", "/tickets"]) expect(sidebar).toContain(`url: "${r}"`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
     expect(sidebar).toContain("pathname.startsWith(`${url}/`)");
   });
 

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
@@ -159,6 +159,37 @@ describe("tier 2/3 with a proposer", () => {
     const { healer } = missingFieldProject(new TestProposer(() => ({ reason: "model declined" })));
     await healer.fix();
     expect(healer.store.list()[0]).toMatchObject({ status: "failed", resolution_note: "no proposal: model declined" });
+    await healer.close();
+  });
+});
+
+describe("a domain with tier 1 and tier 2 errors", () => {
+  it("defers regeneration until the domain is valid, and closes tickets whose error was fixed by hand", async () => {
+    const root = makeProject(join(FIXTURES, "broken", "invalid_enum"));
+    const order = join(root, "domains/shop/entities/order.contract.yaml");
+    const customer = join(root, "domains/shop/entities/customer.contract.yaml");
+    writeFileSync(order, readFileSync(order, "utf8").replace("graph_edge: PLACED_BY", "graph_edge: placedBy"));
+    let regenerations = 0;
+    const regenerate = () => {
+      regenerations++;
+      return { files: 5, written: 5 };
+    };
+    const healer = new Healer({ projectRoot: root, console: null, env: {}, regenerate });
+    const first = await healer.fix();
+    expect(first).toMatchObject({ errors: 2, applied: 1, awaiting: 1, remainingErrors: 1, regenerated: 0 });
+    expect(regenerations).toBe(0);
+    expect(healer.history()[0]?.regeneration).toBe("deferred");
+    expect(healer.notifier.sent.find((n) => n.event === "applied")?.message).toMatch(/regeneration deferred/);
+
+    // The user fixes the tier 2 error by hand; the next run closes its ticket and regenerates.
+    writeFileSync(customer, readFileSync(customer, "utf8").replace("type: mail", "type: email"));
+    const second = await healer.fix();
+    expect(second).toMatchObject({ errors: 0, tickets: 0, remainingErrors: 0, regenerated: 5 });
+    expect(regenerations).toBe(1);
+    expect(healer.history()[0]?.regeneration).toBe("done");
+    const waiting = healer.store.list({ status: "rejected" });
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]?.resolution_note).toMatch(/^obsolete: /);
     await healer.close();
   });
 });

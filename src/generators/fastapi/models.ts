@@ -26,7 +26,12 @@ export function sortFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type));
 }
 
-function baseType(f: FieldIR, imp: Imports, itemType: FieldType | null = null): string {
+/**
+ * The Python type of a field. Request input (`input`) uses the types of app/fieldtypes.py, which
+ * refuse with 422 what a backend could not store (integers beyond BIGINT, integers beyond 64 bits
+ * inside JSON) and give every datetime an offset; responses use the plain types.
+ */
+function baseType(f: FieldIR, imp: Imports, input: boolean, itemType: FieldType | null = null): string {
   const t = itemType ?? f.type;
   switch (t) {
     case "uuid":
@@ -37,7 +42,7 @@ function baseType(f: FieldIR, imp: Imports, itemType: FieldType | null = null): 
     case "email":
       return imp.add("pydantic", "EmailStr");
     case "integer":
-      return "int";
+      return input ? imp.add("app.fieldtypes", "Int64") : "int";
     case "number":
       return "float";
     case "boolean":
@@ -45,21 +50,23 @@ function baseType(f: FieldIR, imp: Imports, itemType: FieldType | null = null): 
     case "date":
       return imp.add("datetime", "date");
     case "datetime":
-      return imp.add("datetime", "datetime");
+      return input ? imp.add("app.fieldtypes", "UtcDatetime") : imp.add("datetime", "datetime");
     case "array":
-      return `list[${f.itemsType && f.itemsType !== "array" && f.itemsType !== "object" ? baseType(f, imp, f.itemsType) : itemsFallback(f, imp)}]`;
+      return `list[${f.itemsType && f.itemsType !== "array" && f.itemsType !== "object" ? baseType(f, imp, input, f.itemsType) : itemsFallback(f, imp, input)}]`;
     case "object":
+      if (input) return imp.add("app.fieldtypes", "JsonObject");
       imp.add("typing", "Any");
       return "dict[str, Any]";
   }
 }
 
-function itemsFallback(f: FieldIR, imp: Imports): string {
+function itemsFallback(f: FieldIR, imp: Imports, input: boolean): string {
   if (f.itemsType === "object") {
+    if (input) return imp.add("app.fieldtypes", "JsonObject");
     imp.add("typing", "Any");
     return "dict[str, Any]";
   }
-  return imp.add("typing", "Any");
+  return input ? imp.add("app.fieldtypes", "JsonItem") : imp.add("typing", "Any");
 }
 
 function constraintArgs(f: FieldIR): string[] {
@@ -89,7 +96,7 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     ctx.imp.add("typing", "Literal");
     t = `Literal[${f.enum.map(pyValue).join(", ")}]`;
   } else {
-    t = baseType(f, ctx.imp);
+    t = baseType(f, ctx.imp, true);
   }
   const args = constraintArgs(f);
   if (args.length === 0 && !(f.enum && f.enum.length > 0)) return t;
@@ -173,7 +180,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
   const update = writable.map((f) => optionalField(ctx, pyAttr(f.name), inputType(ctx, f), fieldMeta(f)));
 
   const response = entity.fields.map((f) => {
-    const t = f.type === "email" ? "str" : baseType(f, imp);
+    const t = f.type === "email" ? "str" : baseType(f, imp, false);
     const attr = pyAttr(f.name);
     const meta = pyAttr(f.name) !== f.name ? [`alias=${pyStr(f.name)}`] : [];
     if (f.primaryKey) return meta.length ? line(attr, t, `Field(${meta.join(", ")})`) : line(attr, t, null);
@@ -191,7 +198,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     `    sort: ${cls}SortKey | None = None`,
     "    q: str | None = None",
     ...filterFields(entity).map((f) => {
-      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, imp);
+      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, imp, true);
       const attr = pyAttr(f.name);
       return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
     }),

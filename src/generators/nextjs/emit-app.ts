@@ -59,7 +59,7 @@ export default function RootLayout({ children }: Readonly<{ children: ReactNode 
         <div className="flex min-h-svh">
           <AppSidebar />
           <main className="min-w-0 flex-1">
-            <div className="mx-auto w-full max-w-7xl px-6 py-8 lg:px-10">{children}</div>
+            <div className="w-full px-6 py-8 lg:px-10">{children}</div>
           </main>
         </div>
       </body>
@@ -243,7 +243,9 @@ export function renderListPage(p: UiPage): string {
     `import { ${ui.client.name} } from "@/lib/api";`,
   ];
   const renderers = [
-    ...(uniqueViews.includes("table") ? [`      renderTable={(rows) => <${T}Table rows={rows} columns={[${columns.map(str).join(", ")}]} />}`] : []),
+    ...(uniqueViews.includes("table")
+      ? [`      renderTable={(rows) => <${T}Table rows={rows} columns={[${columns.map(str).join(", ")}]} />}`]
+      : []),
     ...(p.kanban ? [`      renderKanban={(rows) => <${T}Kanban rows={rows} cardFields={[${cardFields.map(str).join(", ")}]} />}`] : []),
   ];
   return `"use client";

@@ -1,6 +1,6 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
 import { enumAliases } from "./emit-lib.js";
-import { fieldLabel, type FrontendModel, type UiEntity, type UiPage } from "./model.js";
+import { type FrontendModel, fieldLabel, type UiEntity, type UiPage } from "./model.js";
 import { key, literal, prop, str } from "./source.js";
 
 /** Files of one entity's components, under src/components/{kebab}/. */
@@ -46,7 +46,9 @@ function renderFields(ui: UiEntity): string {
   const e = ui.entity;
   const clients = [...new Set([...ui.references.values()].map((c) => c.name))].sort();
   const imports = [
-    ...(clients.length > 0 ? ['import type { ReferenceSource } from "@/hooks/use-references";', `import { ${clients.join(", ")} } from "@/lib/api";`] : []),
+    ...(clients.length > 0
+      ? ['import type { ReferenceSource } from "@/hooks/use-references";', `import { ${clients.join(", ")} } from "@/lib/api";`]
+      : []),
     `import type { FieldSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`,
   ];
   const specs = e.fields.map((f) => fieldSpec(ui, f));
@@ -59,11 +61,20 @@ function renderFields(ui: UiEntity): string {
     `/** Every field of ${e.fqn}, as the views show it. */`,
     `export const ${ui.camel}Fields = {\n${specs.join("\n")}\n} satisfies Record<string, FieldSpec>;\n`,
     `/** The create form: writable fields (computed ones are filled by the server). */`,
-    `export const ${ui.camel}CreateFields: readonly FieldSpec[] = ${list(ui, ui.createFields.map((f) => f.name))};\n`,
+    `export const ${ui.camel}CreateFields: readonly FieldSpec[] = ${list(
+      ui,
+      ui.createFields.map((f) => f.name),
+    )};\n`,
     `/** The edit form: updatable fields, without the computed and immutable ones. */`,
-    `export const ${ui.camel}EditFields: readonly FieldSpec[] = ${list(ui, ui.editFields.map((f) => f.name))};\n`,
+    `export const ${ui.camel}EditFields: readonly FieldSpec[] = ${list(
+      ui,
+      ui.editFields.map((f) => f.name),
+    )};\n`,
     `/** The detail page. */`,
-    `export const ${ui.camel}DetailFields: readonly FieldSpec[] = ${list(ui, ui.detailFields.map((f) => f.name))};\n`,
+    `export const ${ui.camel}DetailFields: readonly FieldSpec[] = ${list(
+      ui,
+      ui.detailFields.map((f) => f.name),
+    )};\n`,
     `/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */`,
     refs.length > 0
       ? `export const ${ui.camel}References: Record<string, ReferenceSource> = {\n${refs.join("\n")}\n};\n`
@@ -74,12 +85,6 @@ function renderFields(ui: UiEntity): string {
     out.push(`export const ${ui.camel}Workflow: WorkflowSpec = ${workflowSpec(ui.workflow)};\n`);
   }
   return out.join("\n");
-}
-
-function pickReferences(ui: UiEntity, names: readonly string[]): string {
-  const refs = names.filter((n) => ui.references.has(n));
-  if (refs.length === 0) return "{}";
-  return `{ ${refs.map((n) => `${key(n)}: ${prop(`${ui.camel}References`, n)}`).join(", ")} }`;
 }
 
 /** Entity-level components take the view's field names, so two pages of one entity can differ. */

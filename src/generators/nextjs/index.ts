@@ -1,6 +1,14 @@
 import type { DomainIR } from "../../compiler/index.js";
 import type { GeneratedFile, Generator } from "../types.js";
-import { renderCreatePage, renderDashboard, renderDetailPage, renderLayout, renderListPage, renderPageLayout, renderSidebar } from "./emit-app.js";
+import {
+  renderCreatePage,
+  renderDashboard,
+  renderDetailPage,
+  renderLayout,
+  renderListPage,
+  renderPageLayout,
+  renderSidebar,
+} from "./emit-app.js";
 import { renderEntityComponents } from "./emit-entity.js";
 import { renderApi, renderTypes } from "./emit-lib.js";
 import { buildFrontendModel } from "./model.js";

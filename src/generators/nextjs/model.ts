@@ -60,10 +60,27 @@ export interface UiPage {
 /** Fields the soft_deletable mixin manages; the API sets them on DELETE, so no form shows them. */
 const SOFT_DELETE_ORIGIN = "mixin/stdlib/soft_deletable";
 
+/** Words shown in capitals in labels (`external_url` -> `External URL`). */
+const ACRONYMS = new Set(["api", "id", "ip", "sla", "sku", "url", "uri", "uuid", "vat"]);
+
 export function fieldLabel(f: FieldIR): string {
-  if (f.name === "id") return "ID";
-  if (f.references && f.name.endsWith("_id")) return humanize(f.name.slice(0, -3));
-  return humanize(f.name);
+  const base = f.references && f.name.endsWith("_id") ? f.name.slice(0, -3) : f.name;
+  return humanize(base)
+    .split(" ")
+    .map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w))
+    .join(" ");
+}
+
+/**
+ * Display order of fields: the entity's own fields as declared, then those its mixins add, then
+ * what the server fills in (id, number, timestamps). The IR lists mixin fields first.
+ */
+function displayOrder(fields: readonly FieldIR[]): FieldIR[] {
+  const rank = (f: FieldIR): number => (f.primaryKey || f.computed ? 2 : f.origin === "entity" ? 0 : 1);
+  return fields
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .map((x) => x.f);
 }
 
 function clientName(name: string, used: Set<string>): string {
@@ -117,7 +134,7 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
     if (!entity || uiOf.has(entity.fqn)) continue;
     const client = clientOf(entity.fqn);
     if (!client) continue;
-    const shown = entity.fields.filter((f) => f.origin !== SOFT_DELETE_ORIGIN && f.name !== "state");
+    const shown = displayOrder(entity.fields.filter((f) => f.origin !== SOFT_DELETE_ORIGIN && f.name !== "state"));
     const references = new Map<string, ApiClient>();
     for (const f of entity.fields) {
       const target = f.references ? clientOf(f.references.entity) : undefined;

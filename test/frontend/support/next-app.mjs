@@ -7,18 +7,7 @@
 // that folder (stale ones removed), so only what changed is rebuilt.
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
@@ -39,18 +28,33 @@ function sha(text) {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
-/** Serialises work on one folder across processes (vitest workers, a parallel bench run). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return /** @type {{ code?: string }} */ (e).code === "EPERM";
+  }
+}
+
+/**
+ * Serialises work on one folder across processes (vitest workers, a parallel bench run). The lock
+ * file holds the owner's pid, so a lock left by a killed run is taken over at once.
+ */
 export function withLock(lockPath, fn) {
   mkdirSync(dirname(lockPath), { recursive: true });
   const deadline = Date.now() + 30 * 60_000;
   for (;;) {
     try {
-      closeSync(openSync(lockPath, "wx"));
+      const fd = openSync(lockPath, "wx");
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
       break;
     } catch {
       try {
-        // A lock older than 20 minutes belongs to a run that died.
-        if (Date.now() - statSync(lockPath).mtimeMs > 20 * 60_000) rmSync(lockPath, { force: true });
+        const owner = Number(readFileSync(lockPath, "utf8"));
+        const stale = owner > 0 ? !alive(owner) : Date.now() - statSync(lockPath).mtimeMs > 60_000;
+        if (stale) rmSync(lockPath, { force: true });
       } catch {
         // Released meanwhile.
       }
@@ -91,7 +95,9 @@ export function prepareNextApp(files, options = {}) {
   const appDir = join(CACHE_DIR, "nextjs", `app-${depsHash}`);
   withLock(`${appDir}.lock`, () => {
     mkdirSync(appDir, { recursive: true });
-    const wanted = new Map(files.filter((f) => f.path.startsWith(FRONTEND_PREFIX)).map((f) => [f.path.slice(FRONTEND_PREFIX.length), f.content]));
+    const wanted = new Map(
+      files.filter((f) => f.path.startsWith(FRONTEND_PREFIX)).map((f) => [f.path.slice(FRONTEND_PREFIX.length), f.content]),
+    );
     for (const rel of listFiles(appDir)) {
       if (!wanted.has(rel)) rmSync(join(appDir, rel), { force: true });
     }

@@ -1,5 +1,6 @@
 """Token providers: `jwt` signs its own HS256 tokens, `external` checks an identity provider's."""
 
+import logging
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -8,6 +9,8 @@ import jwt
 from starlette.concurrency import run_in_threadpool
 
 from app.principal import User
+
+logger = logging.getLogger("app.auth")
 
 
 class AuthProvider(ABC):
@@ -80,16 +83,25 @@ class ExternalProvider(AuthProvider):
         try:
             # PyJWKClient fetches over blocking HTTP (then caches): keep it off the event loop.
             key = await run_in_threadpool(self._jwks.get_signing_key_from_jwt, token)
-            options: dict[str, Any] = {"require": ["sub", "exp"], "verify_aud": self._audience is not None}
+        except (jwt.PyJWKClientConnectionError, OSError) as exc:
+            logger.warning("could not fetch the JWK set: %s", exc)
+            return None
+        except (jwt.PyJWTError, ValueError):
+            # A malformed token, a kid the set does not have, or a set that is not JSON.
+            return None
+        options: dict[str, Any] = {"require": ["sub", "exp"], "verify_aud": self._audience is not None}
+        try:
+            # The PyJWK, not its raw key: decode then refuses a token whose alg is not the key's own
+            # (an ES256 header on an RSA key), instead of failing inside the signature check.
             claims = jwt.decode(
                 token,
-                key.key,
+                key,
                 algorithms=list(self.algorithms),
                 issuer=self._issuer,
                 audience=self._audience,
                 options=options,
             )
-        except (jwt.PyJWTError, OSError):
+        except jwt.PyJWTError:
             return None
         role = claims.get(self._role_claim)
         if isinstance(role, list):

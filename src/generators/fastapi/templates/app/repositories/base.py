@@ -40,6 +40,9 @@ class EntityMeta:
     # Column -> entity name of the record it references (checked by the memory adapter; the
     # database checks them with foreign keys).
     references: Mapping[str, str] = field(default_factory=dict)
+    # Reference columns that block deleting the record they point to (ON DELETE RESTRICT: the
+    # required ones); the database sets the other references to null (ON DELETE SET NULL).
+    restrict_delete: frozenset[str] = frozenset()
     default_order: tuple[str, ...] = ("id",)
 
 

@@ -4,7 +4,9 @@ import type { FieldSpec } from "@/lib/schema";
 
 /** One value as a table cell, card line or detail row shows it: enums as coloured badges. */
 function FieldValue({ field, value, labels }: { field: FieldSpec; value: unknown; labels?: Readonly<Record<string, string>> }) {
-  if (value === null || value === undefined || value === "") return <span className="text-muted-foreground">—</span>;
+  if (value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0)) {
+    return <span className="text-muted-foreground">—</span>;
+  }
   if (field.enumValues) {
     return (
       <Badge variant={enumTone(value)} data-value={String(value)}>

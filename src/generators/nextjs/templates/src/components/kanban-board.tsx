@@ -119,7 +119,7 @@ function KanbanBoard<T extends ApiRecord>({
   return (
     <div className="space-y-4" data-testid={testId}>
       {error ? <ErrorNotice testId="kanban-error">{error}</ErrorNotice> : null}
-      <div className="flex gap-4 overflow-x-auto pb-4">
+      <div className="flex gap-3 overflow-x-auto pb-4">
         {workflow.states.map((s) => {
           const cards = items.filter((r) => stateOf(workflow, r) === s.name);
           const tone = categoryTone(s.category);
@@ -137,7 +137,7 @@ function KanbanBoard<T extends ApiRecord>({
               onDragLeave={(e) => leave(e, s.name)}
               onDrop={(e) => drop(e, s.name)}
               className={cn(
-                "flex w-72 shrink-0 flex-col rounded-xl border border-t-4 transition-colors",
+                "flex min-w-56 flex-1 basis-0 flex-col rounded-xl border border-t-4 transition-colors",
                 // Exactly one look per column: cn does not resolve conflicting utilities.
                 hovered
                   ? "border-blue-500 bg-blue-50 ring-2 ring-blue-500/50 dark:bg-blue-950/40"

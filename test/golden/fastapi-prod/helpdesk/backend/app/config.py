@@ -5,7 +5,7 @@
 import warnings
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRET = "change-me"
@@ -39,13 +39,24 @@ class Settings(BaseSettings):
     def cors_origins(self) -> list[str]:
         return [origin.strip() for origin in self.CORS_ORIGINS.split(",") if origin.strip()]
 
-    @model_validator(mode="after")
-    def _check_secret(self) -> "Settings":
-        if self.AUTH_ENABLED and self.AUTH_PROVIDER == "jwt" and self.AUTH_SECRET == PLACEHOLDER_SECRET:
-            if self.APP_ENV == "production":
-                raise ValueError("AUTH_SECRET still has its placeholder value; set a real secret in production")
-            warnings.warn("AUTH_SECRET has its placeholder value: tokens can be forged", stacklevel=2)
-        return self
+
+def load_settings() -> Settings:
+    """The settings, or an exit with a one-line reason (a configuration error is no bug: no traceback)."""
+    try:
+        loaded = Settings()
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise SystemExit(f"invalid settings: {problems}") from None
+    if loaded.AUTH_ENABLED and loaded.AUTH_PROVIDER == "jwt" and loaded.AUTH_SECRET == PLACEHOLDER_SECRET:
+        if loaded.APP_ENV.lower() == "production":
+            raise SystemExit(
+                "refusing to start: AUTH_SECRET still has its placeholder value; set a real secret for APP_ENV=production"
+            )
+        warnings.warn(
+            "AUTH_SECRET has its placeholder value: anyone can forge tokens (refused with APP_ENV=production)",
+            stacklevel=2,
+        )
+    return loaded
 
 
-settings = Settings()
+settings = load_settings()

@@ -18,6 +18,7 @@ AGENT = EntityMeta(
     immutable=frozenset({"email"}),
     soft_delete=False,
     references={},
+    restrict_delete=frozenset(),
     default_order=("created_at", "id"),
 )
 
@@ -34,6 +35,7 @@ CUSTOMER = EntityMeta(
     sequence=SequenceSpec(column="number", name="customer_number_seq", format="{prefix}-{n:05}", prefix="CUS"),
     soft_delete=False,
     references={},
+    restrict_delete=frozenset(),
     default_order=("created_at", "id"),
 )
 
@@ -50,6 +52,7 @@ TICKET = EntityMeta(
     sequence=SequenceSpec(column="number", name="ticket_number_seq", format="{prefix}-{n:05}", prefix="TKT"),
     soft_delete=True,
     references={"customer_id": "customer", "assignee_id": "agent"},
+    restrict_delete=frozenset({"customer_id"}),
     default_order=("created_at", "id"),
 )
 

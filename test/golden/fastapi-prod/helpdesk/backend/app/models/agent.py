@@ -8,8 +8,10 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field
 
+from app.fieldtypes import Int64, UtcDatetime
+
 AgentTeam = Literal["support", "engineering", "billing"]
-AgentMaxOpenTickets = Annotated[int, Field(ge=1, le=50)]
+AgentMaxOpenTickets = Annotated[Int64, Field(ge=1, le=50)]
 AgentSortKey = Literal[
     "id",
     "-id",
@@ -85,10 +87,10 @@ class AgentFilters(BaseModel):
     sort: AgentSortKey | None = None
     q: str | None = None
     id: UUID | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
+    created_at: UtcDatetime | None = None
+    updated_at: UtcDatetime | None = None
     name: str | None = None
     email: str | None = None
     team: AgentTeam | None = None
     active: bool | None = None
-    max_open_tickets: int | None = None
+    max_open_tickets: Int64 | None = None

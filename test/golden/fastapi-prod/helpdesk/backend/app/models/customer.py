@@ -8,6 +8,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field
 
+from app.fieldtypes import UtcDatetime
+
 CustomerName = Annotated[str, Field(min_length=1, max_length=120)]
 CustomerPlan = Literal["free", "pro", "enterprise"]
 CustomerSortKey = Literal[
@@ -95,8 +97,8 @@ class CustomerFilters(BaseModel):
     q: str | None = None
     id: UUID | None = None
     number: str | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
+    created_at: UtcDatetime | None = None
+    updated_at: UtcDatetime | None = None
     created_by: str | None = None
     updated_by: str | None = None
     name: str | None = None

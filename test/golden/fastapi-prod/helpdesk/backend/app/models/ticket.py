@@ -8,11 +8,13 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field
 
+from app.fieldtypes import Int64, JsonObject, UtcDatetime
+
 TicketTitle = Annotated[str, Field(min_length=3, max_length=200)]
 TicketPriority = Literal["low", "medium", "high", "critical"]
 TicketType = Literal["incident", "request", "problem"]
 TicketEstimateHours = Annotated[float, Field(ge=0, le=1000)]
-TicketStoryPoints = Annotated[int, Field(ge=0, le=100)]
+TicketStoryPoints = Annotated[Int64, Field(ge=0, le=100)]
 TicketExternalUrl = Annotated[str, Field(pattern="^https?://")]
 TicketState = Literal["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"]
 TicketSortKey = Literal[
@@ -74,11 +76,11 @@ class TicketCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    deleted_at: datetime | None = Field(None, description="When the record was deleted")
+    deleted_at: UtcDatetime | None = Field(None, description="When the record was deleted")
     deleted_by: str | None = Field(None, description="Who deleted the record")
     is_deleted: bool = Field(False, description="Whether the record is deleted")
     tags: list[str] = Field(default_factory=list, description="Free-form labels")
-    due_at: datetime | None = Field(None, description="When the SLA expires")
+    due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
     sla_breached: bool = False
     title: TicketTitle = Field(description="One-line summary")
     description: str | None = Field(None, description="Full description of the problem")
@@ -94,7 +96,7 @@ class TicketCreate(BaseModel):
     escalated: bool = False
     external_url: TicketExternalUrl | None = None
     attachments: list[str] = Field(default_factory=list)
-    custom_data: dict[str, Any] | None = None
+    custom_data: JsonObject | None = None
 
 
 class TicketUpdate(BaseModel):
@@ -102,11 +104,11 @@ class TicketUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    deleted_at: datetime | None = Field(None, description="When the record was deleted")
+    deleted_at: UtcDatetime | None = Field(None, description="When the record was deleted")
     deleted_by: str | None = Field(None, description="Who deleted the record")
     is_deleted: bool | None = Field(None, description="Whether the record is deleted")
     tags: list[str] | None = Field(None, description="Free-form labels")
-    due_at: datetime | None = Field(None, description="When the SLA expires")
+    due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
     sla_breached: bool | None = None
     title: TicketTitle | None = Field(None, description="One-line summary")
     description: str | None = Field(None, description="Full description of the problem")
@@ -122,7 +124,7 @@ class TicketUpdate(BaseModel):
     escalated: bool | None = None
     external_url: TicketExternalUrl | None = None
     attachments: list[str] | None = None
-    custom_data: dict[str, Any] | None = None
+    custom_data: JsonObject | None = None
 
 
 class TicketResponse(BaseModel):
@@ -177,12 +179,12 @@ class TicketFilters(BaseModel):
     q: str | None = None
     id: UUID | None = None
     number: str | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    deleted_at: datetime | None = None
+    created_at: UtcDatetime | None = None
+    updated_at: UtcDatetime | None = None
+    deleted_at: UtcDatetime | None = None
     deleted_by: str | None = None
     is_deleted: bool | None = None
-    due_at: datetime | None = None
+    due_at: UtcDatetime | None = None
     sla_breached: bool | None = None
     title: str | None = None
     description: str | None = None
@@ -193,7 +195,7 @@ class TicketFilters(BaseModel):
     reporter_email: str | None = None
     resolution: str | None = None
     estimate_hours: float | None = None
-    story_points: int | None = None
+    story_points: Int64 | None = None
     due_date: date | None = None
     escalated: bool | None = None
     external_url: str | None = None

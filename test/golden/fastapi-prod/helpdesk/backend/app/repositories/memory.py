@@ -19,6 +19,15 @@ class MemoryStore:
         self.events: list[dict[str, Any]] = []
         self.repositories: dict[str, MemoryRepository] = {meta.name: MemoryRepository(meta, self) for meta in entities}
 
+    def referrers(self, entity: str) -> list[tuple["MemoryRepository", str]]:
+        """The (repository, column) pairs whose column references records of `entity`."""
+        return [
+            (repo, column)
+            for repo in self.repositories.values()
+            for column, target in repo.meta.references.items()
+            if target == entity
+        ]
+
 
 class MemoryRepository(Repository):
     def __init__(self, meta: EntityMeta, store: MemoryStore) -> None:
@@ -112,13 +121,36 @@ class MemoryRepository(Repository):
         event_bus.publish(events, self.meta.name, row)
         return copy.deepcopy(row)
 
+    def _release(self, record_id: UUID) -> None:
+        """What the foreign keys do on DELETE: refuse while a required reference points here
+        (RESTRICT, 409 as PostgreSQL answers), else set the optional references to null.
+        Soft-deleted referrers count: their rows are kept, as in the database."""
+        referrers = self._store.referrers(self.meta.name)
+        for repo, column in referrers:
+            if column not in repo.meta.restrict_delete:
+                continue
+            for other_id, row in repo._rows.items():
+                if row.get(column) == record_id and not (repo is self and other_id == record_id):
+                    raise ApiError(
+                        409,
+                        "conflict",
+                        f"{self.meta.name} {record_id} is still referenced from {repo.meta.table}.{column}",
+                        {"entity": repo.meta.name, "field": column},
+                    )
+        for repo, column in referrers:
+            for row in repo._rows.values():
+                if row.get(column) == record_id:
+                    row[column] = None
+
     async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
         row = self._rows.get(record_id)
         if row is None or not self._visible(row):
             return False
         if self.meta.soft_delete:
+            # A soft delete is an update: references to the record stay valid.
             row.update({"is_deleted": True, "deleted_at": datetime.now(UTC), "deleted_by": user_id})
         else:
+            self._release(record_id)
             del self._rows[record_id]
         self._record_events(events, row)
         event_bus.publish(events, self.meta.name, row)

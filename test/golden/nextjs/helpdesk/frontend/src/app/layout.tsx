@@ -17,7 +17,7 @@ export default function RootLayout({ children }: Readonly<{ children: ReactNode 
         <div className="flex min-h-svh">
           <AppSidebar />
           <main className="min-w-0 flex-1">
-            <div className="mx-auto w-full max-w-7xl px-6 py-8 lg:px-10">{children}</div>
+            <div className="w-full px-6 py-8 lg:px-10">{children}</div>
           </main>
         </div>
       </body>

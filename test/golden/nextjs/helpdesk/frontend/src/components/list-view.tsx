@@ -111,7 +111,7 @@ function ListView<T extends ApiRecord>({
                         setFilterValues((v) => ({ ...v, [f.name]: e.target.value }));
                       }}
                     >
-                      <option value="">All {f.label.toLowerCase()}</option>
+                      <option value="">Any {f.label.toLowerCase()}</option>
                       {f.enumValues.map((v) => (
                         <option key={String(v)} value={String(v)}>
                           {humanize(v)}

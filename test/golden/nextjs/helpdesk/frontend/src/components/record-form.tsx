@@ -205,7 +205,7 @@ function RecordForm<T extends ApiRecord>({
             control = (
               <div className="flex h-9 items-center gap-2">
                 <Checkbox {...common} checked={values[f.name] === true} onChange={(e) => set(f.name, e.target.checked)} />
-                <span className="text-muted-foreground text-sm">{f.description || f.label}</span>
+                {f.description ? <span className="text-muted-foreground text-sm">{f.description}</span> : null}
               </div>
             );
           } else if (f.reference) {

@@ -20,7 +20,7 @@ export const agentCreateFields: readonly FieldSpec[] = [agentFields.name, agentF
 export const agentEditFields: readonly FieldSpec[] = [agentFields.name, agentFields.team, agentFields.active, agentFields.max_open_tickets];
 
 /** The detail page. */
-export const agentDetailFields: readonly FieldSpec[] = [agentFields.id, agentFields.created_at, agentFields.updated_at, agentFields.name, agentFields.email, agentFields.team, agentFields.active, agentFields.max_open_tickets];
+export const agentDetailFields: readonly FieldSpec[] = [agentFields.name, agentFields.email, agentFields.team, agentFields.active, agentFields.max_open_tickets, agentFields.id, agentFields.created_at, agentFields.updated_at];
 
 /** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
 export const agentReferences = {};

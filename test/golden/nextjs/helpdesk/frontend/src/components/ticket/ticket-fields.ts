@@ -14,7 +14,7 @@ export const ticketFields = {
   is_deleted: { name: "is_deleted", label: "Is deleted", type: "boolean", required: false, defaultValue: false, description: "Whether the record is deleted" },
   tags: { name: "tags", label: "Tags", type: "array", required: false, itemsType: "string", defaultValue: [], description: "Free-form labels" },
   due_at: { name: "due_at", label: "Due at", type: "datetime", required: false, description: "When the SLA expires" },
-  sla_breached: { name: "sla_breached", label: "Sla breached", type: "boolean", required: false, defaultValue: false },
+  sla_breached: { name: "sla_breached", label: "SLA breached", type: "boolean", required: false, defaultValue: false },
   title: { name: "title", label: "Title", type: "string", required: true, description: "One-line summary" },
   description: { name: "description", label: "Description", type: "text", required: false, description: "Full description of the problem" },
   priority: { name: "priority", label: "Priority", type: "string", required: false, enumValues: ["low", "medium", "high", "critical"], defaultValue: "medium" },
@@ -27,7 +27,7 @@ export const ticketFields = {
   story_points: { name: "story_points", label: "Story points", type: "integer", required: false, defaultValue: 1 },
   due_date: { name: "due_date", label: "Due date", type: "date", required: false },
   escalated: { name: "escalated", label: "Escalated", type: "boolean", required: false, defaultValue: false },
-  external_url: { name: "external_url", label: "External url", type: "string", required: false },
+  external_url: { name: "external_url", label: "External URL", type: "string", required: false },
   attachments: { name: "attachments", label: "Attachments", type: "array", required: false, itemsType: "string", defaultValue: [] },
   custom_data: { name: "custom_data", label: "Custom data", type: "object", required: false },
   reference_code: { name: "reference_code", label: "Reference code", type: "uuid", required: false },
@@ -36,13 +36,13 @@ export const ticketFields = {
 } satisfies Record<string, FieldSpec>;
 
 /** The create form: writable fields (computed ones are filled by the server). */
-export const ticketCreateFields: readonly FieldSpec[] = [ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached, ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.reporter_email, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data];
+export const ticketCreateFields: readonly FieldSpec[] = [ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.reporter_email, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached];
 
 /** The edit form: updatable fields, without the computed and immutable ones. */
-export const ticketEditFields: readonly FieldSpec[] = [ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached, ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data];
+export const ticketEditFields: readonly FieldSpec[] = [ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached];
 
 /** The detail page. */
-export const ticketDetailFields: readonly FieldSpec[] = [ticketFields.id, ticketFields.number, ticketFields.created_at, ticketFields.updated_at, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached, ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.reporter_email, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.reference_code, ticketFields.created_by];
+export const ticketDetailFields: readonly FieldSpec[] = [ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.reporter_email, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached, ticketFields.id, ticketFields.number, ticketFields.created_at, ticketFields.updated_at, ticketFields.reference_code, ticketFields.created_by];
 
 /** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
 export const ticketReferences: Record<string, ReferenceSource> = {

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// First Load JS of every route of the generated helpdesk frontend (target: under 150 kB gzip per
+// page). Generates the frontend, installs its dependencies once into .cache/nextjs/ (keyed by the
+// generated package.json), runs `next build`, and reads the sizes from the build manifests (Next
+// 16 no longer prints them). Usage:
+//   node bench/frontend.mjs [DOMAIN_DIR]      build, then measure
+//   node bench/frontend.mjs --app APP_DIR     measure an app that is already built
+// Run after `npm run build` (it uses dist/), or it builds Charter first.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { buildNextApp, firstLoadJs, formatSizes, prepareNextApp } from "../test/frontend/support/next-app.mjs";
+
+const root = resolve(import.meta.dirname, "..");
+const TARGET_KB = 150;
+const args = process.argv.slice(2);
+
+let appDir;
+if (args[0] === "--app") {
+  appDir = resolve(args[1] ?? ".");
+} else {
+  const domain = resolve(args[0] ?? join(root, "examples/helpdesk"));
+  const dist = join(root, "dist");
+  if (!existsSync(join(dist, "generators/nextjs/index.js")))
+    execFileSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+  const { checkDomain } = await import(pathToFileURL(join(dist, "compiler/index.js")).href);
+  const { generateNextjs } = await import(pathToFileURL(join(dist, "generators/nextjs/index.js")).href);
+  const { ir, findings } = checkDomain(domain);
+  if (!ir) throw new Error(`${domain} does not compile:\n${findings.map((f) => f.message).join("\n")}`);
+  const log = (line) => process.stderr.write(`${line}\n`);
+  ({ appDir } = prepareNextApp(generateNextjs(ir), { log }));
+  const build = buildNextApp(appDir, { apiUrl: "http://localhost:8000", log });
+  if (build.built) process.stderr.write(`next build: ${(build.ms / 1000).toFixed(1)} s\n`);
+}
+
+const sizes = firstLoadJs(appDir);
+process.stdout.write(`${formatSizes(sizes)}\n`);
+const over = sizes.filter((s) => s.gzipBytes >= TARGET_KB * 1000);
+const largest = Math.max(...sizes.map((s) => s.gzipBytes));
+process.stdout.write(
+  `\nlargest route: ${(largest / 1000).toFixed(1)} kB; target < ${TARGET_KB} kB per page: ${over.length === 0 ? "met" : `missed by ${over.map((s) => s.route).join(", ")}`}\n`,
+);

@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
+import { databaseUrl, freshDatabase } from "../support/postgres.js";
+import { type Client, client, eventually, startFakeHealer } from "./http.js";
+
+/**
+ * An unhandled exception without a test-only hook in the app: the fixture's route rule compares a
+ * string field with a number (a contract mistake the validator does not catch), so Python raises
+ * TypeError while the rule runs, on the memory backend as on PostgreSQL.
+ */
+describe.each(["memory", "postgres"] as const)("unhandled exception from a mistyped contract rule on %s", (backend) => {
+  let outDir: string;
+  let app: RunningBackend;
+  let api: Client;
+  let healer: Awaited<ReturnType<typeof startFakeHealer>>;
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), `charter-runtime-error-${backend}-`));
+    healer = await startFakeHealer();
+    const db = backend === "postgres" ? freshDatabase("charter_backend_runtime_error") : "";
+    app = await startGeneratedBackend({
+      domainDir: "test/fixtures/backend/mistyped_rule",
+      outDir,
+      backend,
+      ...(db ? { databaseUrl: databaseUrl(db) } : {}),
+      env: { SVC_HEALER_URL: healer.url },
+    });
+    api = client(app.url);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await healer?.close();
+    if (outDir) rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it("passes the rule when the field is unset", async () => {
+    const r = await api.post("/orders", { title: "Fine" });
+    expect(r.status).toBe(201);
+  });
+
+  it("answers 500 internal_error without a stack trace and reports the exception to the Healer", async () => {
+    const r = await api.post("/orders", { title: "Boom", code: "A-1" });
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ error: "internal_error", message: "an internal error occurred" });
+    const report = await eventually(() => healer.received[0]);
+    expect(report).toMatchObject({
+      path: "/healer/ingest",
+      source: "runtime",
+      contract_fqn: "route/shop/order_api",
+      context: { path: "/orders", request_path: "/orders", method: "POST", status_code: 500 },
+    });
+    expect(String(report.error)).toContain("TypeError");
+    expect(String(report.stacktrace)).toContain("app/rules.py");
+    // Nothing was written, and the app keeps serving.
+    expect((await api.get("/orders")).body.total).toBe(1);
+    expect((await api.get("/health")).status).toBe(200);
+  });
+});
