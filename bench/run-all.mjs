@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
+// for some of them (validate, healer, backend, frontend).
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const root = resolve(import.meta.dirname, "..");
+const tsx = pathToFileURL(resolve(root, "node_modules/tsx/dist/loader.mjs")).href;
+const benches = {
+  validate: ["bench/validate.mjs"],
+  healer: ["--import", tsx, "bench/healer.ts"],
+  backend: ["bench/backend.mjs"],
+  frontend: ["bench/frontend.mjs"],
+};
+const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(benches);
+let failed = 0;
+for (const name of wanted) {
+  const args = benches[name];
+  if (!args) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(benches).join(", ")}`);
+    process.exit(2);
+  }
+  console.log(`\n== ${name}`);
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" });
+  if (r.status !== 0) failed++;
+}
+process.exit(failed > 0 ? 1 : 0);
