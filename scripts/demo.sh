@@ -7,7 +7,19 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 bash scripts/setup.sh >/dev/null
 demo=$(mktemp -d)
-trap 'rm -rf "$demo"' EXIT
+server=""
+# uvicorn runs as a child (not exec'd), so this cleanup runs on a normal end, on an error and on
+# Ctrl-C or SIGTERM: stop the server, then remove the temporary project.
+cleanup() {
+  if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
+    kill -TERM "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
+  rm -rf "$demo"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 node dist/cli/charter-init.js demo_desk --path "$demo"
 node dist/cli/charter.js forge validate "$demo/demo_desk/domains/demo_desk"
 node dist/cli/charter.js forge validate examples/helpdesk
@@ -36,4 +48,7 @@ Press Ctrl-C to stop.
 INFO
 cd "$out/backend"
 DATABASE_BACKEND=memory AUTH_ENABLED=true AUTH_SECRET="${AUTH_SECRET:-demo-secret-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}" \
-  exec "$root/.cache/venv/bin/python" -m uvicorn app.main:app --host 127.0.0.1 --port "${PORT:-8000}"
+  "$root/.cache/venv/bin/python" -m uvicorn app.main:app --host 127.0.0.1 --port "${PORT:-8000}" &
+server=$!
+# `wait` returns early when a trapped signal arrives, so the traps above run at once.
+wait "$server"

@@ -40,4 +40,5 @@ if [ ! -x .cache/venv/bin/python ]; then
   python3 -m venv .cache/venv
   .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 fi
-.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check ruff
+# Pinned: the same as RUFF_REQUIREMENT in test/support/python.ts.
+.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check ruff==0.17.6

@@ -358,6 +358,64 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
     });
   });
 
+  describe("references on delete (as the foreign keys: required RESTRICT, optional SET NULL)", () => {
+    it("refuses to delete a customer that tickets still refer to with 409 conflict", async () => {
+      const r = await admin.delete(`/customers/${customers[0]}`);
+      expect(r.status).toBe(409);
+      expect(r.body.error).toBe("conflict");
+      expect((await admin.get(`/customers/${customers[0]}`)).status).toBe(200);
+    });
+
+    it("counts soft-deleted tickets: their rows, and references, are kept", async () => {
+      const customer = await admin.post("/customers", { name: "Leaving Co", email: "leaving@example.com" });
+      const ticket = await agent.post("/tickets", { title: "The only ticket", customer_id: customer.body.id });
+      expect(ticket.status).toBe(201);
+      expect((await admin.delete(`/tickets/${ticket.body.id}`)).status).toBe(204);
+      const r = await admin.delete(`/customers/${customer.body.id}`);
+      expect(r.status).toBe(409);
+      expect(r.body.error).toBe("conflict");
+      const lone = await admin.post("/customers", { name: "Lone Co", email: "lone@example.com" });
+      expect((await admin.delete(`/customers/${lone.body.id}`)).status).toBe(204);
+    });
+
+    it("clears an optional reference when its target is deleted", async () => {
+      const temp = await admin.post("/agents", { name: "Temp Agent", email: "temp-agent@example.com" });
+      const ticket = await agent.post("/tickets", { title: "Assigned", customer_id: customers[0], assignee_id: temp.body.id });
+      expect(ticket.body.assignee_id).toBe(temp.body.id);
+      expect((await admin.delete(`/agents/${temp.body.id}`)).status).toBe(204);
+      const after = await agent.get(`/tickets/${ticket.body.id}`);
+      expect(after.status).toBe(200);
+      expect(after.body.assignee_id).toBeNull();
+      expect(after.body.customer_id).toBe(customers[0]);
+    });
+  });
+
+  describe("values both backends hold alike", () => {
+    it("takes a datetime without an offset as UTC, so it sorts and filters with the others", async () => {
+      const naive = await agent.post("/tickets", { title: "Naive due", customer_id: customers[0], due_at: "2031-01-01T10:00:00" });
+      const aware = await agent.post("/tickets", { title: "Aware due", customer_id: customers[0], due_at: "2031-01-01T09:00:00+00:00" });
+      expect(naive.status).toBe(201);
+      expect(aware.status).toBe(201);
+      expect(Date.parse(naive.body.due_at)).toBe(Date.parse("2031-01-01T10:00:00Z"));
+      expect(naive.body.due_at).toMatch(/(\+00:00|Z)$/);
+      // Ascending: records without a due date come last.
+      const sorted = await agent.get("/tickets?sort=due_at&limit=2");
+      expect(sorted.status).toBe(200);
+      expect(sorted.body.items.map((t: { title: string }) => t.title)).toEqual(["Aware due", "Naive due"]);
+      const filtered = await agent.get(`/tickets?due_at=${encodeURIComponent("2031-01-01T10:00:00")}`);
+      expect(filtered.body.total).toBe(1);
+      expect(filtered.body.items[0].id).toBe(naive.body.id);
+    });
+
+    it("refuses integers beyond 64 bits with 422, in fields, filters and JSON objects", async () => {
+      expect((await agent.get("/tickets?story_points=99999999999999999999")).status).toBe(422);
+      const body = `{"title": "Huge", "customer_id": "${customers[0]}", "custom_data": {"n": 123456789012345678901234567890}}`;
+      const r = await agent.post("/tickets", body);
+      expect(r.status).toBe(422);
+      expect(r.body.error).toBe("validation_error");
+    });
+  });
+
   describe("bad input", () => {
     it("treats SQL injection in filters and search as plain values", async () => {
       const total = (await admin.get("/customers")).body.total as number;

@@ -25,9 +25,7 @@ function b64url(data: string | Buffer): string {
 function signToken(header: Record<string, unknown>, claims: Record<string, unknown>, key: KeyObject, alg: Alg): string {
   const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
   const signature =
-    alg === "RS256"
-      ? sign("sha256", Buffer.from(input), key)
-      : sign("sha256", Buffer.from(input), { key, dsaEncoding: "ieee-p1363" });
+    alg === "RS256" ? sign("sha256", Buffer.from(input), key) : sign("sha256", Buffer.from(input), { key, dsaEncoding: "ieee-p1363" });
   return `${input}.${b64url(signature)}`;
 }
 

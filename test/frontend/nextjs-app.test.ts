@@ -218,8 +218,8 @@ describe("generated frontend in Chromium", () => {
     await page.getByTestId("view-toggle-table").click();
     const row = page.locator('[data-testid^="row-"]', { hasText: "Password reset loops" });
     await expect.poll(() => row.count()).toBe(1);
-    expect(await row.locator('[data-column="customer_id"]').textContent()).toBe("Globex");
-    expect(await row.locator('[data-column="assignee_id"]').textContent()).toBe("Grace Hopper");
+    await expect.poll(() => row.locator('[data-column="customer_id"]').textContent()).toBe("Globex");
+    await expect.poll(() => row.locator('[data-column="assignee_id"]').textContent()).toBe("Grace Hopper");
     const badge = row.locator('[data-column="priority"] [data-slot="badge"]');
     expect(await badge.textContent()).toBe("High");
     expect(await badge.getAttribute("class")).toContain("bg-orange-50");
@@ -345,7 +345,7 @@ describe("generated frontend in Chromium", () => {
     // Kanban cards show the card fields: the priority badge and the assignee's name.
     const printer = page.getByTestId(`kanban-card-${seed.printer?.id}`);
     expect(await printer.locator('[data-slot="badge"]').textContent()).toBe("Critical");
-    expect(await printer.textContent()).toContain("Ada Lovelace");
+    await expect.poll(() => printer.textContent()).toContain("Ada Lovelace");
     await shot("kanban");
     await page.setViewportSize(NORMAL);
   });

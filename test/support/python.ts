@@ -8,6 +8,9 @@ export const VENV_DIR = resolve(".cache/venv");
 export const VENV_PYTHON = join(VENV_DIR, "bin", "python");
 export const VENV_BIN = join(VENV_DIR, "bin");
 
+/** The ruff that lints generated Python, pinned as in scripts/setup.sh so CI and local runs agree. */
+export const RUFF_REQUIREMENT = "ruff==0.17.6";
+
 /**
  * Creates the virtual environment once and installs `requirements` (pip lines) into it. Concurrent
  * test files share one venv, so installs are serialised by a lock file; a stamp per requirement
@@ -20,7 +23,7 @@ export function ensureVenv(requirements: readonly string[] = []): string {
       execFileSync("python3", ["-m", "venv", VENV_DIR], { stdio: "inherit" });
       execFileSync(VENV_PYTHON, ["-m", "pip", "install", "--quiet", "--upgrade", "pip"], { stdio: "inherit" });
     }
-    const wanted = ["ruff", ...requirements].map((r) => r.trim()).filter((r) => r && !r.startsWith("#"));
+    const wanted = [RUFF_REQUIREMENT, ...requirements].map((r) => r.trim()).filter((r) => r && !r.startsWith("#"));
     const stamp = join(VENV_DIR, `.stamp-${createHash("sha256").update(wanted.join("\n")).digest("hex").slice(0, 16)}`);
     if (!existsSync(stamp)) {
       execFileSync(VENV_PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...wanted], { stdio: "inherit" });

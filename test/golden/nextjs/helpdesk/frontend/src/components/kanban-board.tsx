@@ -118,7 +118,7 @@ function KanbanBoard<T extends ApiRecord>({
   }
 
   return (
-    <div className="space-y-4" data-testid={testId}>
+    <div className="space-y-4 select-none" data-testid={testId}>
       {error ? <ErrorNotice testId="kanban-error">{error}</ErrorNotice> : null}
       <div className="flex gap-3 overflow-x-auto pb-4">
         {workflow.states.map((s) => {

@@ -63,7 +63,10 @@ export function useReferences(sources: Readonly<Record<string, ReferenceSource>>
         setState({ options, labels, loading: false, error: null });
       },
       (e: unknown) => {
-        if (alive) setState({ options: {}, labels: {}, loading: false, error: e instanceof Error ? e.message : String(e) });
+        if (!alive) return;
+        // Without labels the views fall back to showing the ids.
+        const labels = Object.fromEntries(Object.keys(sources).map((key) => [key, {}]));
+        setState({ options: {}, labels, loading: false, error: e instanceof Error ? e.message : String(e) });
       },
     );
     return () => {
