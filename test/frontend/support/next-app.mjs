@@ -83,8 +83,9 @@ function listFiles(root, rel = "") {
 
 /**
  * Writes the generated frontend into its cached app folder and installs its dependencies once.
+ * `slot` keeps users apart (the browser tests serve their build while a benchmark might rebuild).
  * @param {GeneratedFile[]} files output of the nextjs generator (paths start with `frontend/`)
- * @param {{ log?: (line: string) => void }} [options]
+ * @param {{ log?: (line: string) => void, slot?: string }} [options]
  * @returns {{ appDir: string, depsHash: string }}
  */
 export function prepareNextApp(files, options = {}) {
@@ -92,7 +93,7 @@ export function prepareNextApp(files, options = {}) {
   const pkg = files.find((f) => f.path === `${FRONTEND_PREFIX}package.json`);
   if (!pkg) throw new Error("the generated files hold no frontend/package.json");
   const depsHash = sha(pkg.content);
-  const appDir = join(CACHE_DIR, "nextjs", `app-${depsHash}`);
+  const appDir = join(CACHE_DIR, "nextjs", `${options.slot ?? "app"}-${depsHash}`);
   withLock(`${appDir}.lock`, () => {
     mkdirSync(appDir, { recursive: true });
     const wanted = new Map(
@@ -252,6 +253,18 @@ export function firstLoadJs(appDir) {
     out.push({ route, files: [...files].sort(), bytes, gzipBytes });
   }
   return out;
+}
+
+/**
+ * The part every route shares: Next's and React's runtime (the build manifest's root main files).
+ * @param {string} appDir
+ */
+export function frameworkJs(appDir) {
+  const next = join(appDir, ".next");
+  const buildManifest = JSON.parse(readFileSync(join(next, "build-manifest.json"), "utf8"));
+  let gzipBytes = 0;
+  for (const f of buildManifest.rootMainFiles) gzipBytes += gzipSync(readFileSync(join(next, f)), { level: 9 }).length;
+  return gzipBytes;
 }
 
 /** @param {RouteSize[]} sizes */
