@@ -51,7 +51,9 @@ export function buildEntity(
     const defs = STDLIB_MIXINS[m] ?? asRecord(userMixins.get(m)?.spec.fields);
     for (const [name, def] of Object.entries(defs)) {
       if (byName.has(name) && name === "id") continue;
-      add(buildField(reporter, null, [], name, asRecord(def), m, c.name, prefix));
+      const field = buildField(reporter, null, [], name, asRecord(def), m, c.name, prefix);
+      // The soft-delete marks belong to DELETE alone: a client never sets them on create or update.
+      add(m === SOFT_DELETE_MIXIN ? { ...field, writable: false, updatable: false } : field);
     }
   }
   for (const [name, def] of Object.entries(own)) {

@@ -15,7 +15,7 @@ export { normaliseContract, normaliseFqn, numberPrefixOf, screamingSnakeCase, sn
 export type { NotifierOptions, WebhookFormat } from "./notify.js";
 export { consoleLine, Notifier, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS } from "./notify.js";
 export type { FixSummary, HealerOptions, RunSummary } from "./pipeline.js";
-export { awaitsProposer, Healer } from "./pipeline.js";
+export { Healer } from "./pipeline.js";
 export type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
 export { AWAITING_PROPOSER_NOTE } from "./proposer.js";
 export type { NewTicket, TicketFilter, TicketUpdate } from "./store.js";
@@ -39,4 +39,4 @@ export type {
   TicketStatus,
   Tier,
 } from "./types.js";
-export { OPEN_STATUSES, PRIORITIES, PRIORITY_ORDER, TERMINAL_STATUSES, TICKET_SOURCES, TICKET_STATUSES } from "./types.js";
+export { awaitsProposer, OPEN_STATUSES, PRIORITIES, PRIORITY_ORDER, TERMINAL_STATUSES, TICKET_SOURCES, TICKET_STATUSES } from "./types.js";

@@ -18,6 +18,7 @@ import { Notifier } from "./notify.js";
 import { AWAITING_PROPOSER_NOTE, type Proposer } from "./proposer.js";
 import { type NewTicket, PROCESS_OWNER, TicketStore } from "./store.js";
 import {
+  awaitsProposer,
   type DiffRecord,
   type ErrorReport,
   type NotificationEvent,
@@ -520,11 +521,6 @@ export class Healer {
 interface Outcome {
   ticket: Ticket;
   regenerated?: number;
-}
-
-/** A queued contract ticket of tier 2 or 3: it needs a proposer before anything can happen. */
-export function awaitsProposer(t: Ticket): boolean {
-  return t.status === "queued" && (t.tier === 2 || t.tier === 3) && t.fixable_by === "contract";
 }
 
 function queuedMessage(t: Ticket): string {

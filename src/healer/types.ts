@@ -174,3 +174,8 @@ export interface ChangeContract {
   affected_surfaces: string[];
   verification: string[];
 }
+
+/** A queued contract ticket of tier 2 or 3: it needs a proposer before anything can happen. */
+export function awaitsProposer(t: Ticket): boolean {
+  return t.status === "queued" && (t.tier === 2 || t.tier === 3) && t.fixable_by === "contract";
+}

@@ -1,17 +1,11 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, Option } from "commander";
-import {
-  awaitsProposer,
-  type FixSummary,
-  Healer,
-  HealerError,
-  PRIORITIES,
-  type Priority,
-  TICKET_STATUSES,
-  type Ticket,
-  type TicketStatus,
-} from "../../healer/index.js";
+// Only the light modules load with the command line; the pipeline (SQLite, generators) loads when a
+// healer command runs, so `charter forge ...` and `--help` stay quick.
+import { HealerError } from "../../healer/errors.js";
+import type { FixSummary, Healer } from "../../healer/index.js";
+import { awaitsProposer, PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
 import { paint, UserError, useColor } from "../output.js";
 
 interface ProjectOpts {
@@ -31,10 +25,11 @@ function projectOption(): Option {
  * Opens the Healer of a project. With `--output json`, notification lines go to stderr so that
  * stdout holds only the JSON document.
  */
-function openHealer(opts: ProjectOpts): Healer {
+async function openHealer(opts: ProjectOpts): Promise<Healer> {
   const root = resolve(opts.project ?? ".");
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UserError(`project directory not found: ${opts.project ?? "."}`);
   const json = opts.output === "json";
+  const { Healer } = await import("../../healer/pipeline.js");
   return new Healer({
     projectRoot: root,
     env: { ...healerEnvFile(join(root, ".env")), ...process.env },
@@ -66,7 +61,7 @@ function healerEnvFile(path: string): Record<string, string> {
 
 /** Runs an action with the Healer open, closing it (and waiting for webhooks) whatever happens. */
 async function withHealer<T>(opts: ProjectOpts, fn: (h: Healer) => Promise<T> | T): Promise<T> {
-  const healer = openHealer(opts);
+  const healer = await openHealer(opts);
   try {
     return await fn(healer);
   } catch (e) {

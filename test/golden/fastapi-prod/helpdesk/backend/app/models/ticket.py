@@ -76,9 +76,6 @@ class TicketCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    deleted_at: UtcDatetime | None = Field(None, description="When the record was deleted")
-    deleted_by: str | None = Field(None, description="Who deleted the record")
-    is_deleted: bool = Field(False, description="Whether the record is deleted")
     tags: list[str] = Field(default_factory=list, description="Free-form labels")
     due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
     sla_breached: bool = False
@@ -104,9 +101,6 @@ class TicketUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    deleted_at: UtcDatetime | None = Field(None, description="When the record was deleted")
-    deleted_by: str | None = Field(None, description="Who deleted the record")
-    is_deleted: bool | None = Field(None, description="Whether the record is deleted")
     tags: list[str] | None = Field(None, description="Free-form labels")
     due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
     sla_breached: bool | None = None

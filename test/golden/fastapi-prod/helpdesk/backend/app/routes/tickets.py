@@ -34,7 +34,7 @@ CREATE_RULES = (
         message="A critical ticket needs a description of at least 20 characters",
     ),
 )
-UPDATE_FILL = {"updated_at": "now", "created_by": "current_user"}
+UPDATE_FILL = {"updated_at": "now"}
 UPDATE_RULES = (
     Rule(
         source="estimate_hours == null or estimate_hours <= 200",
@@ -43,7 +43,7 @@ UPDATE_RULES = (
         error="estimate_too_large",
     ),
 )
-STATE_FILL = {"updated_at": "now_on_update", "created_by": "current_user"}
+STATE_FILL = {"updated_at": "now_on_update"}
 
 
 @router.get(

@@ -132,9 +132,6 @@ export interface Ticket {
 
 /** Body of POST /tickets. */
 export interface TicketCreate {
-  deleted_at?: string | null;
-  deleted_by?: string | null;
-  is_deleted?: boolean | null;
   tags?: string[] | null;
   due_at?: string | null;
   sla_breached?: boolean | null;
@@ -157,9 +154,6 @@ export interface TicketCreate {
 
 /** Body of PATCH /tickets/{id}: every field optional. */
 export interface TicketUpdate {
-  deleted_at?: string | null;
-  deleted_by?: string | null;
-  is_deleted?: boolean | null;
   tags?: string[] | null;
   due_at?: string | null;
   sla_breached?: boolean | null;
