@@ -330,7 +330,8 @@ describe("generated frontend in Chromium", () => {
     const id = seed.outage?.id ?? "";
     await dragCard(id, "in_progress");
     await expect.poll(() => column("in_progress").getByTestId(`kanban-card-${id}`).count()).toBe(1);
-    expect((await api<Rec>("GET", `/tickets/${id}`)).state).toBe("in_progress");
+    // The board moves the card at once and then waits for the server: poll the API, not a moment.
+    await expect.poll(async () => (await api<Rec>("GET", `/tickets/${id}`)).state).toBe("in_progress");
   });
 
   it("dims terminal cards and does not let them be dragged", async () => {

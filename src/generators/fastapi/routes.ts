@@ -66,14 +66,13 @@ function rolesConstant(roles: string[]): string {
   return roles.length === 0 ? "AUTHENTICATED" : roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_");
 }
 
-/** Decorators for a path and its trailing-slash twin (the twin hidden from the docs). */
+/**
+ * The route decorator. Paths answer with and without a trailing slash through
+ * app/paths.py's middleware rather than a twin route per path: every extra route is one more
+ * regular expression tried on every request.
+ */
 function decorators(method: string, path: string, args: string[]): string {
-  const twin = path === "" ? "/" : `${path}/`;
-  const twinArgs = args.filter((a) => a.startsWith("dependencies=") || a.startsWith("status_code="));
-  return [
-    pyCall(`@router.${method}`, [pyStr(path), ...args]),
-    pyCall(`@router.${method}`, [pyStr(twin), "include_in_schema=False", ...twinArgs]),
-  ].join("\n");
+  return pyCall(`@router.${method}`, [pyStr(path), ...args]);
 }
 
 export interface RouteModule {

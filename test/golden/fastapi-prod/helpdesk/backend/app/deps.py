@@ -2,7 +2,7 @@
 
 """Dependencies of the route modules, as Annotated aliases."""
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -13,8 +13,9 @@ from app.repositories.base import Repository
 __all__ = ["CurrentUser", "repository", "require_role"]
 
 
-def repository(entity: str) -> Callable[[Request], Repository]:
-    def get_repository(request: Request) -> Repository:
+def repository(entity: str) -> Callable[[Request], Awaitable[Repository]]:
+    # async: FastAPI runs a plain `def` dependency in the thread pool, a hop on every request.
+    async def get_repository(request: Request) -> Repository:
         repo: Repository = request.app.state.repositories[entity]
         return repo
 

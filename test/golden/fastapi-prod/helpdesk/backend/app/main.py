@@ -15,6 +15,7 @@ from app.auth import setup as auth_setup
 from app.config import settings
 from app.domain import DOMAIN, ENTITIES
 from app.limits import BodySizeLimitMiddleware
+from app.paths import TrailingSlashMiddleware
 from app.responses import ORJSONResponse
 from app.routes import agents, customers, tickets
 from app.storage import open_storage
@@ -40,6 +41,7 @@ app = FastAPI(
 )
 errors.install(app)
 app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.MAX_BODY_BYTES)
+app.add_middleware(TrailingSlashMiddleware)
 app.add_middleware(
     CORSMiddleware,
     allow_origins=settings.cors_origins,

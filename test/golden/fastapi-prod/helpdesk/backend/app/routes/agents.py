@@ -41,7 +41,6 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
     summary="List agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
-@router.get("/", include_in_schema=False, dependencies=ADMIN_OR_AGENT_OR_VIEWER)
 async def list_agents(repo: AgentRepository, params: Annotated[AgentFilters, Query()]) -> ORJSONResponse:
     page = await repo.list(list_query(params))
     return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
@@ -54,7 +53,6 @@ async def list_agents(repo: AgentRepository, params: Annotated[AgentFilters, Que
     summary="Get agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
-@router.get("/{record_id}/", include_in_schema=False, dependencies=ADMIN_OR_AGENT_OR_VIEWER)
 async def get_agent(record_id: UUID, repo: AgentRepository) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
@@ -70,7 +68,6 @@ async def get_agent(record_id: UUID, repo: AgentRepository) -> ORJSONResponse:
     summary="Create agent",
     dependencies=ADMIN,
 )
-@router.post("/", include_in_schema=False, status_code=201, dependencies=ADMIN)
 async def create_agent(body: AgentCreate, repo: AgentRepository, user: CurrentUser) -> ORJSONResponse:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
@@ -86,7 +83,6 @@ async def create_agent(body: AgentCreate, repo: AgentRepository, user: CurrentUs
     summary="Update agent",
     dependencies=ADMIN,
 )
-@router.patch("/{record_id}/", include_in_schema=False, dependencies=ADMIN)
 async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepository, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(AGENT, changes)
@@ -104,7 +100,6 @@ async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepository
     summary="Delete agent",
     dependencies=ADMIN,
 )
-@router.delete("/{record_id}/", include_in_schema=False, status_code=204, dependencies=ADMIN)
 async def delete_agent(record_id: UUID, repo: AgentRepository, user: CurrentUser) -> Response:
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("agent", record_id)

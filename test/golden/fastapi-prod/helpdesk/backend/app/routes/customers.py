@@ -42,7 +42,6 @@ UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
     summary="List customers",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.get("/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def list_customers(repo: CustomerRepository, params: Annotated[CustomerFilters, Query()]) -> ORJSONResponse:
     page = await repo.list(list_query(params))
     return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
@@ -55,7 +54,6 @@ async def list_customers(repo: CustomerRepository, params: Annotated[CustomerFil
     summary="Get a customer",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.get("/{record_id}/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def get_customer(record_id: UUID, repo: CustomerRepository) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
@@ -71,7 +69,6 @@ async def get_customer(record_id: UUID, repo: CustomerRepository) -> ORJSONRespo
     summary="Create a customer",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.post("/", include_in_schema=False, status_code=201, dependencies=ADMIN_OR_AGENT)
 async def create_customer(body: CustomerCreate, repo: CustomerRepository, user: CurrentUser) -> ORJSONResponse:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
@@ -87,7 +84,6 @@ async def create_customer(body: CustomerCreate, repo: CustomerRepository, user: 
     summary="Update a customer",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.patch("/{record_id}/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def update_customer(record_id: UUID, body: CustomerUpdate, repo: CustomerRepository, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(CUSTOMER, changes)
@@ -105,7 +101,6 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, repo: CustomerR
     summary="Delete a customer",
     dependencies=ADMIN,
 )
-@router.delete("/{record_id}/", include_in_schema=False, status_code=204, dependencies=ADMIN)
 async def delete_customer(record_id: UUID, repo: CustomerRepository, user: CurrentUser) -> Response:
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("customer", record_id)

@@ -53,7 +53,6 @@ STATE_FILL = {"updated_at": "now_on_update"}
     summary="List tickets",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.get("/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def list_tickets(repo: TicketRepository, params: Annotated[TicketFilters, Query()]) -> ORJSONResponse:
     page = await repo.list(list_query(params))
     return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
@@ -66,7 +65,6 @@ async def list_tickets(repo: TicketRepository, params: Annotated[TicketFilters, 
     summary="Get one ticket",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.get("/{record_id}/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def get_ticket(record_id: UUID, repo: TicketRepository) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
@@ -82,7 +80,6 @@ async def get_ticket(record_id: UUID, repo: TicketRepository) -> ORJSONResponse:
     summary="Open a ticket",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.post("/", include_in_schema=False, status_code=201, dependencies=ADMIN_OR_AGENT)
 async def create_ticket(body: TicketCreate, repo: TicketRepository, user: CurrentUser) -> ORJSONResponse:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
@@ -99,7 +96,6 @@ async def create_ticket(body: TicketCreate, repo: TicketRepository, user: Curren
     summary="Update a ticket",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.patch("/{record_id}/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketRepository, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(TICKET, changes)
@@ -121,7 +117,6 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketReposit
     summary="Delete a ticket",
     dependencies=ADMIN,
 )
-@router.delete("/{record_id}/", include_in_schema=False, status_code=204, dependencies=ADMIN)
 async def delete_ticket(record_id: UUID, repo: TicketRepository, user: CurrentUser) -> Response:
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("ticket", record_id)
@@ -135,7 +130,6 @@ async def delete_ticket(record_id: UUID, repo: TicketRepository, user: CurrentUs
     summary="Move a ticket to another state",
     dependencies=ADMIN_OR_AGENT,
 )
-@router.put("/{record_id}/state/", include_in_schema=False, dependencies=ADMIN_OR_AGENT)
 async def move_ticket(record_id: UUID, body: StateChange, repo: TicketRepository, user: CurrentUser) -> ORJSONResponse:
     current = await repo.get(record_id)
     if current is None:
