@@ -66,3 +66,8 @@ export function asStringArray(v: unknown): string[] {
 export function asString(v: unknown, fallback = ""): string {
   return typeof v === "string" ? v : fallback;
 }
+
+/** The identity every IR record of a contract starts with. */
+export function identity(c: Contract): { fqn: string; name: string; domain: string; file: string; description: string } {
+  return { fqn: c.fqn, name: c.name, domain: c.domain, file: c.loaded.file, description: asString(c.meta.description) };
+}
