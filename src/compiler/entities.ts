@@ -1,6 +1,6 @@
 import { SOFT_DELETE_MIXIN, STDLIB_MIXINS, SYSTEM_FIELDS } from "../contracts/stdlib.js";
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray, identity } from "./context.js";
+import { asRecord, asStringArray, identity } from "./context.js";
 import { buildField } from "./fields.js";
 import type { EntityIR, FieldIR, MixinIR, WorkflowIR } from "./ir.js";
 import { humanize, kebabCase, pascalCase, pluralize } from "./naming.js";

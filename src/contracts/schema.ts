@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ErrorObject } from "ajv";
 import type { Finding } from "./findings.js";
