@@ -1,9 +1,13 @@
-"""Route dependencies: `require_auth` yields the caller, `require_role(*roles)` checks its role."""
+"""Route dependencies: `CurrentUser` is the caller, `role_dependencies(*roles)` checks its role.
+
+Whether authentication is on is decided once, when the settings load: with AUTH_ENABLED=false the
+routes carry no bearer scheme and no role check at all, so FastAPI resolves nothing for them per request.
+"""
 
 from collections.abc import Awaitable, Callable
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, params
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.auth.providers import AuthProvider
@@ -37,7 +41,11 @@ async def require_auth(
     return user
 
 
-CurrentUser = Annotated[User, Depends(require_auth)]
+async def anonymous() -> User:
+    return ANONYMOUS
+
+
+CurrentUser = Annotated[User, Depends(require_auth if settings.AUTH_ENABLED else anonymous)]
 
 
 def require_role(*roles: str) -> Callable[[User], Awaitable[User]]:
@@ -50,3 +58,8 @@ def require_role(*roles: str) -> Callable[[User], Awaitable[User]]:
         return user
 
     return check_role
+
+
+def role_dependencies(*roles: str) -> list[params.Depends]:
+    """The `dependencies=` of a route open to `roles` (any role when empty); none when auth is off."""
+    return [Depends(require_role(*roles))] if settings.AUTH_ENABLED else []
