@@ -165,23 +165,19 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
   ].join("\n");
 }
 
-export function generateDeps(ir: DomainIR, entities: EntityIR[]): string {
+export function generateDeps(ir: DomainIR): string {
   const auth = ir.auth !== null;
-  const aliases = entities.map((e) => `${e.className}Repository = Annotated[Repository, Depends(repository(${pyStr(e.name)}))]`);
   return [
     hashHeader(),
-    `"""Dependencies of the route modules, as Annotated aliases."""`,
+    `"""What the route modules depend on: the caller (\`CurrentUser\`)${auth ? ", role checks" : ""} and the repositories."""`,
     "",
-    "from collections.abc import Awaitable, Callable",
-    "from typing import Annotated",
-    "",
-    "from fastapi import Depends, Request",
-    "",
-    ...(auth ? ["from app.auth.deps import CurrentUser, require_role"] : ["from app.principal import ANONYMOUS, User"]),
+    "from collections.abc import Mapping",
+    ...(auth ? [""] : ["from typing import Annotated", "", "from fastapi import Depends", ""]),
+    ...(auth ? ["from app.auth.deps import CurrentUser, role_dependencies"] : ["from app.principal import ANONYMOUS, User"]),
     "from app.repositories.base import Repository",
     "",
     ...(auth
-      ? ['__all__ = ["CurrentUser", "repository", "require_role"]', ""]
+      ? ['__all__ = ["CurrentUser", "repository", "role_dependencies", "use_repositories"]', ""]
       : [
           "",
           "async def current_user() -> User:",
@@ -192,16 +188,19 @@ export function generateDeps(ir: DomainIR, entities: EntityIR[]): string {
           "CurrentUser = Annotated[User, Depends(current_user)]",
         ]),
     "",
-    "def repository(entity: str) -> Callable[[Request], Awaitable[Repository]]:",
-    "    # async: FastAPI runs a plain `def` dependency in the thread pool, a hop on every request.",
-    "    async def get_repository(request: Request) -> Repository:",
-    "        repo: Repository = request.app.state.repositories[entity]",
-    "        return repo",
-    "",
-    "    return get_repository",
+    "# The repositories of the open storage by entity name, set by the lifespan (app/main.py). A route",
+    "# looks its own up with repository() rather than through Depends(): one dependency fewer for",
+    "# FastAPI to solve on every request, and the storage is the same for the whole process anyway.",
+    "_repositories: dict[str, Repository] = {}",
     "",
     "",
-    ...aliases,
+    "def use_repositories(repositories: Mapping[str, Repository]) -> None:",
+    "    _repositories.clear()",
+    "    _repositories.update(repositories)",
+    "",
+    "",
+    "def repository(entity: str) -> Repository:",
+    "    return _repositories[entity]",
     "",
   ].join("\n");
 }
@@ -250,14 +249,13 @@ export function generateWorkflows(ir: DomainIR, workflows: WorkflowIR[]): string
   const usesExpr = workflows.some((w) => w.guards.some((g) => g.condition));
   const usesGuard = workflows.some((w) => w.guards.length > 0);
   const usesEffects = workflows.some((w) => w.sideEffects.length > 0);
-  const names = [...(usesEffects ? ["Effects"] : []), ...(usesGuard ? ["Guard"] : []), "Workflow"];
+  const names = [...(usesEffects ? ["Effects"] : []), ...(usesGuard ? ["Guard"] : []), ...(workflows.length ? ["Workflow"] : [])];
   return [
     hashHeader(),
     `"""The state machines of the ${ir.domain} domain (Workflow contracts)."""`,
     "",
     ...(usesExpr ? ["from app import expr"] : []),
-    `from app.workflow import ${names.join(", ")}`,
-    "",
+    ...(names.length ? [`from app.workflow import ${names.join(", ")}`, ""] : []),
     ...workflows.flatMap((w) => [`# ${w.fqn}${w.description ? `: ${w.description}` : ""}`, workflowConstant(w), ""]),
   ].join("\n");
 }
@@ -294,7 +292,7 @@ export function generateMain(ir: DomainIR, routeModules: string[]): string {
     "from fastapi import FastAPI",
     "from fastapi.middleware.cors import CORSMiddleware",
     "",
-    "from app import errors",
+    "from app import deps, errors",
     ...(auth ? ["from app.auth import routes as auth_routes", "from app.auth import setup as auth_setup"] : []),
     "from app.config import settings",
     "from app.domain import DOMAIN, ENTITIES",
@@ -310,7 +308,7 @@ export function generateMain(ir: DomainIR, routeModules: string[]): string {
     "@asynccontextmanager",
     "async def lifespan(app: FastAPI) -> AsyncIterator[None]:",
     "    async with open_storage(settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE, ENTITIES) as storage:",
-    "        app.state.repositories = storage.repositories",
+    "        deps.use_repositories(storage.repositories)",
     ...(auth
       ? [
           "        app.state.auth_provider = auth_setup.make_provider()",
@@ -344,8 +342,10 @@ export function generateMain(ir: DomainIR, routeModules: string[]): string {
     '    return {"status": "ok", "domain": DOMAIN}',
     "",
     "",
-    ...(auth ? ["app.include_router(auth_routes.router)"] : []),
-    ...routeModules.map((m) => `app.include_router(${m}.router)`),
+    "# The routes go onto the app itself: include_router would keep each router as a nested layer",
+    "# that every request walks through. APIRouter has already applied its prefix and tags to them.",
+    `for router in [${[...(auth ? ["auth_routes"] : []), ...routeModules].map((m) => `${m}.router`).join(", ")}]:`,
+    "    app.router.routes.extend(router.routes)",
     "",
   ].join("\n");
 }

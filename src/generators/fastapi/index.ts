@@ -60,7 +60,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   add("pyproject.toml", generatePyproject(ir));
   add("app/config.py", generateConfig(ir));
   add("app/domain.py", generateDomain(ir, entities));
-  add("app/deps.py", generateDeps(ir, entities));
+  add("app/deps.py", generateDeps(ir));
   const workflows = byName(ir.workflows).filter((w) => w.entities.length > 0);
   add("app/workflows.py", generateWorkflows(ir, workflows));
   if (auth) add("app/auth/bootstrap.py", generateBootstrap(ir));

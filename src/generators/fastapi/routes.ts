@@ -90,7 +90,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   const workflow: WorkflowIR | undefined = ir.workflows.find((w) => w.fqn === entity.stateMachine);
   const ep = (op: Operation): EndpointIR | undefined => route.endpoints.find((e) => e.operation === op);
   const links = ep("get")?.hateoas ?? { self: `${entity.basePath}/{id}` };
-  const repo = `${cls}Repository`;
+  const lookup = `    repo = repository(${pyStr(entity.name)})`;
   const meta = constantName(entity.name);
 
   const roleSets = new Map<string, string[]>();
@@ -113,7 +113,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   // list
   body.push(
     decorators("get", "", [`response_model=${cls}List`, ...common("list", `List ${entity.labelPlural.toLowerCase()}`)]),
-    `async def list_${plural}(repo: ${repo}, params: Annotated[${cls}Filters, Query()]) -> ORJSONResponse:`,
+    `async def list_${plural}(params: Annotated[${cls}Filters, Query()]) -> ORJSONResponse:`,
+    lookup,
     "    page = await repo.list(list_query(params))",
     '    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})',
     "",
@@ -122,7 +123,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   // get
   body.push(
     decorators("get", "/{record_id}", [`response_model=${cls}Response`, ...common("get", `Get a ${label}`)]),
-    `async def get_${entity.name}(record_id: UUID, repo: ${repo}) -> ORJSONResponse:`,
+    `async def get_${entity.name}(record_id: UUID) -> ORJSONResponse:`,
+    lookup,
     "    record = await repo.get(record_id)",
     "    if record is None:",
     `        raise not_found(${pyStr(entity.name)}, record_id)`,
@@ -138,7 +140,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   if (createRules.length) constants.push(`CREATE_RULES = ${rulesTuple(createRules)}`);
   body.push(
     decorators("post", "", [`response_model=${cls}Response`, "status_code=201", ...common("create", `Create a ${label}`)]),
-    `async def create_${entity.name}(body: ${cls}Create, repo: ${repo}, user: CurrentUser) -> ORJSONResponse:`,
+    `async def create_${entity.name}(body: ${cls}Create, user: CurrentUser) -> ORJSONResponse:`,
+    lookup,
     "    values = body.model_dump(by_alias=True)",
     ...(createRules.length ? ["    enforce(CREATE_RULES, values)"] : []),
     "    fill(values, CREATE_FILL, user.id)",
@@ -155,7 +158,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   if (updateRules.length) constants.push(`UPDATE_RULES = ${rulesTuple(updateRules)}`);
   body.push(
     decorators("patch", "/{record_id}", [`response_model=${cls}Response`, ...common("update", `Update a ${label}`)]),
-    `async def update_${entity.name}(record_id: UUID, body: ${cls}Update, repo: ${repo}, user: CurrentUser) -> ORJSONResponse:`,
+    `async def update_${entity.name}(record_id: UUID, body: ${cls}Update, user: CurrentUser) -> ORJSONResponse:`,
+    lookup,
     "    changes = body.model_dump(by_alias=True, exclude_unset=True)",
     `    check_changes(${meta}, changes)`,
     ...(updateRules.length
@@ -178,7 +182,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   const del = ep("delete");
   body.push(
     decorators("delete", "/{record_id}", ["status_code=204", ...common("delete", `Delete a ${label}`)]),
-    `async def delete_${entity.name}(record_id: UUID, repo: ${repo}, user: CurrentUser) -> Response:`,
+    `async def delete_${entity.name}(record_id: UUID, user: CurrentUser) -> Response:`,
+    lookup,
     `    if not await repo.delete(record_id, user.id, events=${pyStrTuple(eventsTuple(del))}):`,
     `        raise not_found(${pyStr(entity.name)}, record_id)`,
     "    return Response(status_code=204)",
@@ -195,7 +200,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
         `response_model=${cls}Response`,
         ...common("transition", `Move a ${label} to another state`),
       ]),
-      `async def move_${entity.name}(record_id: UUID, body: StateChange, repo: ${repo}, user: CurrentUser) -> ORJSONResponse:`,
+      `async def move_${entity.name}(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:`,
+      lookup,
       "    current = await repo.get(record_id)",
       "    if current is None:",
       `        raise not_found(${pyStr(entity.name)}, record_id)`,
@@ -216,18 +222,18 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
 
   const roleConstants = [...roleSets.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, roles]) => `${name} = [Depends(require_role(${roles.map(pyStr).join(", ")}))]`);
+    .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
 
   const imp = new Imports();
   imp.add("typing", "Annotated");
   imp.add("uuid", "UUID");
-  for (const n of ["APIRouter", "Query", "Response", ...(auth ? ["Depends"] : [])]) imp.add("fastapi", n);
+  for (const n of ["APIRouter", "Query", "Response"]) imp.add("fastapi", n);
   if (createRules.length || updateRules.length) {
     imp.add("app", "expr");
     imp.add("app.rules", "Rule");
     imp.add("app.rules", "enforce");
   }
-  for (const n of [repo, "CurrentUser", ...(auth ? ["require_role"] : [])]) imp.add("app.deps", n);
+  for (const n of ["CurrentUser", "repository", ...(auth ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
   imp.add("app.domain", meta);
   imp.add("app.errors", "not_found");
   for (const suffix of ["Create", "Filters", "List", "Response", "Update"]) imp.add(`app.models.${entity.name}`, `${cls}${suffix}`);

@@ -36,6 +36,16 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
         await conn.set_type_codec(name, encoder=_json_text, decoder=orjson.loads, schema="pg_catalog")
 
 
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    """Releases a pooled connection without asyncpg's default reset query.
+
+    That query (advisory unlock, CLOSE ALL, UNLISTEN, RESET ALL) is a second round trip after every
+    pool.fetch*, and undoes session state this application never sets on pooled connections: no
+    SET, LISTEN, advisory lock or cursor outside a transaction. asyncpg still rolls back a
+    transaction left open. Code that needs session state takes a connection of its own.
+    """
+
+
 async def prepare_database(conn: asyncpg.Connection, db_dir: Path = DB_DIR) -> None:
     """Applies pending migrations (each in a transaction, recorded), then schema.sql in full."""
     await conn.execute("SELECT pg_advisory_lock($1)", _PREPARE_LOCK)
@@ -72,10 +82,17 @@ async def open_storage(
         store = MemoryStore(entities)
         yield Storage(repositories=dict(store.repositories), pool=None)
         return
-    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=pool_size, init=_init_connection)
+    # The schema is prepared on a connection of its own (it takes an advisory lock), so the pooled
+    # connections never hold session state and can skip asyncpg's reset on release (_keep_session).
+    conn = await asyncpg.connect(database_url)
     try:
-        async with pool.acquire() as conn:
-            await prepare_database(conn)
+        await prepare_database(conn)
+    finally:
+        await conn.close()
+    pool = await asyncpg.create_pool(
+        database_url, min_size=1, max_size=pool_size, init=_init_connection, reset=_keep_session
+    )
+    try:
         yield Storage(repositories={meta.name: PostgresRepository(meta, pool) for meta in entities}, pool=pool)
     finally:
         await pool.close()

@@ -42,6 +42,7 @@ async def require_auth(
 
 
 async def anonymous() -> User:
+    """The caller when AUTH_ENABLED=false: the anonymous administrator."""
     return ANONYMOUS
 
 

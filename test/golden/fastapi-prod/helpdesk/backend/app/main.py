@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app import errors
+from app import deps, errors
 from app.auth import routes as auth_routes
 from app.auth import setup as auth_setup
 from app.config import settings
@@ -26,7 +26,7 @@ logger = logging.getLogger("app")
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     async with open_storage(settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE, ENTITIES) as storage:
-        app.state.repositories = storage.repositories
+        deps.use_repositories(storage.repositories)
         app.state.auth_provider = auth_setup.make_provider()
         app.state.user_store = await auth_setup.make_user_store(storage.pool)
         if not settings.AUTH_ENABLED:
@@ -56,7 +56,7 @@ async def health() -> dict[str, str]:
     return {"status": "ok", "domain": DOMAIN}
 
 
-app.include_router(auth_routes.router)
-app.include_router(agents.router)
-app.include_router(customers.router)
-app.include_router(tickets.router)
+# The routes go onto the app itself: include_router would keep each router as a nested layer
+# that every request walks through. APIRouter has already applied its prefix and tags to them.
+for router in [auth_routes.router, agents.router, customers.router, tickets.router]:
+    app.router.routes.extend(router.routes)

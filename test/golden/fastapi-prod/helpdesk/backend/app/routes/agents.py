@@ -5,10 +5,10 @@
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Query, Response
 
 from app import expr
-from app.deps import AgentRepository, CurrentUser, require_role
+from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import not_found
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentResponse, AgentUpdate
@@ -18,8 +18,8 @@ from app.rules import Rule, enforce
 
 router = APIRouter(prefix="/agents", tags=["agents"])
 
-ADMIN = [Depends(require_role("admin"))]
-ADMIN_OR_AGENT_OR_VIEWER = [Depends(require_role("admin", "agent", "viewer"))]
+ADMIN = role_dependencies("admin")
+ADMIN_OR_AGENT_OR_VIEWER = role_dependencies("admin", "agent", "viewer")
 
 LINKS = {"self": "/agents/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
@@ -41,7 +41,8 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
     summary="List agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
-async def list_agents(repo: AgentRepository, params: Annotated[AgentFilters, Query()]) -> ORJSONResponse:
+async def list_agents(params: Annotated[AgentFilters, Query()]) -> ORJSONResponse:
+    repo = repository("agent")
     page = await repo.list(list_query(params))
     return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
 
@@ -53,7 +54,8 @@ async def list_agents(repo: AgentRepository, params: Annotated[AgentFilters, Que
     summary="Get agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
-async def get_agent(record_id: UUID, repo: AgentRepository) -> ORJSONResponse:
+async def get_agent(record_id: UUID) -> ORJSONResponse:
+    repo = repository("agent")
     record = await repo.get(record_id)
     if record is None:
         raise not_found("agent", record_id)
@@ -68,7 +70,8 @@ async def get_agent(record_id: UUID, repo: AgentRepository) -> ORJSONResponse:
     summary="Create agent",
     dependencies=ADMIN,
 )
-async def create_agent(body: AgentCreate, repo: AgentRepository, user: CurrentUser) -> ORJSONResponse:
+async def create_agent(body: AgentCreate, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("agent")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -83,7 +86,8 @@ async def create_agent(body: AgentCreate, repo: AgentRepository, user: CurrentUs
     summary="Update agent",
     dependencies=ADMIN,
 )
-async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepository, user: CurrentUser) -> ORJSONResponse:
+async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("agent")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(AGENT, changes)
     fill(changes, UPDATE_FILL, user.id)
@@ -100,7 +104,8 @@ async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepository
     summary="Delete agent",
     dependencies=ADMIN,
 )
-async def delete_agent(record_id: UUID, repo: AgentRepository, user: CurrentUser) -> Response:
+async def delete_agent(record_id: UUID, user: CurrentUser) -> Response:
+    repo = repository("agent")
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("agent", record_id)
     return Response(status_code=204)

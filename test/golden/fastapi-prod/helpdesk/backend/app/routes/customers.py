@@ -5,10 +5,10 @@
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Query, Response
 
 from app import expr
-from app.deps import CurrentUser, CustomerRepository, require_role
+from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import not_found
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerResponse, CustomerUpdate
@@ -18,8 +18,8 @@ from app.rules import Rule, enforce
 
 router = APIRouter(prefix="/customers", tags=["customers"])
 
-ADMIN = [Depends(require_role("admin"))]
-ADMIN_OR_AGENT = [Depends(require_role("admin", "agent"))]
+ADMIN = role_dependencies("admin")
+ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 
 LINKS = {"self": "/customers/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update", "created_by": "current_user", "updated_by": "current_user"}
@@ -42,7 +42,8 @@ UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
     summary="List customers",
     dependencies=ADMIN_OR_AGENT,
 )
-async def list_customers(repo: CustomerRepository, params: Annotated[CustomerFilters, Query()]) -> ORJSONResponse:
+async def list_customers(params: Annotated[CustomerFilters, Query()]) -> ORJSONResponse:
+    repo = repository("customer")
     page = await repo.list(list_query(params))
     return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
 
@@ -54,7 +55,8 @@ async def list_customers(repo: CustomerRepository, params: Annotated[CustomerFil
     summary="Get a customer",
     dependencies=ADMIN_OR_AGENT,
 )
-async def get_customer(record_id: UUID, repo: CustomerRepository) -> ORJSONResponse:
+async def get_customer(record_id: UUID) -> ORJSONResponse:
+    repo = repository("customer")
     record = await repo.get(record_id)
     if record is None:
         raise not_found("customer", record_id)
@@ -69,7 +71,8 @@ async def get_customer(record_id: UUID, repo: CustomerRepository) -> ORJSONRespo
     summary="Create a customer",
     dependencies=ADMIN_OR_AGENT,
 )
-async def create_customer(body: CustomerCreate, repo: CustomerRepository, user: CurrentUser) -> ORJSONResponse:
+async def create_customer(body: CustomerCreate, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("customer")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -84,7 +87,8 @@ async def create_customer(body: CustomerCreate, repo: CustomerRepository, user: 
     summary="Update a customer",
     dependencies=ADMIN_OR_AGENT,
 )
-async def update_customer(record_id: UUID, body: CustomerUpdate, repo: CustomerRepository, user: CurrentUser) -> ORJSONResponse:
+async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("customer")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(CUSTOMER, changes)
     fill(changes, UPDATE_FILL, user.id)
@@ -101,7 +105,8 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, repo: CustomerR
     summary="Delete a customer",
     dependencies=ADMIN,
 )
-async def delete_customer(record_id: UUID, repo: CustomerRepository, user: CurrentUser) -> Response:
+async def delete_customer(record_id: UUID, user: CurrentUser) -> Response:
+    repo = repository("customer")
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("customer", record_id)
     return Response(status_code=204)

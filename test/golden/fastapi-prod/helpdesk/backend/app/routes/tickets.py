@@ -5,10 +5,10 @@
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Query, Response
 
 from app import expr
-from app.deps import CurrentUser, TicketRepository, require_role
+from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET
 from app.errors import ApiError, not_found
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketResponse, TicketUpdate
@@ -20,8 +20,8 @@ from app.workflows import TICKET_LIFECYCLE
 
 router = APIRouter(prefix="/tickets", tags=["tickets"])
 
-ADMIN = [Depends(require_role("admin"))]
-ADMIN_OR_AGENT = [Depends(require_role("admin", "agent"))]
+ADMIN = role_dependencies("admin")
+ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 
 LINKS = {"self": "/tickets/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update", "reference_code": "uuid", "created_by": "current_user"}
@@ -53,7 +53,8 @@ STATE_FILL = {"updated_at": "now_on_update"}
     summary="List tickets",
     dependencies=ADMIN_OR_AGENT,
 )
-async def list_tickets(repo: TicketRepository, params: Annotated[TicketFilters, Query()]) -> ORJSONResponse:
+async def list_tickets(params: Annotated[TicketFilters, Query()]) -> ORJSONResponse:
+    repo = repository("ticket")
     page = await repo.list(list_query(params))
     return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
 
@@ -65,7 +66,8 @@ async def list_tickets(repo: TicketRepository, params: Annotated[TicketFilters, 
     summary="Get one ticket",
     dependencies=ADMIN_OR_AGENT,
 )
-async def get_ticket(record_id: UUID, repo: TicketRepository) -> ORJSONResponse:
+async def get_ticket(record_id: UUID) -> ORJSONResponse:
+    repo = repository("ticket")
     record = await repo.get(record_id)
     if record is None:
         raise not_found("ticket", record_id)
@@ -80,7 +82,8 @@ async def get_ticket(record_id: UUID, repo: TicketRepository) -> ORJSONResponse:
     summary="Open a ticket",
     dependencies=ADMIN_OR_AGENT,
 )
-async def create_ticket(body: TicketCreate, repo: TicketRepository, user: CurrentUser) -> ORJSONResponse:
+async def create_ticket(body: TicketCreate, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("ticket")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -96,7 +99,8 @@ async def create_ticket(body: TicketCreate, repo: TicketRepository, user: Curren
     summary="Update a ticket",
     dependencies=ADMIN_OR_AGENT,
 )
-async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketRepository, user: CurrentUser) -> ORJSONResponse:
+async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("ticket")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(TICKET, changes)
     current = await repo.get(record_id)
@@ -117,7 +121,8 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketReposit
     summary="Delete a ticket",
     dependencies=ADMIN,
 )
-async def delete_ticket(record_id: UUID, repo: TicketRepository, user: CurrentUser) -> Response:
+async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
+    repo = repository("ticket")
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("ticket", record_id)
     return Response(status_code=204)
@@ -130,7 +135,8 @@ async def delete_ticket(record_id: UUID, repo: TicketRepository, user: CurrentUs
     summary="Move a ticket to another state",
     dependencies=ADMIN_OR_AGENT,
 )
-async def move_ticket(record_id: UUID, body: StateChange, repo: TicketRepository, user: CurrentUser) -> ORJSONResponse:
+async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
+    repo = repository("ticket")
     current = await repo.get(record_id)
     if current is None:
         raise not_found("ticket", record_id)
