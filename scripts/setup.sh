@@ -29,7 +29,9 @@ fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
+  # `npm install`, not `npm ci`: npm 11 leaves the other platforms' optional packages of Biome out
+  # of the lock file it writes, and `npm ci` then refuses that lock as out of sync.
+  npm install --no-audit --no-fund --loglevel=error
 fi
 log "building"
 npm run --silent build
