@@ -66,6 +66,10 @@ class JwtProvider(AuthProvider):
         return self.create_token(user) if user is not None else None
 
 
+class TokenIssuingUnsupported(RuntimeError):
+    """The provider verifies tokens but does not issue them (the identity provider does)."""
+
+
 class ExternalProvider(AuthProvider):
     """RS256/ES256 tokens of an external identity provider, checked against its JWKS."""
 
@@ -78,7 +82,8 @@ class ExternalProvider(AuthProvider):
         self._role_claim = role_claim
 
     def create_token(self, user: User) -> str:
-        raise NotImplementedError("tokens are issued by the external identity provider")
+        # No login route is mounted for this provider; reaching here is a wiring mistake.
+        raise TokenIssuingUnsupported("tokens are issued by the external identity provider")
 
     async def authenticate(self, token: str) -> User | None:
         try:
