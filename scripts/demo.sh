@@ -36,19 +36,21 @@ for target in fastapi-prod postgres migrations; do
 done
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$out/backend/requirements.txt"
 
-cat <<'INFO'
+port="${PORT:-8000}"
+cat <<INFO
 
-The helpdesk API runs at http://127.0.0.1:8000 (memory backend; data resets on restart).
-  Docs:   http://127.0.0.1:8000/docs
-  Log in: curl -s -X POST http://127.0.0.1:8000/auth/login -H 'content-type: application/json' \
+The helpdesk API runs at http://127.0.0.1:$port (memory backend; data resets on restart).
+  Docs:   http://127.0.0.1:$port/docs
+  Log in: curl -s -X POST http://127.0.0.1:$port/auth/login -H 'content-type: application/json' \\
             -d '{"email": "admin@example.com", "password": "admin-password"}'
           (also alice@example.com / agent-password, victor@example.com / viewer-password)
-  Then:   curl -s http://127.0.0.1:8000/tickets -H "Authorization: Bearer <access_token>"
+  Then:   curl -s http://127.0.0.1:$port/tickets -H "Authorization: Bearer <access_token>"
 Press Ctrl-C to stop.
 INFO
 cd "$out/backend"
 DATABASE_BACKEND=memory AUTH_ENABLED=true AUTH_SECRET="${AUTH_SECRET:-demo-secret-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}" \
-  "$root/.cache/venv/bin/python" -m uvicorn app.main:app --host 127.0.0.1 --port "${PORT:-8000}" &
+  "$root/.cache/venv/bin/python" -m uvicorn app.main:app --host 127.0.0.1 --port "$port" &
 server=$!
+"$root/.cache/venv/bin/python" "$root/scripts/demo-seed.py" "http://127.0.0.1:$port" || echo "seeding the demo data failed" >&2
 # `wait` returns early when a trapped signal arrives, so the traps above run at once.
 wait "$server"

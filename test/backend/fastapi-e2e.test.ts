@@ -250,6 +250,11 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       const r = await agent.post("/tickets", { title: "First", customer_id: customers[0], tags: ["printer"] });
       expect(r.status).toBe(201);
       expect(r.body).toMatchObject({ state: "new", number: "TKT-00001", priority: "medium", tags: ["printer"], created_by: "alice" });
+      // The soft-delete marks start at their defaults on both backends, and only DELETE sets them.
+      expect(r.body).toMatchObject({ is_deleted: false, deleted_at: null, deleted_by: null });
+      const marked = await agent.post("/tickets", { title: "Sneaky", customer_id: customers[0], is_deleted: true });
+      expect(marked.status).toBe(422);
+      expect(JSON.stringify(marked.body)).toContain("is_deleted");
       expect(r.body.reference_code).toMatch(/^[0-9a-f-]{36}$/);
     });
 

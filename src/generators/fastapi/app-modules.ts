@@ -123,6 +123,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     const writable = e.fields.filter((f) => f.writable);
     const refs = e.fields.filter((f) => f.references).map((f) => [f.name, f.references?.entityName ?? ""] as const);
     const hasCreatedAt = e.fields.some((f) => f.name === "created_at");
+    const serverDefaults = e.fields.filter((f) => !f.writable && f.hasDefault && f.computed === null && f.name !== "state");
     const args = [
       `name=${pyStr(e.name)}`,
       `table=${pyStr(e.table)}`,
@@ -143,6 +144,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
       // Same rule as the postgres target's foreign keys: required references RESTRICT, others SET NULL.
       `restrict_delete=${pyFrozenset(e.fields.filter((f) => f.references && f.required).map((f) => f.name))}`,
       `default_order=${pyStrTuple(hasCreatedAt ? ["created_at", "id"] : ["id"])}`,
+      ...(serverDefaults.length > 0 ? [`server_defaults={${serverDefaults.map((f) => `${pyStr(f.name)}: ${pyValue(f.default)}`).join(", ")}}`] : []),
     ];
     return `${constantName(e.name)} = EntityMeta(\n${indent(args.map((a) => `${a},`).join("\n"))}\n)`;
   });

@@ -44,6 +44,9 @@ class EntityMeta:
     # required ones); the database sets the other references to null (ON DELETE SET NULL).
     restrict_delete: frozenset[str] = frozenset()
     default_order: tuple[str, ...] = ("id",)
+    # Defaults of the columns clients cannot set (the soft-delete flag): the database has them as
+    # column defaults; the memory adapter applies them from here.
+    server_defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

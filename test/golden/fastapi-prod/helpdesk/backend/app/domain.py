@@ -54,6 +54,7 @@ TICKET = EntityMeta(
     references={"customer_id": "customer", "assignee_id": "agent"},
     restrict_delete=frozenset({"customer_id"}),
     default_order=("created_at", "id"),
+    server_defaults={"is_deleted": False},
 )
 
 ENTITIES = (AGENT, CUSTOMER, TICKET)

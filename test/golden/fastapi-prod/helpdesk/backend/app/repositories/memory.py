@@ -90,6 +90,7 @@ class MemoryRepository(Repository):
     async def create(self, values: Record, events: Sequence[str] = ()) -> Record:
         self._check_references(values)
         row = {column: None for column in self.meta.columns}
+        row.update(copy.deepcopy(self.meta.server_defaults))
         row.update(copy.deepcopy(values))
         if row.get("id") is None:
             row["id"] = uuid4()
