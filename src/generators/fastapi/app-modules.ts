@@ -144,7 +144,9 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
       // Same rule as the postgres target's foreign keys: required references RESTRICT, others SET NULL.
       `restrict_delete=${pyFrozenset(e.fields.filter((f) => f.references && f.required).map((f) => f.name))}`,
       `default_order=${pyStrTuple(hasCreatedAt ? ["created_at", "id"] : ["id"])}`,
-      ...(serverDefaults.length > 0 ? [`server_defaults={${serverDefaults.map((f) => `${pyStr(f.name)}: ${pyValue(f.default)}`).join(", ")}}`] : []),
+      ...(serverDefaults.length > 0
+        ? [`server_defaults={${serverDefaults.map((f) => `${pyStr(f.name)}: ${pyValue(f.default)}`).join(", ")}}`]
+        : []),
     ];
     return `${constantName(e.name)} = EntityMeta(\n${indent(args.map((a) => `${a},`).join("\n"))}\n)`;
   });
