@@ -1,4 +1,4 @@
-import type { Finding } from "../contracts/index.js";
+import { type Finding, formatFinding } from "../contracts/index.js";
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -15,9 +15,7 @@ export function paint(text: string, style: keyof typeof codes, enabled = useColo
 }
 
 export function findingLine(f: Finding, color = useColor()): string {
-  const where = f.line > 0 ? `${f.file}:${f.line}:${f.column}` : f.file;
-  const sev = f.severity === "error" ? paint("error", "red", color) : paint("warning", "yellow", color);
-  return `${where}: ${sev}: ${f.message} [${f.code}]`;
+  return formatFinding(f, (sev) => paint(sev, sev === "error" ? "red" : "yellow", color));
 }
 
 /** Errors the user can fix: printed as one line, exit code 1, never a stack trace. */

@@ -1,6 +1,6 @@
 import type { Finding } from "../contracts/findings.js";
 import { hasErrors, sortFindings } from "../contracts/findings.js";
-import { formatFqn, KINDS, type Kind } from "../contracts/fqn.js";
+import { envelopeFqn } from "../contracts/fqn.js";
 import { type LoadedContract, loadContracts } from "../contracts/loader.js";
 import { validateContractSchema } from "../contracts/schema.js";
 import { compileDomain } from "./compile.js";
@@ -32,9 +32,11 @@ export function checkDomain(path: string): CheckResult {
   const load = loadContracts(path);
   const findings: Finding[] = [...load.findings];
   const schemaValid: LoadedContract[] = [];
+  const fqns = new Map(load.contracts.map((c) => [c, envelopeFqn(c.data)]));
   for (const c of load.contracts) {
     const f = validateContractSchema(c);
-    findings.push(...f.map((x) => ({ ...x, ...fqnOf(c) })));
+    const fqn = fqns.get(c);
+    findings.push(...f.map((x) => (fqn ? { ...x, fqn } : x)));
     if (f.length === 0) schemaValid.push(c);
   }
   const compiled = compileDomain(schemaValid, load.contracts);
@@ -44,7 +46,7 @@ export function checkDomain(path: string): CheckResult {
   const contracts: ContractReport[] = load.files.map((file) => {
     const own = findings.filter((f) => f.file === file);
     const c = byFile.get(file);
-    return { file, fqn: c ? (fqnOf(c).fqn ?? null) : null, findings: own, ok: !hasErrors(own) };
+    return { file, fqn: c ? (fqns.get(c) ?? null) : null, findings: own, ok: !hasErrors(own) };
   });
   const errors = findings.filter((f) => f.severity === "error").length;
   return {
@@ -55,12 +57,4 @@ export function checkDomain(path: string): CheckResult {
     ir: errors === 0 ? compiled.ir : null,
     loaded: load.contracts,
   };
-}
-
-function fqnOf(c: LoadedContract): { fqn?: string } {
-  const kind = c.data.kind;
-  const meta = c.data.metadata as Record<string, unknown> | undefined;
-  if (typeof kind !== "string" || !(KINDS as readonly string[]).includes(kind)) return {};
-  if (typeof meta?.name !== "string" || typeof meta.domain !== "string") return {};
-  return { fqn: formatFqn(kind as Kind, meta.domain, meta.name) };
 }

@@ -1,6 +1,6 @@
 import type { Finding } from "../contracts/findings.js";
 import { compareText, hasErrors } from "../contracts/findings.js";
-import { formatFqn, KINDS, type Kind } from "../contracts/fqn.js";
+import { envelopeFqn, type Kind } from "../contracts/fqn.js";
 import type { LoadedContract } from "../contracts/loader.js";
 import { pyRepr } from "../contracts/py-repr.js";
 import { STDLIB_MIXINS } from "../contracts/stdlib.js";
@@ -199,15 +199,14 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
 function indexContracts(loaded: readonly LoadedContract[]): Contract[] {
   const out: Contract[] = [];
   for (const l of loaded) {
-    const kind = l.data.kind;
+    const fqn = envelopeFqn(l.data);
+    if (fqn === null) continue;
     const meta = asRecord(l.data.metadata);
-    if (typeof kind !== "string" || !(KINDS as readonly string[]).includes(kind)) continue;
-    if (typeof meta.name !== "string" || typeof meta.domain !== "string") continue;
     out.push({
-      fqn: formatFqn(kind as Kind, meta.domain, meta.name),
-      kind: kind as Kind,
-      name: meta.name,
-      domain: meta.domain,
+      fqn,
+      kind: l.data.kind as Kind,
+      name: meta.name as string,
+      domain: meta.domain as string,
       loaded: l,
       spec: asRecord(l.data.spec),
       meta,

@@ -34,9 +34,10 @@ export function sortFindings(findings: Finding[]): Finding[] {
   );
 }
 
-export function formatFinding(f: Finding): string {
+/** One finding as `file:line:col: severity: message [code]`; `label` may style the severity. */
+export function formatFinding(f: Finding, label: (severity: Severity) => string = (s) => s): string {
   const where = f.line > 0 ? `${f.file}:${f.line}:${f.column}` : f.file;
-  return `${where}: ${f.severity}: ${f.message} [${f.code}${f.path ? ` at ${f.path}` : ""}]`;
+  return `${where}: ${label(f.severity)}: ${f.message} [${f.code}]`;
 }
 
 /** Byte-wise string order, independent of the locale, for deterministic output. */

@@ -28,6 +28,11 @@ export function parseFqn(fqn: string): FqnParts | null {
   return { kind, domain, name };
 }
 
-export function kindOfLower(lower: string): Kind | undefined {
-  return KINDS.find((k) => k.toLowerCase() === lower);
+/** The FQN a contract's envelope declares, or null when its kind, name or domain is unusable. */
+export function envelopeFqn(data: Readonly<Record<string, unknown>>): string | null {
+  const kind = data.kind;
+  const meta = data.metadata as Record<string, unknown> | null | undefined;
+  if (typeof kind !== "string" || !(KINDS as readonly string[]).includes(kind)) return null;
+  if (typeof meta?.name !== "string" || typeof meta.domain !== "string") return null;
+  return formatFqn(kind as Kind, meta.domain, meta.name);
 }

@@ -5,6 +5,7 @@ export { compareText, formatFinding, fromPointer, hasErrors, sortFindings, toPoi
 export type { FqnParts, Kind } from "./fqn.js";
 export {
   API_VERSION,
+  envelopeFqn,
   FQN_PATTERN,
   formatFqn,
   GRAPH_EDGE_PATTERN,
