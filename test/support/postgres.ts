@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 
 /** PostgreSQL of this machine: 127.0.0.1:5432, trust auth (see scripts/test.sh, which starts it). */
 export const PG_HOST = "127.0.0.1";
@@ -22,9 +23,15 @@ export function psql(db: string, sql: string, extra: string[] = []): string {
   );
 }
 
-/** Drops and creates a fresh database for one test suite; its name says which suite owns it. */
+/**
+ * A short tag of this checkout, so that two checkouts on one machine (git worktrees, parallel work)
+ * running the same suite never drop each other's databases.
+ */
+const CHECKOUT_TAG = createHash("sha256").update(process.cwd()).digest("hex").slice(0, 6);
+
+/** Drops and creates a fresh database for one test suite; its name says which suite (and checkout) owns it. */
 export function freshDatabase(name: string): string {
-  const safe = name.replace(/[^a-z0-9_]/g, "_");
+  const safe = `${name.replace(/[^a-z0-9_]/g, "_")}_${CHECKOUT_TAG}`.slice(0, 63);
   psql("postgres", `DROP DATABASE IF EXISTS ${safe} WITH (FORCE);\nCREATE DATABASE ${safe};\n`);
   return safe;
 }
