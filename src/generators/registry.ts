@@ -1,5 +1,6 @@
 import type { DomainIR } from "../compiler/index.js";
 import { fastapiGenerator } from "./fastapi/index.js";
+import { k8sGenerator } from "./k8s/index.js";
 import { migrationsGenerator } from "./migrations/index.js";
 import { nextjsGenerator } from "./nextjs/index.js";
 import { postgresGenerator } from "./postgres/index.js";
@@ -12,9 +13,10 @@ import { readExisting } from "./writer.js";
  *   backend/db/         postgres (schema.sql) and migrations (migrations/NNNN_*.sql, snapshot)
  *   frontend/           nextjs
  *   ./                  docker (compose file, .env.example)
+ *   k8s/                k8s (manifests and a kustomization; not part of `all`)
  * Each generator module adds itself to this list.
  */
-export const GENERATORS: readonly Generator[] = [fastapiGenerator, postgresGenerator, migrationsGenerator, nextjsGenerator];
+export const GENERATORS: readonly Generator[] = [fastapiGenerator, postgresGenerator, migrationsGenerator, nextjsGenerator, k8sGenerator];
 
 /** `all` runs backend, database, migrations and frontend, in that order (SPEC.md target table). */
 export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs"] as const;
