@@ -9,7 +9,7 @@ import { asRecord, asString, asStringArray, Reporter } from "./context.js";
 import { buildEntity, buildMixin, checkReferenceDisplays, stdlibMixinIR } from "./entities.js";
 import { findCycles, topologicalOrder } from "./graph.js";
 import { buildAgent, buildAuth, buildInfra } from "./infra.js";
-import type { ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, WorkflowIR } from "./ir.js";
+import type { ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, RouteIR, WorkflowIR } from "./ir.js";
 import { IR_VERSION } from "./ir.js";
 import { buildPage } from "./pages.js";
 import { buildRoute, checkRouteRoles, routeBasePath } from "./routes.js";
@@ -29,6 +29,12 @@ interface Reference {
   path: PathSegments;
   /** Kinds the target must have (empty: any kind). */
   expect: Kind[];
+  /**
+   * The edge runs from the target to this contract. An entity's `ai_integration` names agents that
+   * read the entity; the agent depends on the entity (as its `input.entity` says), so an edge the
+   * other way would make every such hook a cycle.
+   */
+  reverse?: boolean;
 }
 
 /**
@@ -116,7 +122,9 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
   checkUnique(reporter, pageContracts, (c) => asString(c.spec.route), "page.duplicate_route", "route", ["spec", "route"]);
   checkUnique(reporter, ofKind("Entity"), (c) => entities.get(c.fqn)?.table ?? "", "entity.duplicate_table", "table", ["metadata", "name"]);
 
-  const agents = ofKind("Agent").map((c) => buildAgent(reporter, c, entities));
+  const agentContracts = ofKind("Agent");
+  const agents = agentContracts.map((c) => buildAgent(reporter, c, entities));
+  checkEventNames(reporter, agentContracts, entityContracts, emittedEvents(routes, [...workflows.values()]));
   const infraContracts = ofKind("Infra");
   const infra = infraContracts.map(buildInfra);
   const authContracts = infraContracts.filter((c) => c.spec.category === "auth");
@@ -141,7 +149,7 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
     if (!resolvable(r.to)) continue;
     // A self-reference (an employee's manager) is a foreign key to the same table, not a cycle.
     if (r.from.fqn === r.to) continue;
-    const e: DependencyEdge = { from: r.from.fqn, to: r.to, via: r.via };
+    const e: DependencyEdge = r.reverse ? { from: r.to, to: r.from.fqn, via: r.via } : { from: r.from.fqn, to: r.to, via: r.via };
     if (!edgeMap.has(edgeKey(e))) edgeMap.set(edgeKey(e), e);
   }
   const edges = [...edgeMap.values()].sort((a, b) => compareText(a.from, b.from) || compareText(a.to, b.to));
@@ -217,8 +225,8 @@ function indexContracts(loaded: readonly LoadedContract[]): Contract[] {
 }
 
 function collectReferences(c: Contract, out: Reference[]): void {
-  const add = (to: unknown, via: Reference["via"], path: PathSegments, expect: Kind[]): void => {
-    if (typeof to === "string" && to !== "") out.push({ from: c, to, via, path, expect });
+  const add = (to: unknown, via: Reference["via"], path: PathSegments, expect: Kind[], reverse = false): void => {
+    if (typeof to === "string" && to !== "") out.push({ from: c, to, via, path, expect, ...(reverse ? { reverse } : {}) });
   };
   c.requires.forEach((r, i) => add(r, "requires", ["requires", i], []));
   const spec = c.spec;
@@ -228,6 +236,11 @@ function collectReferences(c: Contract, out: Reference[]): void {
       add(spec.state_machine, "state_machine", ["spec", "state_machine"], ["Workflow"]);
       for (const [name, def] of Object.entries(asRecord(spec.fields))) {
         add(asRecord(asRecord(def).references).entity, "reference", ["spec", "fields", name, "references", "entity"], ["Entity"]);
+      }
+      for (const [event, agents] of Object.entries(asRecord(spec.ai_integration))) {
+        if (Array.isArray(agents))
+          agents.forEach((a, i) => add(a, "ai_integration", ["spec", "ai_integration", event, i], ["Agent"], true));
+        else add(agents, "ai_integration", ["spec", "ai_integration", event], ["Agent"], true);
       }
       return;
     }
@@ -252,6 +265,40 @@ function collectReferences(c: Contract, out: Reference[]): void {
       return;
     default:
       return;
+  }
+}
+
+/** Every event a route or a workflow transition emits. */
+function emittedEvents(routes: readonly RouteIR[], workflows: readonly WorkflowIR[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of routes) for (const e of r.endpoints) for (const s of e.sideEffects) if ("emitEvent" in s) out.add(s.emitEvent);
+  for (const w of workflows) for (const s of w.sideEffects) for (const a of s.actions) if ("emitEvent" in a) out.add(a.emitEvent);
+  return out;
+}
+
+/**
+ * An agent triggered by, or hooked to, an event nothing emits would never run: most often a typo.
+ * A warning, not an error, since the events of another domain may emit it later.
+ */
+function checkEventNames(
+  reporter: Reporter,
+  agents: readonly Contract[],
+  entities: ReadonlyMap<string, Contract>,
+  emitted: ReadonlySet<string>,
+): void {
+  const known = [...emitted].sort(compareText);
+  const warn = (c: Contract, path: PathSegments, event: string): void =>
+    reporter.report(c, path, "event.never_emitted", `event ${pyRepr(event)} is never emitted; emitted events: ${pyRepr(known)}`, {
+      severity: "warning",
+    });
+  for (const c of agents) {
+    const trigger = asString(c.spec.trigger);
+    if (trigger && !emitted.has(trigger)) warn(c, ["spec", "trigger"], trigger);
+  }
+  for (const c of entities.values()) {
+    for (const event of Object.keys(asRecord(c.spec.ai_integration))) {
+      if (!emitted.has(event)) warn(c, ["spec", "ai_integration", event], event);
+    }
   }
 }
 

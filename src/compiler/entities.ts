@@ -1,3 +1,4 @@
+import { compareText } from "../contracts/findings.js";
 import { SOFT_DELETE_MIXIN, STDLIB_MIXINS, SYSTEM_FIELDS } from "../contracts/stdlib.js";
 import type { Contract, Reporter } from "./context.js";
 import { asRecord, asStringArray, identity } from "./context.js";
@@ -129,10 +130,21 @@ export function buildEntity(
     searchFields: ordered
       .filter((f) => (f.type === "string" || f.type === "text" || f.type === "email") && !f.primaryKey && f.name !== "state")
       .map((f) => f.name),
-    aiIntegration: asRecord(spec.ai_integration),
+    aiIntegration: aiIntegrationOf(spec.ai_integration),
     routes: [],
     pages: [],
   };
+}
+
+/** `ai_integration` with every value as a sorted list of agent FQNs (a single FQN is a list of one). */
+function aiIntegrationOf(raw: unknown): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const event of Object.keys(asRecord(raw)).sort(compareText)) {
+    const value = asRecord(raw)[event];
+    const agents = typeof value === "string" ? [value] : asStringArray(value);
+    out[event] = [...new Set(agents)].sort(compareText);
+  }
+  return out;
 }
 
 /** `display` of every reference must name a field of the referenced entity. */

@@ -1,30 +1,51 @@
 import type { Contract, Reporter } from "./context.js";
 import { asRecord, asString, asStringArray, identity } from "./context.js";
-import type { AgentIR, AuthIR, EntityIR, InfraIR } from "./ir.js";
+import type { AgentFallbackIR, AgentIR, AuthIR, EntityIR, InfraIR } from "./ir.js";
 
 export function buildAgent(reporter: Reporter, c: Contract, entities: ReadonlyMap<string, EntityIR>): AgentIR {
   const spec = c.spec;
   const input = asRecord(spec.input);
+  const output = asRecord(spec.output);
   const inputEntity = typeof input.entity === "string" ? input.entity : null;
   const inputFields = asStringArray(input.fields);
+  const updates = asStringArray(output.updates);
+  const fallback = agentFallback(reporter, c);
   const entity = inputEntity ? entities.get(inputEntity) : undefined;
   if (entity) {
     const names = entity.fields.map((f) => f.name);
     inputFields.forEach((f, i) => {
       if (!names.includes(f)) reporter.notOneOf(c, ["spec", "input", "fields", i], f, names, "field");
     });
+    // The agent writes through the repository like a client would: only fields a client may set.
+    const writable = entity.fields.filter((f) => f.writable).map((f) => f.name);
+    updates.forEach((f, i) => {
+      if (!writable.includes(f)) reporter.notOneOf(c, ["spec", "output", "updates", i], f, writable, "field");
+    });
+    if (fallback.action === "set") {
+      for (const f of Object.keys(fallback.values)) {
+        if (!updates.includes(f)) reporter.notOneOf(c, ["spec", "fallback", "values", f], f, updates, "field");
+      }
+    }
   }
   return {
     ...identity(c),
     trigger: asString(spec.trigger),
     inputEntity,
     inputFields,
-    output: asRecord(spec.output),
+    output,
+    updates,
     threshold: typeof spec.threshold === "number" ? spec.threshold : 0.7,
     approach: asString(spec.approach),
     constraints: asStringArray(spec.constraints),
-    fallback: asRecord(spec.fallback),
+    fallback,
   };
+}
+
+function agentFallback(reporter: Reporter, c: Contract): AgentFallbackIR {
+  const raw = asRecord(c.spec.fallback);
+  if (raw.action !== "set") return { action: "leave_unchanged" };
+  if (!("values" in raw)) reporter.report(c, ["spec", "fallback"], "schema.required", "'values' is a required property");
+  return { action: "set", values: asRecord(raw.values) };
 }
 
 export function buildInfra(c: Contract): InfraIR {

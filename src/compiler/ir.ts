@@ -65,7 +65,7 @@ export interface DependencyEdge {
   from: string;
   to: string;
   /** `requires` for explicit dependencies, otherwise what derived it. */
-  via: "requires" | "reference" | "mixin" | "state_machine" | "entity" | "agent_input" | "side_effect";
+  via: "requires" | "reference" | "mixin" | "state_machine" | "entity" | "agent_input" | "side_effect" | "ai_integration";
 }
 
 export type FieldType = "string" | "integer" | "number" | "boolean" | "text" | "array" | "object" | "datetime" | "date" | "uuid" | "email";
@@ -148,7 +148,11 @@ export interface EntityIR {
   softDelete: boolean;
   /** Fields searched by `q=`: string, text and email fields. */
   searchFields: string[];
-  aiIntegration: Record<string, unknown>;
+  /**
+   * `ai_integration`: event name -> FQNs of the agents to run for the record that event is about
+   * (in addition to the agents whose `trigger` names the event). Keys and FQNs sorted.
+   */
+  aiIntegration: Record<string, string[]>;
   /** FQNs of the routes and pages built on this entity. */
   routes: string[];
   pages: string[];
@@ -297,11 +301,16 @@ export interface AgentIR {
   inputEntity: string | null;
   inputFields: string[];
   output: Record<string, unknown>;
+  /** `output.updates`: the only fields of the input entity the agent may change. */
+  updates: string[];
   threshold: number;
   approach: string;
   constraints: string[];
-  fallback: Record<string, unknown>;
+  fallback: AgentFallbackIR;
 }
+
+/** Below the threshold, or on any error or timeout: leave the record alone, or set fixed values. */
+export type AgentFallbackIR = { action: "leave_unchanged" } | { action: "set"; values: Record<string, unknown> };
 
 export interface InfraIR {
   fqn: string;

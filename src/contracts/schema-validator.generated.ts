@@ -5,14 +5,14 @@ import func4_module from "ajv/dist/runtime/ucs2length.js";
 export const validateContract = validate20;
 const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Charter contract (charter/v1)","description":"The envelope shared by every kind; spec is checked by the schema of its kind.","type":"object","required":["apiVersion","kind","metadata","spec"],"additionalProperties":false,"properties":{"apiVersion":{"const":"charter/v1"},"kind":{"enum":["Entity","Workflow","Route","Page","Agent","Mixin","Infra"]},"metadata":{"type":"object","required":["name","domain"],"additionalProperties":false,"properties":{"name":{"$ref":"common.schema.json#/$defs/name"},"domain":{"$ref":"common.schema.json#/$defs/name"},"description":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"version":{"type":"string","pattern":"^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$"}}},"requires":{"$ref":"common.schema.json#/$defs/fqnList"},"spec":{"type":"object"}},"allOf":[{"if":{"$ref":"#/$defs/kindIs/Entity"},"then":{"properties":{"spec":{"$ref":"entity.schema.json"}}}},{"if":{"$ref":"#/$defs/kindIs/Workflow"},"then":{"properties":{"spec":{"$ref":"workflow.schema.json"}}}},{"if":{"$ref":"#/$defs/kindIs/Route"},"then":{"properties":{"spec":{"$ref":"route.schema.json"}}}},{"if":{"$ref":"#/$defs/kindIs/Page"},"then":{"properties":{"spec":{"$ref":"page.schema.json"}}}},{"if":{"$ref":"#/$defs/kindIs/Agent"},"then":{"properties":{"spec":{"$ref":"agent.schema.json"}}}},{"if":{"$ref":"#/$defs/kindIs/Mixin"},"then":{"properties":{"spec":{"$ref":"mixin.schema.json"}}}},{"if":{"$ref":"#/$defs/kindIs/Infra"},"then":{"properties":{"spec":{"$ref":"infra.schema.json"}}}}],"$defs":{"kindIs":{"Entity":{"properties":{"kind":{"const":"Entity"}},"required":["kind"]},"Workflow":{"properties":{"kind":{"const":"Workflow"}},"required":["kind"]},"Route":{"properties":{"kind":{"const":"Route"}},"required":["kind"]},"Page":{"properties":{"kind":{"const":"Page"}},"required":["kind"]},"Agent":{"properties":{"kind":{"const":"Agent"}},"required":["kind"]},"Mixin":{"properties":{"kind":{"const":"Mixin"}},"required":["kind"]},"Infra":{"properties":{"kind":{"const":"Infra"}},"required":["kind"]}}}};
 const schema32 = {"properties":{"kind":{"const":"Entity"}},"required":["kind"]};
-const schema50 = {"properties":{"kind":{"const":"Workflow"}},"required":["kind"]};
-const schema53 = {"properties":{"kind":{"const":"Route"}},"required":["kind"]};
-const schema64 = {"properties":{"kind":{"const":"Page"}},"required":["kind"]};
-const schema70 = {"properties":{"kind":{"const":"Agent"}},"required":["kind"]};
-const schema74 = {"properties":{"kind":{"const":"Mixin"}},"required":["kind"]};
-const schema77 = {"properties":{"kind":{"const":"Infra"}},"required":["kind"]};
+const schema53 = {"properties":{"kind":{"const":"Workflow"}},"required":["kind"]};
+const schema56 = {"properties":{"kind":{"const":"Route"}},"required":["kind"]};
+const schema67 = {"properties":{"kind":{"const":"Page"}},"required":["kind"]};
+const schema73 = {"properties":{"kind":{"const":"Agent"}},"required":["kind"]};
+const schema77 = {"properties":{"kind":{"const":"Mixin"}},"required":["kind"]};
+const schema80 = {"properties":{"kind":{"const":"Infra"}},"required":["kind"]};
 const schema44 = {"type":"string","pattern":"^[a-z][a-z0-9_]*$"};
-const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Entity spec","type":"object","required":["fields"],"additionalProperties":false,"properties":{"fields":{"$ref":"common.schema.json#/$defs/fields"},"mixins":{"$ref":"common.schema.json#/$defs/fqnList"},"state_machine":{"$ref":"common.schema.json#/$defs/fqn"},"table":{"$ref":"common.schema.json#/$defs/name"},"number_prefix":{"$ref":"common.schema.json#/$defs/numberPrefix"},"icon":{"type":"string"},"ai_integration":{"type":"object"}}};
+const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Entity spec","type":"object","required":["fields"],"additionalProperties":false,"properties":{"fields":{"$ref":"common.schema.json#/$defs/fields"},"mixins":{"$ref":"common.schema.json#/$defs/fqnList"},"state_machine":{"$ref":"common.schema.json#/$defs/fqn"},"table":{"$ref":"common.schema.json#/$defs/name"},"number_prefix":{"$ref":"common.schema.json#/$defs/numberPrefix"},"icon":{"type":"string"},"ai_integration":{"type":"object","description":"event name -> the agent(s) to run for the record that event is about, in addition to the agents whose trigger names it","propertyNames":{"$ref":"common.schema.json#/$defs/name"},"additionalProperties":{"anyOf":[{"$ref":"common.schema.json#/$defs/fqn"},{"type":"array","minItems":1,"items":{"$ref":"common.schema.json#/$defs/fqn"}}]}}}};
 const schema42 = {"type":"string","description":"kind/domain/name, kind in lower case","pattern":"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"};
 const schema49 = {"type":"string","pattern":"^[A-Z]{2,6}$"};
 const schema35 = {"type":"object","minProperties":1,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"#/$defs/field"}};
@@ -786,8 +786,12 @@ errors++;
 }
 if(data.ai_integration !== undefined){
 let data6 = data.ai_integration;
-if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
-const err9 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key1 in data6){
+const _errs17 = errors;
+if(typeof key1 === "string"){
+if(!pattern4.test(key1)){
+const err9 = {instancePath:instancePath+"/ai_integration",schemaPath:"common.schema.json#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -797,9 +801,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/ai_integration",schemaPath:"common.schema.json#/$defs/name/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key1};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -808,13 +811,150 @@ vErrors.push(err10);
 }
 errors++;
 }
+var valid4 = _errs17 === errors;
+if(!valid4){
+const err11 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+for(const key2 in data6){
+let data7 = data6[key2];
+const _errs22 = errors;
+let valid7 = false;
+const _errs23 = errors;
+if(typeof data7 === "string"){
+if(!pattern6.test(data7)){
+const err12 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+var _valid0 = _errs23 === errors;
+valid7 = valid7 || _valid0;
+const _errs26 = errors;
+if(Array.isArray(data7)){
+if(data7.length < 1){
+const err14 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(typeof data8 === "string"){
+if(!pattern6.test(data8)){
+const err15 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid0 = _errs26 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const err18 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+else {
+errors = _errs22;
+if(vErrors !== null){
+if(_errs22){
+vErrors.length = _errs22;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
 validate21.errors = vErrors;
 return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Workflow spec","type":"object","required":["initial","states","transitions"],"additionalProperties":false,"properties":{"initial":{"type":"string"},"states":{"type":"object","minProperties":1,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"label":{"type":"string"},"category":{"type":"string"},"terminal":{"type":"boolean"},"color":{"type":"string"},"description":{"type":"string"}}}},"transitions":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"guards":{"type":"object","propertyNames":{"pattern":"^\\S+ -> \\S+$"},"additionalProperties":{"type":"object","minProperties":1,"additionalProperties":false,"properties":{"require_fields":{"type":"array","items":{"type":"string"}},"condition":{"type":"string"}}}},"side_effects":{"type":"object","propertyNames":{"pattern":"^\\S+ -> \\S+$"},"additionalProperties":{"type":"array","items":{"anyOf":[{"type":"object","required":["emit_event"],"additionalProperties":false,"properties":{"emit_event":{"$ref":"common.schema.json#/$defs/name"}}},{"type":"object","required":["set"],"additionalProperties":false,"properties":{"set":{"type":"object","minProperties":1}}}]}}},"type_overrides":{"type":"object","required":["field","overrides"],"additionalProperties":false,"properties":{"field":{"type":"string"},"overrides":{"type":"object","additionalProperties":{"type":"object","required":["transitions"],"additionalProperties":false,"properties":{"transitions":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}}}}}}}};
-const pattern14 = new RegExp("^\\S+ -> \\S+$", "u");
+const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Workflow spec","type":"object","required":["initial","states","transitions"],"additionalProperties":false,"properties":{"initial":{"type":"string"},"states":{"type":"object","minProperties":1,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"type":"object","additionalProperties":false,"properties":{"label":{"type":"string"},"category":{"type":"string"},"terminal":{"type":"boolean"},"color":{"type":"string"},"description":{"type":"string"}}}},"transitions":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},"guards":{"type":"object","propertyNames":{"pattern":"^\\S+ -> \\S+$"},"additionalProperties":{"type":"object","minProperties":1,"additionalProperties":false,"properties":{"require_fields":{"type":"array","items":{"type":"string"}},"condition":{"type":"string"}}}},"side_effects":{"type":"object","propertyNames":{"pattern":"^\\S+ -> \\S+$"},"additionalProperties":{"type":"array","items":{"anyOf":[{"type":"object","required":["emit_event"],"additionalProperties":false,"properties":{"emit_event":{"$ref":"common.schema.json#/$defs/name"}}},{"type":"object","required":["set"],"additionalProperties":false,"properties":{"set":{"type":"object","minProperties":1}}}]}}},"type_overrides":{"type":"object","required":["field","overrides"],"additionalProperties":false,"properties":{"field":{"type":"string"},"overrides":{"type":"object","additionalProperties":{"type":"object","required":["transitions"],"additionalProperties":false,"properties":{"transitions":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}}}}}}}};
+const pattern17 = new RegExp("^\\S+ -> \\S+$", "u");
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1068,7 +1208,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key5 in data11){
 const _errs30 = errors;
 if(typeof key5 === "string"){
-if(!pattern14.test(key5)){
+if(!pattern17.test(key5)){
 const err19 = {instancePath:instancePath+"/guards",schemaPath:"#/properties/guards/propertyNames/pattern",keyword:"pattern",params:{pattern: "^\\S+ -> \\S+$"},message:"must match pattern \""+"^\\S+ -> \\S+$"+"\"",propertyName:key5};
 if(vErrors === null){
 vErrors = [err19];
@@ -1186,7 +1326,7 @@ if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 for(const key8 in data16){
 const _errs43 = errors;
 if(typeof key8 === "string"){
-if(!pattern14.test(key8)){
+if(!pattern17.test(key8)){
 const err28 = {instancePath:instancePath+"/side_effects",schemaPath:"#/properties/side_effects/propertyNames/pattern",keyword:"pattern",params:{pattern: "^\\S+ -> \\S+$"},message:"must match pattern \""+"^\\S+ -> \\S+$"+"\"",propertyName:key8};
 if(vErrors === null){
 vErrors = [err28];
@@ -1565,11 +1705,11 @@ return errors === 0;
 }
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Route spec","type":"object","required":["entity","endpoints"],"additionalProperties":false,"properties":{"entity":{"$ref":"common.schema.json#/$defs/fqn"},"base_path":{"type":"string","pattern":"^/[A-Za-z0-9_\\-/]*$"},"global_behaviors":{"type":"object","properties":{"roles":{"$ref":"common.schema.json#/$defs/nameList"}}},"endpoints":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/endpoint"}}},"$defs":{"endpoint":{"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"enum":["GET","POST","PUT","PATCH","DELETE"]},"path":{"type":"string","pattern":"^/"},"summary":{"type":"string"},"description":{"type":"string"},"roles":{"$ref":"common.schema.json#/$defs/nameList"},"request_body":{"type":"object","additionalProperties":false,"properties":{"required_fields":{"$ref":"common.schema.json#/$defs/nameList"},"optional_fields":{"$ref":"common.schema.json#/$defs/nameList"}}},"validation":{"type":"array","items":{"type":"object","required":["rule","on_fail"],"additionalProperties":false,"properties":{"rule":{"type":"string"},"on_fail":{"type":"object","required":["status","error"],"additionalProperties":false,"properties":{"status":{"type":"integer","minimum":400,"maximum":599},"error":{"type":"string"},"message":{"type":"string"}}}}}},"auto_fields":{"type":"object","additionalProperties":{"$ref":"common.schema.json#/$defs/computed"}},"side_effects":{"type":"array","items":{"anyOf":[{"type":"object","required":["emit_event"],"additionalProperties":false,"properties":{"emit_event":{"$ref":"common.schema.json#/$defs/name"}}},{"type":"object","required":["invoke"],"additionalProperties":false,"properties":{"invoke":{"$ref":"common.schema.json#/$defs/fqn"}}}]}},"response":{"type":"object","additionalProperties":false,"properties":{"status":{"type":"integer","minimum":100,"maximum":599},"shape":{"enum":["entity","list","empty"]}}},"hateoas":{"type":"object","additionalProperties":{"type":"string","pattern":"^/"}}}}}};
-const schema56 = {"type":"array","items":{"type":"string"}};
-const pattern18 = new RegExp("^/[A-Za-z0-9_\\-/]*$", "u");
-const schema57 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"enum":["GET","POST","PUT","PATCH","DELETE"]},"path":{"type":"string","pattern":"^/"},"summary":{"type":"string"},"description":{"type":"string"},"roles":{"$ref":"common.schema.json#/$defs/nameList"},"request_body":{"type":"object","additionalProperties":false,"properties":{"required_fields":{"$ref":"common.schema.json#/$defs/nameList"},"optional_fields":{"$ref":"common.schema.json#/$defs/nameList"}}},"validation":{"type":"array","items":{"type":"object","required":["rule","on_fail"],"additionalProperties":false,"properties":{"rule":{"type":"string"},"on_fail":{"type":"object","required":["status","error"],"additionalProperties":false,"properties":{"status":{"type":"integer","minimum":400,"maximum":599},"error":{"type":"string"},"message":{"type":"string"}}}}}},"auto_fields":{"type":"object","additionalProperties":{"$ref":"common.schema.json#/$defs/computed"}},"side_effects":{"type":"array","items":{"anyOf":[{"type":"object","required":["emit_event"],"additionalProperties":false,"properties":{"emit_event":{"$ref":"common.schema.json#/$defs/name"}}},{"type":"object","required":["invoke"],"additionalProperties":false,"properties":{"invoke":{"$ref":"common.schema.json#/$defs/fqn"}}}]}},"response":{"type":"object","additionalProperties":false,"properties":{"status":{"type":"integer","minimum":100,"maximum":599},"shape":{"enum":["entity","list","empty"]}}},"hateoas":{"type":"object","additionalProperties":{"type":"string","pattern":"^/"}}}};
-const pattern19 = new RegExp("^/", "u");
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Route spec","type":"object","required":["entity","endpoints"],"additionalProperties":false,"properties":{"entity":{"$ref":"common.schema.json#/$defs/fqn"},"base_path":{"type":"string","pattern":"^/[A-Za-z0-9_\\-/]*$"},"global_behaviors":{"type":"object","properties":{"roles":{"$ref":"common.schema.json#/$defs/nameList"}}},"endpoints":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/endpoint"}}},"$defs":{"endpoint":{"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"enum":["GET","POST","PUT","PATCH","DELETE"]},"path":{"type":"string","pattern":"^/"},"summary":{"type":"string"},"description":{"type":"string"},"roles":{"$ref":"common.schema.json#/$defs/nameList"},"request_body":{"type":"object","additionalProperties":false,"properties":{"required_fields":{"$ref":"common.schema.json#/$defs/nameList"},"optional_fields":{"$ref":"common.schema.json#/$defs/nameList"}}},"validation":{"type":"array","items":{"type":"object","required":["rule","on_fail"],"additionalProperties":false,"properties":{"rule":{"type":"string"},"on_fail":{"type":"object","required":["status","error"],"additionalProperties":false,"properties":{"status":{"type":"integer","minimum":400,"maximum":599},"error":{"type":"string"},"message":{"type":"string"}}}}}},"auto_fields":{"type":"object","additionalProperties":{"$ref":"common.schema.json#/$defs/computed"}},"side_effects":{"type":"array","items":{"anyOf":[{"type":"object","required":["emit_event"],"additionalProperties":false,"properties":{"emit_event":{"$ref":"common.schema.json#/$defs/name"}}},{"type":"object","required":["invoke"],"additionalProperties":false,"properties":{"invoke":{"$ref":"common.schema.json#/$defs/fqn"}}}]}},"response":{"type":"object","additionalProperties":false,"properties":{"status":{"type":"integer","minimum":100,"maximum":599},"shape":{"enum":["entity","list","empty"]}}},"hateoas":{"type":"object","additionalProperties":{"type":"string","pattern":"^/"}}}}}};
+const schema59 = {"type":"array","items":{"type":"string"}};
+const pattern21 = new RegExp("^/[A-Za-z0-9_\\-/]*$", "u");
+const schema60 = {"type":"object","required":["method","path"],"additionalProperties":false,"properties":{"method":{"enum":["GET","POST","PUT","PATCH","DELETE"]},"path":{"type":"string","pattern":"^/"},"summary":{"type":"string"},"description":{"type":"string"},"roles":{"$ref":"common.schema.json#/$defs/nameList"},"request_body":{"type":"object","additionalProperties":false,"properties":{"required_fields":{"$ref":"common.schema.json#/$defs/nameList"},"optional_fields":{"$ref":"common.schema.json#/$defs/nameList"}}},"validation":{"type":"array","items":{"type":"object","required":["rule","on_fail"],"additionalProperties":false,"properties":{"rule":{"type":"string"},"on_fail":{"type":"object","required":["status","error"],"additionalProperties":false,"properties":{"status":{"type":"integer","minimum":400,"maximum":599},"error":{"type":"string"},"message":{"type":"string"}}}}}},"auto_fields":{"type":"object","additionalProperties":{"$ref":"common.schema.json#/$defs/computed"}},"side_effects":{"type":"array","items":{"anyOf":[{"type":"object","required":["emit_event"],"additionalProperties":false,"properties":{"emit_event":{"$ref":"common.schema.json#/$defs/name"}}},{"type":"object","required":["invoke"],"additionalProperties":false,"properties":{"invoke":{"$ref":"common.schema.json#/$defs/fqn"}}}]}},"response":{"type":"object","additionalProperties":false,"properties":{"status":{"type":"integer","minimum":100,"maximum":599},"shape":{"enum":["entity","list","empty"]}}},"hateoas":{"type":"object","additionalProperties":{"type":"string","pattern":"^/"}}}};
+const pattern22 = new RegExp("^/", "u");
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1603,7 +1743,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema57.properties, key0))){
+if(!(func1.call(schema60.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1617,7 +1757,7 @@ errors++;
 if(data.method !== undefined){
 let data0 = data.method;
 if(!(((((data0 === "GET") || (data0 === "POST")) || (data0 === "PUT")) || (data0 === "PATCH")) || (data0 === "DELETE"))){
-const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema57.properties.method.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/enum",keyword:"enum",params:{allowedValues: schema60.properties.method.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1630,7 +1770,7 @@ errors++;
 if(data.path !== undefined){
 let data1 = data.path;
 if(typeof data1 === "string"){
-if(!pattern19.test(data1)){
+if(!pattern22.test(data1)){
 const err4 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2274,7 +2414,7 @@ errors++;
 if(data24.shape !== undefined){
 let data26 = data24.shape;
 if(!(((data26 === "entity") || (data26 === "list")) || (data26 === "empty"))){
-const err52 = {instancePath:instancePath+"/response/shape",schemaPath:"#/properties/response/properties/shape/enum",keyword:"enum",params:{allowedValues: schema57.properties.response.properties.shape.enum},message:"must be equal to one of the allowed values"};
+const err52 = {instancePath:instancePath+"/response/shape",schemaPath:"#/properties/response/properties/shape/enum",keyword:"enum",params:{allowedValues: schema60.properties.response.properties.shape.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2302,7 +2442,7 @@ if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
 for(const key8 in data27){
 let data28 = data27[key8];
 if(typeof data28 === "string"){
-if(!pattern19.test(data28)){
+if(!pattern22.test(data28)){
 const err54 = {instancePath:instancePath+"/hateoas/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/hateoas/additionalProperties/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -2424,7 +2564,7 @@ errors++;
 if(data.base_path !== undefined){
 let data1 = data.base_path;
 if(typeof data1 === "string"){
-if(!pattern18.test(data1)){
+if(!pattern21.test(data1)){
 const err5 = {instancePath:instancePath+"/base_path",schemaPath:"#/properties/base_path/pattern",keyword:"pattern",params:{pattern: "^/[A-Za-z0-9_\\-/]*$"},message:"must match pattern \""+"^/[A-Za-z0-9_\\-/]*$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -2537,8 +2677,8 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Page spec","type":"object","required":["route","entity","generation_tier"],"additionalProperties":false,"properties":{"route":{"type":"string","pattern":"^/[a-z0-9\\-/]*$"},"entity":{"$ref":"common.schema.json#/$defs/fqn"},"generation_tier":{"enum":["mechanical","creative"]},"title":{"type":"string"},"data_sources":{"type":"array"},"display_rules":{"type":"object"},"views":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"enum":["table","kanban"]},"default":{"type":"boolean"},"columns":{"$ref":"common.schema.json#/$defs/nameList"},"card_fields":{"$ref":"common.schema.json#/$defs/nameList"}}}},"actions":{"type":"object"},"filters":{"anyOf":[{"$ref":"common.schema.json#/$defs/nameList"},{"type":"object"}]}}};
-const pattern24 = new RegExp("^/[a-z0-9\\-/]*$", "u");
+const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Page spec","type":"object","required":["route","entity","generation_tier"],"additionalProperties":false,"properties":{"route":{"type":"string","pattern":"^/[a-z0-9\\-/]*$"},"entity":{"$ref":"common.schema.json#/$defs/fqn"},"generation_tier":{"enum":["mechanical","creative"]},"title":{"type":"string"},"data_sources":{"type":"array"},"display_rules":{"type":"object"},"views":{"type":"array","items":{"type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"enum":["table","kanban"]},"default":{"type":"boolean"},"columns":{"$ref":"common.schema.json#/$defs/nameList"},"card_fields":{"$ref":"common.schema.json#/$defs/nameList"}}}},"actions":{"type":"object"},"filters":{"anyOf":[{"$ref":"common.schema.json#/$defs/nameList"},{"type":"object"}]}}};
+const pattern27 = new RegExp("^/[a-z0-9\\-/]*$", "u");
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2582,7 +2722,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema65.properties, key0))){
+if(!(func1.call(schema68.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2596,7 +2736,7 @@ errors++;
 if(data.route !== undefined){
 let data0 = data.route;
 if(typeof data0 === "string"){
-if(!pattern24.test(data0)){
+if(!pattern27.test(data0)){
 const err4 = {instancePath:instancePath+"/route",schemaPath:"#/properties/route/pattern",keyword:"pattern",params:{pattern: "^/[a-z0-9\\-/]*$"},message:"must match pattern \""+"^/[a-z0-9\\-/]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2646,7 +2786,7 @@ errors++;
 if(data.generation_tier !== undefined){
 let data2 = data.generation_tier;
 if(!((data2 === "mechanical") || (data2 === "creative"))){
-const err8 = {instancePath:instancePath+"/generation_tier",schemaPath:"#/properties/generation_tier/enum",keyword:"enum",params:{allowedValues: schema65.properties.generation_tier.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/generation_tier",schemaPath:"#/properties/generation_tier/enum",keyword:"enum",params:{allowedValues: schema68.properties.generation_tier.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2725,7 +2865,7 @@ errors++;
 if(data7.type !== undefined){
 let data8 = data7.type;
 if(!((data8 === "table") || (data8 === "kanban"))){
-const err14 = {instancePath:instancePath+"/views/" + i0+"/type",schemaPath:"#/properties/views/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema65.properties.views.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/views/" + i0+"/type",schemaPath:"#/properties/views/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema68.properties.views.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2923,7 +3063,7 @@ return errors === 0;
 }
 validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Agent spec","type":"object","required":["trigger","input","output"],"additionalProperties":false,"properties":{"trigger":{"type":"string"},"input":{"type":"object","properties":{"entity":{"$ref":"common.schema.json#/$defs/fqn"},"fields":{"$ref":"common.schema.json#/$defs/nameList"}}},"output":{"type":"object"},"threshold":{"type":"number","minimum":0,"maximum":1,"default":0.7},"approach":{"type":"string"},"constraints":{"type":"array","items":{"type":"string"}},"fallback":{"type":"object"}}};
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Agent spec","type":"object","required":["trigger","input","output"],"additionalProperties":false,"properties":{"trigger":{"type":"string"},"input":{"type":"object","required":["entity"],"properties":{"entity":{"$ref":"common.schema.json#/$defs/fqn"},"fields":{"$ref":"common.schema.json#/$defs/nameList"}}},"output":{"type":"object","description":"updates: the only fields of the input entity the agent may change","required":["updates"],"properties":{"updates":{"type":"array","minItems":1,"items":{"type":"string"}}}},"threshold":{"type":"number","minimum":0,"maximum":1,"default":0.7},"approach":{"type":"string"},"constraints":{"type":"array","items":{"type":"string"}},"fallback":{"type":"object","description":"what happens below the threshold or on any error: leave the record alone (default) or set values","properties":{"action":{"enum":["leave_unchanged","set"]},"values":{"type":"object"}}}}};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2993,11 +3133,8 @@ errors++;
 if(data.input !== undefined){
 let data1 = data.input;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.entity !== undefined){
-let data2 = data1.entity;
-if(typeof data2 === "string"){
-if(!pattern6.test(data2)){
-const err5 = {instancePath:instancePath+"/input/entity",schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
+if(data1.entity === undefined){
+const err5 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/required",keyword:"required",params:{missingProperty: "entity"},message:"must have required property '"+"entity"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3006,14 +3143,27 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/input/entity",schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.entity !== undefined){
+let data2 = data1.entity;
+if(typeof data2 === "string"){
+if(!pattern6.test(data2)){
+const err6 = {instancePath:instancePath+"/input/entity",schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/input/entity",schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
@@ -3024,19 +3174,7 @@ if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data3[i0] !== "string"){
-const err7 = {instancePath:instancePath+"/input/fields/" + i0,schemaPath:"common.schema.json#/$defs/nameList/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/input/fields",schemaPath:"common.schema.json#/$defs/nameList/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/input/fields/" + i0,schemaPath:"common.schema.json#/$defs/nameList/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3048,7 +3186,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath:instancePath+"/input/fields",schemaPath:"common.schema.json#/$defs/nameList/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3058,10 +3196,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.output !== undefined){
-let data5 = data.output;
-if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-const err10 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err10 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3071,11 +3208,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.threshold !== undefined){
-let data6 = data.threshold;
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 1 || isNaN(data6)){
-const err11 = {instancePath:instancePath+"/threshold",schemaPath:"#/properties/threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(data.output !== undefined){
+let data5 = data.output;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.updates === undefined){
+const err11 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/required",keyword:"required",params:{missingProperty: "updates"},message:"must have required property '"+"updates"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3084,8 +3221,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data6 < 0 || isNaN(data6)){
-const err12 = {instancePath:instancePath+"/threshold",schemaPath:"#/properties/threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data5.updates !== undefined){
+let data6 = data5.updates;
+if(Array.isArray(data6)){
+if(data6.length < 1){
+const err12 = {instancePath:instancePath+"/output/updates",schemaPath:"#/properties/output/properties/updates/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3094,9 +3234,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/threshold",schemaPath:"#/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const len1 = data6.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data6[i1] !== "string"){
+const err13 = {instancePath:instancePath+"/output/updates/" + i1,schemaPath:"#/properties/output/properties/updates/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3106,9 +3247,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.approach !== undefined){
-if(typeof data.approach !== "string"){
-const err14 = {instancePath:instancePath+"/approach",schemaPath:"#/properties/approach/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err14 = {instancePath:instancePath+"/output/updates",schemaPath:"#/properties/output/properties/updates/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3118,13 +3259,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.constraints !== undefined){
-let data8 = data.constraints;
-if(Array.isArray(data8)){
-const len1 = data8.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data8[i1] !== "string"){
-const err15 = {instancePath:instancePath+"/constraints/" + i1,schemaPath:"#/properties/constraints/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err15 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3134,9 +3271,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/constraints",schemaPath:"#/properties/constraints/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.threshold !== undefined){
+let data8 = data.threshold;
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 1 || isNaN(data8)){
+const err16 = {instancePath:instancePath+"/threshold",schemaPath:"#/properties/threshold/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3145,11 +3284,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.fallback !== undefined){
-let data10 = data.fallback;
-if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-const err17 = {instancePath:instancePath+"/fallback",schemaPath:"#/properties/fallback/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data8 < 0 || isNaN(data8)){
+const err17 = {instancePath:instancePath+"/threshold",schemaPath:"#/properties/threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3159,9 +3295,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/threshold",schemaPath:"#/properties/threshold/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3170,12 +3305,105 @@ vErrors.push(err18);
 }
 errors++;
 }
+}
+if(data.approach !== undefined){
+if(typeof data.approach !== "string"){
+const err19 = {instancePath:instancePath+"/approach",schemaPath:"#/properties/approach/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.constraints !== undefined){
+let data10 = data.constraints;
+if(Array.isArray(data10)){
+const len2 = data10.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data10[i2] !== "string"){
+const err20 = {instancePath:instancePath+"/constraints/" + i2,schemaPath:"#/properties/constraints/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/constraints",schemaPath:"#/properties/constraints/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.fallback !== undefined){
+let data12 = data.fallback;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.action !== undefined){
+let data13 = data12.action;
+if(!((data13 === "leave_unchanged") || (data13 === "set"))){
+const err22 = {instancePath:instancePath+"/fallback/action",schemaPath:"#/properties/fallback/properties/action/enum",keyword:"enum",params:{allowedValues: schema74.properties.fallback.properties.action.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data12.values !== undefined){
+let data14 = data12.values;
+if(!(data14 && typeof data14 == "object" && !Array.isArray(data14))){
+const err23 = {instancePath:instancePath+"/fallback/values",schemaPath:"#/properties/fallback/properties/values/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/fallback",schemaPath:"#/properties/fallback/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
 validate40.errors = vErrors;
 return errors === 0;
 }
 validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Mixin spec","type":"object","required":["fields"],"additionalProperties":false,"properties":{"fields":{"$ref":"common.schema.json#/$defs/fields"}}};
+const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Mixin spec","type":"object","required":["fields"],"additionalProperties":false,"properties":{"fields":{"$ref":"common.schema.json#/$defs/fields"}}};
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3302,7 +3530,7 @@ return errors === 0;
 }
 validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Infra spec","type":"object","required":["category"],"additionalProperties":false,"properties":{"category":{"enum":["auth","deployment","database","graph","middleware","components","monitoring","search"]},"config":{"type":"object"},"env_vars":{"type":"object","additionalProperties":{"type":"string"}},"bootstrap":{}},"if":{"properties":{"category":{"const":"auth"}},"required":["category"]},"then":{"properties":{"config":{"type":"object","properties":{"provider":{"enum":["jwt","external"]},"roles":{"type":"array","minItems":1,"items":{"$ref":"common.schema.json#/$defs/name"}}}},"bootstrap":{"type":"object","properties":{"users":{"type":"array","items":{"type":"object","required":["id","email","role"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"email":{"type":"string"},"role":{"type":"string"},"password":{"type":"string","minLength":1}}}}}}}}};
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Infra spec","type":"object","required":["category"],"additionalProperties":false,"properties":{"category":{"enum":["auth","deployment","database","graph","middleware","components","monitoring","search"]},"config":{"type":"object"},"env_vars":{"type":"object","additionalProperties":{"type":"string"}},"bootstrap":{}},"if":{"properties":{"category":{"const":"auth"}},"required":["category"]},"then":{"properties":{"config":{"type":"object","properties":{"provider":{"enum":["jwt","external"]},"roles":{"type":"array","minItems":1,"items":{"$ref":"common.schema.json#/$defs/name"}}}},"bootstrap":{"type":"object","properties":{"users":{"type":"array","items":{"type":"object","required":["id","email","role"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1},"email":{"type":"string"},"role":{"type":"string"},"password":{"type":"string","minLength":1}}}}}}}}};
 const func4 = typeof func4_module === "function" ? func4_module : func4_module.default;
 
 function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3364,7 +3592,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.provider !== undefined){
 let data2 = data1.provider;
 if(!((data2 === "jwt") || (data2 === "external"))){
-const err2 = {instancePath:instancePath+"/config/provider",schemaPath:"#/then/properties/config/properties/provider/enum",keyword:"enum",params:{allowedValues: schema78.then.properties.config.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/config/provider",schemaPath:"#/then/properties/config/properties/provider/enum",keyword:"enum",params:{allowedValues: schema81.then.properties.config.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3645,7 +3873,7 @@ errors++;
 if(data.category !== undefined){
 let data12 = data.category;
 if(!((((((((data12 === "auth") || (data12 === "deployment")) || (data12 === "database")) || (data12 === "graph")) || (data12 === "middleware")) || (data12 === "components")) || (data12 === "monitoring")) || (data12 === "search"))){
-const err24 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/enum",keyword:"enum",params:{allowedValues: schema78.properties.category.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/enum",keyword:"enum",params:{allowedValues: schema81.properties.category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3765,7 +3993,7 @@ return errors === 0;
 }
 validate49.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const pattern31 = new RegExp("^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$", "u");
+const pattern34 = new RegExp("^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4513,7 +4741,7 @@ errors++;
 if(data16.version !== undefined){
 let data22 = data16.version;
 if(typeof data22 === "string"){
-if(!pattern31.test(data22)){
+if(!pattern34.test(data22)){
 const err38 = {instancePath:instancePath+"/metadata/version",schemaPath:"#/properties/metadata/properties/version/pattern",keyword:"pattern",params:{pattern: "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$"},message:"must match pattern \""+"^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err38];

@@ -51,7 +51,7 @@ describe("semantic checks", () => {
       ),
       "p.contract.yaml": page("  route: /x\n  entity: entity/shop/ghost\n  generation_tier: mechanical\n"),
       "a.contract.yaml":
-        "apiVersion: charter/v1\nkind: Agent\nmetadata: {name: bot, domain: shop}\nspec:\n  trigger: t\n  input: {entity: entity/shop/phantom}\n  output: {}\n",
+        "apiVersion: charter/v1\nkind: Agent\nmetadata: {name: bot, domain: shop}\nspec:\n  trigger: t\n  input: {entity: entity/shop/phantom}\n  output: {updates: [x]}\n",
     });
     expect(
       messages(r)
@@ -242,5 +242,115 @@ describe("semantic checks", () => {
     expect(r.errors).toBe(0);
     expect(r.warnings).toBe(1);
     expect(r.ir).not.toBeNull();
+  });
+
+  describe("agents and ai_integration", () => {
+    const agent = (spec: string, name = "triage") =>
+      `apiVersion: charter/v1\nkind: Agent\nmetadata: {name: ${name}, domain: shop}\nspec:\n${spec}`;
+    const triage = (extra = "") =>
+      agent(`  trigger: order_created\n  input: {entity: entity/shop/order, fields: [title]}\n  output: {updates: [total]}\n${extra}`);
+    const orderRoute = route(
+      "  entity: entity/shop/order\n  endpoints:\n    - method: POST\n      path: /orders\n      side_effects:\n        - emit_event: order_created\n",
+    );
+    const hooked = (hook: string) =>
+      entityYaml("order", "    title: {type: string}\n    total: {type: number}\n", `  ai_integration:\n${hook}`);
+
+    it("resolve the agents of ai_integration without a cycle (the agent depends on the entity)", () => {
+      const r = checkFiles({
+        "o.contract.yaml": hooked("    order_created: [agent/shop/triage]\n"),
+        "a.contract.yaml": triage(),
+        "r.contract.yaml": orderRoute,
+      });
+      expect(r.findings).toEqual([]);
+      const order = r.ir?.entities.find((e) => e.name === "order");
+      expect(order?.aiIntegration).toEqual({ order_created: ["agent/shop/triage"] });
+      expect(r.ir?.graph.edges).toContainEqual(expect.objectContaining({ from: "agent/shop/triage", to: "entity/shop/order" }));
+      expect(r.ir?.agents[0]).toMatchObject({ updates: ["total"], fallback: { action: "leave_unchanged" }, threshold: 0.7 });
+    });
+
+    it("accept a single FQN and record the ai_integration edge when the agent reads another entity", () => {
+      const r = checkFiles({
+        "o.contract.yaml": hooked("    order_created: agent/shop/audit\n"),
+        "c.contract.yaml": entityYaml("customer", "    note: {type: string}\n"),
+        "a.contract.yaml": agent(
+          "  trigger: order_created\n  input: {entity: entity/shop/customer}\n  output: {updates: [note]}\n",
+          "audit",
+        ),
+        "r.contract.yaml": orderRoute,
+      });
+      expect(r.findings).toEqual([]);
+      expect(r.ir?.entities.find((e) => e.name === "order")?.aiIntegration).toEqual({ order_created: ["agent/shop/audit"] });
+      expect(r.ir?.graph.edges).toContainEqual({ from: "agent/shop/audit", to: "entity/shop/order", via: "ai_integration" });
+    });
+
+    it("report an unknown agent or a contract of another kind in ai_integration where it is written", () => {
+      const r = checkFiles({
+        "o.contract.yaml": hooked("    order_created: [agent/shop/ghost, workflow/shop/flow]\n"),
+        "flow.contract.yaml": wf(baseFlow),
+        "r.contract.yaml": orderRoute,
+      });
+      expect(messages(r)).toEqual(["unresolved reference 'agent/shop/ghost'", "'workflow/shop/flow' is not one of the Agent contracts"]);
+      expect(r.findings[0]).toMatchObject({ path: "/spec/ai_integration/order_created/0", line: 8, column: 21 });
+      expect(r.findings[1]).toMatchObject({ path: "/spec/ai_integration/order_created/1" });
+    });
+
+    it("refuse an ai_integration that is not a map of event names to agent FQNs", () => {
+      const r = checkFiles({ "o.contract.yaml": hooked("    order_created: 42\n    Bad-Event: agent/shop/triage\n") });
+      expect(r.ir).toBeNull();
+      expect(r.findings.map((f) => f.path)).toEqual(expect.arrayContaining(["/spec/ai_integration/order_created"]));
+      expect(messages(r).some((m) => m.includes("'Bad-Event'"))).toBe(true);
+    });
+
+    it("require output.updates and input.fields to name fields of the input entity a client may write", () => {
+      const r = checkFiles({
+        "o.contract.yaml": entityYaml("order", "    title: {type: string}\n    total: {type: number}\n"),
+        "a.contract.yaml": agent(
+          "  trigger: order_created\n  input: {entity: entity/shop/order, fields: [title, colour]}\n  output: {updates: [total, created_at, size]}\n",
+        ),
+        "r.contract.yaml": orderRoute,
+      });
+      expect(r.ir).toBeNull();
+      expect(r.findings.map((f) => [f.path, f.code])).toEqual([
+        ["/spec/input/fields/1", "ref.unknown_field"],
+        ["/spec/output/updates/1", "ref.unknown_field"],
+        ["/spec/output/updates/2", "ref.unknown_field"],
+      ]);
+      expect(messages(r)[0]).toMatch(/^'colour' is not one of \[/);
+    });
+
+    it("require output.updates itself", () => {
+      const r = checkFiles({ "a.contract.yaml": agent("  trigger: t\n  input: {entity: entity/shop/order}\n  output: {}\n") });
+      expect(messages(r)).toContain("'updates' is a required property");
+    });
+
+    it("check the fallback: set needs values, and only of fields the agent may update", () => {
+      const files = (fallback: string) => ({
+        "o.contract.yaml": order(),
+        "flow.contract.yaml": wf(baseFlow),
+        "a.contract.yaml": triage(fallback),
+        "r.contract.yaml": orderRoute,
+      });
+      const ok = checkFiles(files("  fallback: {action: set, values: {total: 0}}\n"));
+      expect(ok.findings).toEqual([]);
+      expect(ok.ir?.agents[0]?.fallback).toEqual({ action: "set", values: { total: 0 } });
+      expect(messages(checkFiles(files("  fallback: {action: set}\n")))).toEqual(["'values' is a required property"]);
+      const outside = checkFiles(files("  fallback: {action: set, values: {title: x}}\n"));
+      expect(outside.findings[0]).toMatchObject({ path: "/spec/fallback/values/title", code: "ref.unknown_field" });
+      expect(messages(checkFiles(files("  fallback: {action: explode}\n")))[0]).toMatch(/^'explode' is not one of/);
+    });
+
+    it("warn when a trigger or an ai_integration event is never emitted", () => {
+      const r = checkFiles({
+        "o.contract.yaml": hooked("    order_shipped: [agent/shop/triage]\n"),
+        "a.contract.yaml": triage().replace("trigger: order_created", "trigger: order_craeted"),
+        "r.contract.yaml": orderRoute,
+      });
+      expect(r.ir).not.toBeNull();
+      expect(r.findings.map((f) => [f.severity, f.code, f.path])).toEqual([
+        ["warning", "event.never_emitted", "/spec/trigger"],
+        ["warning", "event.never_emitted", "/spec/ai_integration/order_shipped"],
+      ]);
+      expect(messages(r)[0]).toBe("event 'order_craeted' is never emitted; emitted events: ['order_created']");
+    });
   });
 });

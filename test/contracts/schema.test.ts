@@ -35,7 +35,7 @@ describe("JSON Schemas", () => {
       Workflow: "initial: a\n  states: {a: {label: A}}\n  transitions: {a: []}",
       Route: "entity: entity/d/e\n  endpoints:\n    - {method: GET, path: /es}",
       Page: "route: /es\n  entity: entity/d/e\n  generation_tier: mechanical",
-      Agent: "trigger: e_created\n  input: {entity: entity/d/e}\n  output: {}",
+      Agent: "trigger: e_created\n  input: {entity: entity/d/e}\n  output: {updates: [x]}",
       Infra: "category: auth\n  config: {provider: jwt, roles: [admin]}",
     };
     for (const [kind, spec] of Object.entries(kinds)) {
