@@ -215,14 +215,12 @@ export class TicketStore {
   /**
    * Claims the next queued ticket (priority, then oldest) by moving it to `analyzing` in one
    * UPDATE guarded by `status = 'queued'`: two processes can never claim the same ticket.
-   * `eligible` narrows the queue (without a proposer, tier 2/3 contract fixes are left waiting).
    */
-  claimNext(eligible: "all" | "no_proposer" = "all"): Ticket | null {
-    const filter = eligible === "all" ? "" : "AND (tier = 1 OR fixable_by <> 'contract')";
+  claimNext(): Ticket | null {
     const { iso } = this.stamp();
     const row = this.stmt(
       `UPDATE tickets SET status = 'analyzing', claimed_by = ?, updated_at = ?
-       WHERE id = (SELECT id FROM tickets WHERE status = 'queued' ${filter} ORDER BY priority_order, created_ms, seq LIMIT 1)
+       WHERE id = (SELECT id FROM tickets WHERE status = 'queued' ORDER BY priority_order, created_ms, seq LIMIT 1)
          AND status = 'queued'
        RETURNING *`,
     ).get(PROCESS_OWNER, iso) as Row | undefined;
@@ -274,15 +272,6 @@ export class TicketStore {
   /** Updates fields without a status change (a proposal recorded before it is applied, say). */
   update(id: string, status: TicketStatus, update: TicketUpdate): Ticket | null {
     return this.transition(id, status, status, update);
-  }
-
-  /** Marks queued tickets that wait for a proposer, so `healer tickets` says why they wait. */
-  noteWaiting(note: string): number {
-    const { iso } = this.stamp();
-    return this.stmt(
-      `UPDATE tickets SET resolution_note = ?, updated_at = ?
-       WHERE status = 'queued' AND tier IN (2, 3) AND fixable_by = 'contract' AND resolution_note <> ?`,
-    ).run(note, iso, note).changes;
   }
 
   /**

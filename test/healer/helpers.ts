@@ -34,6 +34,19 @@ export function brokenExamples(): { type: string; dir: string; origin: string }[
   });
 }
 
+/** Every variable the LLM provider selection reads, emptied: a CLI child sees no provider. */
+export const NO_PROVIDER_ENV: Record<string, string> = {
+  SVC_AI_MODEL: "",
+  ANTHROPIC_API_KEY: "",
+  OPENAI_API_KEY: "",
+  OPENAI_BASE_URL: "",
+  GEMINI_API_KEY: "",
+  GROQ_API_KEY: "",
+  OPENROUTER_API_KEY: "",
+  OLLAMA_BASE_URL: "",
+  LMSTUDIO_BASE_URL: "",
+};
+
 const made: string[] = [];
 afterAll(() => {
   if (process.env.KEEP_TMP) return;

@@ -5,7 +5,7 @@ import { Command, Option } from "commander";
 // healer command runs, so `charter forge ...` and `--help` stay quick.
 import { HealerError } from "../../healer/errors.js";
 import type { FixSummary, Healer } from "../../healer/index.js";
-import { awaitsProposer, PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
+import { PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
 import { paint, UserError, useColor } from "../output.js";
 
 interface ProjectOpts {
@@ -272,7 +272,7 @@ function printFix(s: FixSummary): void {
 function printTicket(t: Ticket): void {
   const line = (k: string, v: unknown): void => void process.stdout.write(`${k.padEnd(16)}${v}\n`);
   line("id", t.id);
-  line("status", t.status + (awaitsProposer(t) ? " (awaiting a proposer)" : ""));
+  line("status", t.status);
   line("source", t.source);
   line("contract", t.contract_fqn ?? "-");
   line("error type", t.error_type || "-");
