@@ -18,6 +18,7 @@ import { type HealerStatus, healerStatus } from "./metrics.js";
 import { normaliseContract, projectPath } from "./normalise.js";
 import { Notifier } from "./notify.js";
 import { NO_PROVIDER_NOTE, type Proposer, type ProposerInput } from "./proposer.js";
+import { unsafeFqnReason } from "./safety.js";
 import { type NewTicket, PROCESS_OWNER, TicketStore } from "./store.js";
 import {
   type DiffRecord,
@@ -109,7 +110,8 @@ export class Healer {
     } else {
       const choice = selectProvider(this.env);
       this.proposer = choice.ok ? new LlmProposer({ selection: choice }) : null;
-      this.noProposerReason = choice.ok ? "" : `${NO_PROVIDER_NOTE} (${choice.reason}): ${choice.hint}`;
+      const why = choice.ok || choice.reason === NO_PROVIDER_NOTE ? "" : ` (${choice.reason})`;
+      this.noProposerReason = choice.ok ? "" : `${NO_PROVIDER_NOTE}${why}: ${choice.hint}`;
     }
     this.regenerate = options.regenerate ?? regenerateAll;
   }
@@ -147,6 +149,11 @@ export class Healer {
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
     const c = classifyError({ source: report.source, message: report.error, statusCode: status });
     const fqn = report.contract_fqn ?? null;
+    if (fqn !== null) {
+      if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
+      const why = unsafeFqnReason(fqn);
+      if (why) throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: it ${why}`);
+    }
     return {
       source: report.source,
       contract_fqn: fqn,
