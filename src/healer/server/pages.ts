@@ -89,7 +89,8 @@ ${v.errors.length ? html`<ul>${v.errors.map((e) => html`<li>${e}</li>`)}</ul>` :
 <h2>Changes</h2>
 <ul id="changes">${p.changes.map(changeLine)}</ul>
 ${p.related.map((r) => html`<p><code>${r.file}</code></p><ul>${r.changes.map(changeLine)}</ul>`)}
-<details><summary>Diff</summary><pre>${createTwoFilesPatch(`a/${p.file}`, `b/${p.file}`, p.before, p.after, undefined, undefined, { context: 3 })}</pre></details>
+<details id="after"><summary>Proposed contract</summary><pre>${p.after}</pre></details>
+<details id="diff"><summary>Diff</summary><pre>${createTwoFilesPatch(`a/${p.file}`, `b/${p.file}`, p.before, p.after, undefined, undefined, { context: 3 })}</pre></details>
 </div>`
     : "";
   const actions =
