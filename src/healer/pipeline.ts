@@ -537,8 +537,12 @@ export class Healer {
     return check.loaded.find((c) => fqnOfLoaded(c) === t.contract_fqn);
   }
 
+  /** Where people reach the service (the view links of notifications); `healer serve` sets it once listening. */
+  publicUrl: string | null = null;
+
   private viewUrl(id: string): string {
-    const base = this.env.SVC_HEALER_PUBLIC_URL?.replace(/\/+$/, "") || `http://localhost:${this.env.SVC_HEALER_PORT || "8083"}`;
+    const base =
+      this.env.SVC_HEALER_PUBLIC_URL?.replace(/\/+$/, "") || this.publicUrl || `http://localhost:${this.env.SVC_HEALER_PORT || "8083"}`;
     return `${base}/healer/tickets/${id}/view`;
   }
 

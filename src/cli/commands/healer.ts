@@ -292,7 +292,7 @@ in seconds, default 60); a person approves it. Without a provider they fail with
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UserError(`invalid port: ${opts.port}`);
       const project: ProjectOpts = { ...opts };
       if (path !== undefined) project.project = path;
-      const h = await openHealer(project, process.env.SVC_HEALER_PUBLIC_URL ? {} : { SVC_HEALER_PORT: String(port) });
+      const h = await openHealer(project);
       await serveHealer(h, opts.host, port);
     });
 
@@ -318,6 +318,7 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   const address = app.server.address();
   const actual = typeof address === "object" && address ? address.port : port;
   const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  h.publicUrl = `http://${shown}:${actual}`;
   process.stdout.write(`Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n`);
   process.stdout.write(`  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n`);
   process.stdout.write(
