@@ -147,7 +147,7 @@ export class Healer {
     const context: TicketContext = { ...(report.context ?? {}) };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
-    const c = classifyError({ source: report.source, message: report.error, statusCode: status });
+    const c = classifyError({ source: report.source, message: report.error, statusCode: status, ...findingOf(context) });
     const fqn = report.contract_fqn ?? null;
     if (fqn !== null) {
       if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
@@ -262,7 +262,7 @@ export class Healer {
     let t = claimed;
     try {
       const status = typeof t.context.status_code === "number" ? t.context.status_code : undefined;
-      const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status });
+      const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status, ...findingOf(t.context) });
       if (c.errorType !== t.error_type || c.tier !== t.tier || c.priority !== t.priority || c.fixableBy !== t.fixable_by) {
         t =
           this.store.update(t.id, "analyzing", { error_type: c.errorType, tier: c.tier, priority: c.priority, fixable_by: c.fixableBy }) ??
@@ -563,6 +563,14 @@ export class Healer {
 interface Outcome {
   ticket: Ticket;
   regenerated?: number;
+}
+
+/** The finding code and schema path a report carries in its context, for classification. */
+function findingOf(context: TicketContext): { code?: string; schemaPath?: string } {
+  return {
+    ...(typeof context.code === "string" ? { code: context.code } : {}),
+    ...(typeof context.schema_path === "string" ? { schemaPath: context.schema_path } : {}),
+  };
 }
 
 function queuedMessage(t: Ticket): string {
