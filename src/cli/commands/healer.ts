@@ -42,7 +42,7 @@ async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = 
   const { Healer } = await import("../../healer/pipeline.js");
   return new Healer({
     projectRoot: root,
-    env: { ...healerEnvFile(join(root, ".env")), ...process.env, ...extraEnv },
+    env: { ...projectEnv(root), ...extraEnv },
     console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
   });
 }
@@ -52,7 +52,14 @@ async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = 
  * and base URLs; the scaffold writes them there), so the CLI notifies and proposes the way the
  * project says; a variable set in the environment wins.
  */
-function healerEnvFile(path: string): Record<string, string> {
+/** The project's `.env` settings under the process environment; an empty variable does not hide the file's value. */
+export function projectEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...projectEnvFile(join(root, ".env")) };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (v !== "" || !(k in env))) env[k] = v;
+  return env;
+}
+
+function projectEnvFile(path: string): Record<string, string> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
