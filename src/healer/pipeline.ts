@@ -138,6 +138,30 @@ export class Healer {
     return results;
   }
 
+  /**
+   * A batch of reports from independent callers (the HTTP ingest's group commit): each is checked
+   * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
+   */
+  reportBatch(reports: readonly ErrorReport[]): ({ ticket: Ticket; created: boolean } | { error: HealerError })[] {
+    const prepared = reports.map((r) => {
+      try {
+        return this.newTicket(r);
+      } catch (e) {
+        if (e instanceof HealerError) return e;
+        throw e;
+      }
+    });
+    const valid = prepared.filter((p): p is NewTicket => !(p instanceof HealerError));
+    const stored = this.store.ingestMany(valid);
+    let i = 0;
+    return prepared.map((p) => {
+      if (p instanceof HealerError) return { error: p };
+      const r = stored[i++] as { ticket: Ticket; created: boolean };
+      if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
+      return r;
+    });
+  }
+
   private newTicket(report: ErrorReport): NewTicket {
     if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
       throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);

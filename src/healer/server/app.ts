@@ -3,7 +3,7 @@ import formbody from "@fastify/formbody";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { HealerError } from "../errors.js";
 import type { Healer } from "../pipeline.js";
-import type { ErrorReport, Priority, TicketStatus } from "../types.js";
+import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
 import { indexPage, ticketPage } from "./pages.js";
 import { idParams, ingestBody, rejectBody, ticketsQuery } from "./schemas.js";
 
@@ -83,8 +83,9 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   app.get("/healer/health", async () => ({ status: "ok", service: "healer" }));
   app.get("/healer/status", async () => healer.status());
 
+  const ingest = groupCommit(healer);
   app.post("/healer/ingest", { schema: { body: ingestBody } }, async (request) => {
-    const { ticket, created } = healer.report(request.body as ErrorReport);
+    const { ticket, created } = await ingest(request.body as ErrorReport);
     const now = created ? await healer.processTicket(ticket.id) : ticket;
     return { ticket_id: now.id, status: now.status, created, occurrences: now.occurrences };
   });
@@ -145,6 +146,38 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   });
 
   return app;
+}
+
+/**
+ * Group commit: reports that arrive while the event loop is busy are stored together in one
+ * transaction at the next turn, and each request is answered once its report is committed. Under
+ * load this turns many small commits into a few larger ones (the store's cost is per commit, not
+ * per row); a lone report waits one turn of the loop.
+ */
+function groupCommit(healer: Healer): (report: ErrorReport) => Promise<{ ticket: Ticket; created: boolean }> {
+  type Waiter = { report: ErrorReport; resolve: (r: { ticket: Ticket; created: boolean }) => void; reject: (e: Error) => void };
+  let queue: Waiter[] = [];
+  const flush = (): void => {
+    const batch = queue;
+    queue = [];
+    let results: ReturnType<Healer["reportBatch"]>;
+    try {
+      results = healer.reportBatch(batch.map((w) => w.report));
+    } catch (e) {
+      for (const w of batch) w.reject(e as Error);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const r = results[i] as (typeof results)[number];
+      if ("error" in r) w.reject(r.error);
+      else w.resolve(r);
+    });
+  };
+  return (report) =>
+    new Promise((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push({ report, resolve, reject });
+    });
 }
 
 function requireProposed(healer: Healer, id: string, action: string) {
