@@ -142,3 +142,46 @@ describe("charter healer commands", () => {
     expect(runCharter(["healer", "tickets", "--priority", "urgent"], { cwd: root }).status).toBe(2);
   });
 });
+
+describe("charter healer serve and --format", () => {
+  it("serves the project, refuses a second service on the same store, and stops on SIGTERM", async () => {
+    const { spawn } = await import("node:child_process");
+    const { REPO_ROOT, TSX_LOADER } = await import("../support/cli.js");
+    const root = makeProject(brokenExamples()[0]?.dir);
+    const start = (port: string) => {
+      const child = spawn(
+        process.execPath,
+        ["--import", TSX_LOADER, join(REPO_ROOT, "src/cli/charter.ts"), "healer", "serve", root, "--host", "127.0.0.1", "--port", port],
+        { env: { ...process.env, ...NO_PROVIDER_ENV, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+      return { child, out: () => out, exited };
+    };
+    const first = start("0");
+    const deadline = Date.now() + 30_000;
+    while (!/listening on (http:\S+)\/healer/.test(first.out()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const url = /listening on (http:\S+)\/healer/.exec(first.out())?.[1];
+    expect(url, first.out()).toBeDefined();
+    expect(first.out()).toContain("proposer: no LLM provider is configured");
+    expect(first.out()).toContain("approve and reject only from this machine");
+    expect(await (await fetch(`${url}/healer/health`)).json()).toEqual({ status: "ok", service: "healer" });
+
+    const second = start("0");
+    expect(await second.exited).toBe(1);
+    expect(second.out()).toMatch(/another Healer service is already serving/);
+
+    // CLI commands still work beside the running service.
+    const tickets = runCharter(["healer", "tickets", "--format", "json"], { cwd: root });
+    expect(tickets.status).toBe(0);
+    expect(JSON.parse(tickets.stdout)).toEqual([]);
+    const status = runCharter(["healer", "status", "--format", "json"], { cwd: root });
+    expect(JSON.parse(status.stdout)).toMatchObject({ total: 0 });
+    expect(runCharter(["healer", "status", "--format", "yaml"], { cwd: root }).status).toBe(2);
+
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+  });
+});
