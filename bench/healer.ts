@@ -6,21 +6,19 @@
  *  - tier 1 latency from a report to the fix applied and the code regenerated, on a 20-entity domain.
  * Run: npm run bench -- healer (needs wrk: apt-get install wrk)
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { checkDomain } from "../src/compiler/index.js";
-import { FakeLlm } from "../test/support/fake-llm.js";
+import { type HealerProcess, startHealerProcess } from "../test/healer/serve-process.js";
+import { FakeLlm, NO_PROVIDER_ENV } from "../test/support/fake-llm.js";
 
 const ENTITIES = 20;
 const DISTINCT_ERRORS = 50;
 const WRK_SECONDS = Number(process.env.HEALER_BENCH_SECONDS ?? 10);
 const WRK_CONNECTIONS = Number(process.env.HEALER_BENCH_CONNECTIONS ?? 32);
 const LATENCY_SAMPLES = Number(process.env.HEALER_BENCH_SAMPLES ?? 40);
-const ROOT = resolve(import.meta.dirname, "..");
-const TSX = pathToFileURL(resolve(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 function percentile(sorted: number[], p: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -106,45 +104,9 @@ spec:
   }
 }
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** `charter healer serve PROJECT --port 0`, its address read from what it prints. */
-async function startServer(project: string, env: Record<string, string>): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    ["--import", TSX, join(ROOT, "src/cli/charter.ts"), "healer", "serve", project, "--host", "127.0.0.1", "--port", "0"],
-    { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let log = "";
-  child.stdout?.on("data", (d: Buffer) => (log += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (log += d.toString()));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const m = /listening on (http:\/\/[\d.]+:\d+)\/healer/.exec(log);
-    if (m) {
-      // The console channel prints a line per notification; drop them so the pipe never fills.
-      log = "";
-      child.stdout?.removeAllListeners("data");
-      child.stdout?.resume();
-      return {
-        url: m[1] as string,
-        child,
-        stop: () =>
-          new Promise((r) => {
-            child.once("exit", () => r());
-            child.kill("SIGTERM");
-          }),
-      };
-    }
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`the Healer did not start:\n${log}`);
+/** `charter healer serve` as a child process (the same helper the tests use). */
+function startServer(project: string, env: Record<string, string>): Promise<HealerProcess> {
+  return startHealerProcess(project, env, { quiet: true });
 }
 
 function reportBody(k: number): string {
@@ -233,7 +195,7 @@ async function benchTier1(): Promise<void> {
   writeDomain(domain);
   const check = checkDomain(domain);
   if (check.errors > 0) throw new Error(`benchmark domain is invalid: ${check.findings[0]?.message}`);
-  const server = await startServer(root, { SVC_AI_MODEL: "", OPENAI_BASE_URL: "", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" });
+  const server = await startServer(root, NO_PROVIDER_ENV);
   const samples: number[] = [];
   let regenerated = 0;
   try {

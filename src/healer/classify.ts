@@ -47,13 +47,18 @@ const PATTERN_DEFS: Record<string, Rule> = {
 const structural = (type: string, reason: string, priority: Priority = "medium"): Rule => ({ type, tier: 2, priority, reason });
 
 /**
- * Findings are classified by their code (and, for patterns, the schema definition that failed),
- * never by their wording: the validator's messages may change, the codes are its contract.
+ * Findings are classified by their code, not by their wording. A pattern finding is told apart by
+ * the schema definition that failed, or, where the schema states the pattern inline (the
+ * `propertyNames` of fields and states), by the pattern itself, which the message quotes from
+ * the contract language's own constants.
  */
-function ruleForCode(code: string, schemaPath: string): Rule | null {
+function ruleForCode(code: string, schemaPath: string, message: string): Rule | null {
   if (code === "schema.pattern") {
     const def = /\$defs\/([A-Za-z]+)\/pattern$/.exec(schemaPath)?.[1];
-    return (def && PATTERN_DEFS[def]) || structural("schema_mismatch", "value does not match a pattern");
+    const known = def ? PATTERN_DEFS[def] : undefined;
+    if (known) return known;
+    const byPattern = CONTRACT_RULES.find((r) => r.tier === 1 && r.test(message));
+    return byPattern ?? structural("schema_mismatch", "value does not match a pattern");
   }
   switch (code) {
     case "schema.required":
@@ -148,7 +153,8 @@ export function classifyError(input: ClassifyInput): Classification {
   const fixableBy: FixableBy = notContract?.fixableBy ?? "contract";
   const runtime = input.source === "runtime" || (input.statusCode !== undefined && input.statusCode >= 500);
   if (!runtime) {
-    const rule = (input.code ? ruleForCode(input.code, input.schemaPath ?? "") : null) ?? CONTRACT_RULES.find((r) => r.test(message));
+    const rule =
+      (input.code ? ruleForCode(input.code, input.schemaPath ?? "", message) : null) ?? CONTRACT_RULES.find((r) => r.test(message));
     if (rule)
       return { errorType: rule.type, tier: rule.tier, priority: rule.priority, fixableBy, reason: notContract?.reason ?? rule.reason };
     if (notContract) return { errorType: "runtime_exception", tier: 3, priority: "high", fixableBy, reason: notContract.reason };

@@ -5,6 +5,7 @@ import { checkDomain } from "../../src/compiler/index.js";
 import { runCharter as runCharterWithEnv } from "../support/cli.js";
 import { FakeLlm } from "../support/fake-llm.js";
 import { brokenExamples, listFiles, makeProject, NO_PROVIDER_ENV, runCharterAsync, TIER1 } from "./helpers.js";
+import { startHealerProcess } from "./serve-process.js";
 
 /** `charter` with no LLM provider in its environment, whatever the machine has set. */
 const runCharter = (args: readonly string[], options: { cwd: string; env?: Record<string, string> }) =>
@@ -145,33 +146,16 @@ describe("charter healer commands", () => {
 
 describe("charter healer serve and --format", () => {
   it("serves the project, refuses a second service on the same store, and stops on SIGTERM", async () => {
-    const { spawn } = await import("node:child_process");
-    const { REPO_ROOT, TSX_LOADER } = await import("../support/cli.js");
     const root = makeProject(brokenExamples()[0]?.dir);
-    const start = (port: string) => {
-      const child = spawn(
-        process.execPath,
-        ["--import", TSX_LOADER, join(REPO_ROOT, "src/cli/charter.ts"), "healer", "serve", root, "--host", "127.0.0.1", "--port", port],
-        { env: { ...process.env, ...NO_PROVIDER_ENV, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-      const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-      return { child, out: () => out, exited };
-    };
-    const first = start("0");
-    const deadline = Date.now() + 30_000;
-    while (!/listening on (http:\S+)\/healer/.test(first.out()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const url = /listening on (http:\S+)\/healer/.exec(first.out())?.[1];
-    expect(url, first.out()).toBeDefined();
-    expect(first.out()).toContain("proposer: no LLM provider is configured");
-    expect(first.out()).toContain("approve and reject only from this machine");
+    const first = await startHealerProcess(root, NO_PROVIDER_ENV);
+    const url = first.url;
+    expect(first.output()).toContain("proposer: no LLM provider is configured");
+    expect(first.output()).toContain("approve and reject only from this machine");
     expect(await (await fetch(`${url}/healer/health`)).json()).toEqual({ status: "ok", service: "healer" });
 
-    const second = start("0");
+    const second = await startHealerProcess(root, NO_PROVIDER_ENV, { expectFailure: true });
     expect(await second.exited).toBe(1);
-    expect(second.out()).toMatch(/another Healer service is already serving/);
+    expect(second.output()).toMatch(/another Healer service is already serving/);
 
     // CLI commands still work beside the running service.
     const tickets = runCharter(["healer", "tickets", "--format", "json"], { cwd: root });
@@ -181,7 +165,6 @@ describe("charter healer serve and --format", () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ total: 0 });
     expect(runCharter(["healer", "status", "--format", "yaml"], { cwd: root }).status).toBe(2);
 
-    first.child.kill("SIGTERM");
-    expect(await first.exited).toBe(0);
+    expect(await first.stop()).toBe(0);
   });
 });

@@ -34,18 +34,7 @@ export function brokenExamples(): { type: string; dir: string; origin: string }[
   });
 }
 
-/** Every variable the LLM provider selection reads, emptied: a CLI child sees no provider. */
-export const NO_PROVIDER_ENV: Record<string, string> = {
-  SVC_AI_MODEL: "",
-  ANTHROPIC_API_KEY: "",
-  OPENAI_API_KEY: "",
-  OPENAI_BASE_URL: "",
-  GEMINI_API_KEY: "",
-  GROQ_API_KEY: "",
-  OPENROUTER_API_KEY: "",
-  OLLAMA_BASE_URL: "",
-  LMSTUDIO_BASE_URL: "",
-};
+export { NO_PROVIDER_ENV } from "../support/fake-llm.js";
 
 const made: string[] = [];
 afterAll(() => {

@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Ticket } from "../../src/healer/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
-import { REPO_ROOT, TSX_LOADER } from "../support/cli.js";
+import { REPO_ROOT } from "../support/cli.js";
 import { FakeLlm } from "../support/fake-llm.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { makeProject } from "./helpers.js";
+import { type HealerProcess, startHealerProcess } from "./serve-process.js";
 
 /*
  * The loop as a user runs it: `charter healer serve` beside the generated helpdesk app (uvicorn,
@@ -18,34 +18,12 @@ import { makeProject } from "./helpers.js";
  */
 
 let fake: FakeLlm;
-let healer: ChildProcess;
+let healer: HealerProcess;
 let healerUrl = "";
-let healerLog = "";
+const healerLog = (): string => healer?.output() ?? "";
 let app: RunningBackend;
 let root: string;
 let db: string;
-
-/** Starts `charter healer serve --port 0` and reads its address from the first line it prints. */
-async function startHealer(project: string, env: Record<string, string>): Promise<void> {
-  healer = spawn(
-    process.execPath,
-    ["--import", TSX_LOADER, join(REPO_ROOT, "src/cli/charter.ts"), "healer", "serve", project, "--host", "127.0.0.1", "--port", "0"],
-    { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  healer.stdout?.on("data", (d: Buffer) => (healerLog += d.toString()));
-  healer.stderr?.on("data", (d: Buffer) => (healerLog += d.toString()));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const m = /listening on (http:\/\/[\d.]+:\d+)\/healer/.exec(healerLog);
-    if (m) {
-      healerUrl = m[1] as string;
-      return;
-    }
-    if (healer.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the Healer did not start:\n${healerLog}`);
-}
 
 async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -54,13 +32,14 @@ async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30
     if (v !== undefined) return v;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out; Healer log:\n${healerLog}\napp log:\n${app?.logs()}`);
+  throw new Error(`timed out; Healer log:\n${healerLog()}\napp log:\n${app?.logs()}`);
 }
 
 beforeAll(async () => {
   fake = await FakeLlm.start();
   root = makeProject(join(REPO_ROOT, "examples", "helpdesk"), "helpdesk");
-  await startHealer(root, fake.env());
+  healer = await startHealerProcess(root, fake.env());
+  healerUrl = healer.url;
   db = freshDatabase("charter_healer_loop_9");
   app = await startGeneratedBackend({
     domainDir: join(root, "domains", "helpdesk"),
@@ -73,11 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  if (healer && healer.exitCode === null) {
-    const exited = new Promise((r) => healer.once("exit", r));
-    healer.kill("SIGTERM");
-    await exited;
-  }
+  await healer?.stop();
   await fake?.close();
 });
 

@@ -1,23 +1,20 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { Healer, type Ticket } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
-import { FakeLlm } from "../support/fake-llm.js";
+import { type FakeLlm, useFakeLlm } from "../support/fake-llm.js";
 import { BASE_DOMAIN, FIXTURES, listFiles, makeProject } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
 
+const llm = useFakeLlm();
 let fake: FakeLlm;
-beforeAll(async () => {
-  fake = await FakeLlm.start();
+beforeEach(() => {
+  fake = llm();
 });
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
 
 interface Running {
   url: string;
@@ -77,6 +74,15 @@ const MISSING_TYPE_ERROR = () => {
   return f.message;
 };
 
+/** Posts the missing_field fixture's finding as a validation report. */
+function reportMissingType(url: string): Promise<{ status: number; json: unknown }> {
+  return post(`${url}/healer/ingest`, { source: "validation", contract_fqn: "entity/shop/customer", error: MISSING_TYPE_ERROR() });
+}
+
+async function ticketOf(url: string, ingest: { json: unknown }): Promise<Ticket> {
+  return (await get(`${url}/healer/tickets/${(ingest.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+}
+
 function customerSource(root: string): string {
   return readFileSync(join(root, CUSTOMER), "utf8");
 }
@@ -95,11 +101,7 @@ describe("the Healer service over HTTP", () => {
     const { url, root } = await serve(MISSING_FIELD, { realRegen: true });
     const before = customerSource(root);
     fake.reply({ json: { contract: withType(before), explanation: "email addresses are of type email" } });
-    const ingest = await post(`${url}/healer/ingest`, {
-      source: "validation",
-      contract_fqn: "entity/shop/customer",
-      error: MISSING_TYPE_ERROR(),
-    });
+    const ingest = await reportMissingType(url);
     expect(ingest.status).toBe(200);
     expect(ingest.json).toMatchObject({ status: "proposed", created: true });
     const id = (ingest.json as { ticket_id: string }).ticket_id;
@@ -146,13 +148,9 @@ describe("the Healer service over HTTP", () => {
         "      required: true # shown in pickers\n      constraints:\n        maxLength: 200\n        trim: true",
       );
     fake.reply({ json: { contract: noisy, explanation: "typed, and more" } });
-    const r = await post(`${url}/healer/ingest`, {
-      source: "validation",
-      contract_fqn: "entity/shop/customer",
-      error: MISSING_TYPE_ERROR(),
-    });
+    const r = await reportMissingType(url);
     expect(r.json).toMatchObject({ status: "proposed" });
-    const t = (await get(`${url}/healer/tickets/${(r.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+    const t = await ticketOf(url, r);
     expect(t.proposal?.after).not.toMatch(/required_when|unique|trim/);
     expect(t.proposal?.after).toContain("maxLength: 200");
     expect(t.proposal?.after).toContain("# shown in pickers");
@@ -172,11 +170,7 @@ describe("the Healer service over HTTP", () => {
       },
       { json: { contract: withType(before), explanation: "type email" } },
     );
-    const r = await post(`${url}/healer/ingest`, {
-      source: "validation",
-      contract_fqn: "entity/shop/customer",
-      error: MISSING_TYPE_ERROR(),
-    });
+    const r = await reportMissingType(url);
     expect(r.json).toMatchObject({ status: "proposed" });
     expect(fake.requests).toHaveLength(2);
     const first = fake.userPrompt(0);
@@ -186,20 +180,16 @@ describe("the Healer service over HTTP", () => {
     expect(second).toMatch(/is not one of/);
     expect(first).toContain("## The contract");
     expect(second).not.toContain("## The contract");
-    const t = (await get(`${url}/healer/tickets/${(r.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+    const t = await ticketOf(url, r);
     expect(t.proposal?.attempts).toBe(2);
   });
 
   it("garbage twice ends failed with the reasons of both attempts", async () => {
     const { url } = await serve(MISSING_FIELD);
     fake.reply({ content: "Sure! Here is your fix." }, { content: "{not json" });
-    const r = await post(`${url}/healer/ingest`, {
-      source: "validation",
-      contract_fqn: "entity/shop/customer",
-      error: MISSING_TYPE_ERROR(),
-    });
+    const r = await reportMissingType(url);
     expect(r.json).toMatchObject({ status: "failed" });
-    const t = (await get(`${url}/healer/tickets/${(r.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+    const t = await ticketOf(url, r);
     expect(t.resolution_note).toMatch(/attempt 1: unparsable: .*attempt 2: unparsable: /);
     expect(fake.requests).toHaveLength(2);
   });
@@ -210,13 +200,9 @@ describe("the Healer service over HTTP", () => {
       { json: { contract: customerSource(root), explanation: "looks fine" } },
       { json: { contract: customerSource(root), explanation: "still" } },
     );
-    const r = await post(`${url}/healer/ingest`, {
-      source: "validation",
-      contract_fqn: "entity/shop/customer",
-      error: MISSING_TYPE_ERROR(),
-    });
+    const r = await reportMissingType(url);
     expect(r.json).toMatchObject({ status: "failed" });
-    const t = (await get(`${url}/healer/tickets/${(r.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+    const t = await ticketOf(url, r);
     expect(t.resolution_note).toContain("changes nothing");
   });
 
@@ -240,7 +226,7 @@ describe("the Healer service over HTTP", () => {
     const r = await ingest;
     expect(r.json).toMatchObject({ status: "failed" });
     expect(Date.now() - started).toBeLessThan(10_000);
-    const t = (await get(`${url}/healer/tickets/${(r.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+    const t = await ticketOf(url, r);
     expect(t.resolution_note).toMatch(/attempt 1: timeout: no reply within 1 s; attempt 2: timeout/);
   });
 
@@ -253,7 +239,7 @@ describe("the Healer service over HTTP", () => {
       context: { status_code: 500, path: "/customers", method: "GET" },
     });
     expect(r.json).toMatchObject({ status: "failed" });
-    const t = (await get(`${url}/healer/tickets/${(r.json as { ticket_id: string }).ticket_id}`)).json as Ticket;
+    const t = await ticketOf(url, r);
     expect(t).toMatchObject({ tier: 3, priority: "critical", error_type: "runtime_500" });
     expect(t.resolution_note).toMatch(/no LLM provider is configured: set one of ANTHROPIC_API_KEY/);
   });

@@ -3,20 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCharter } from "../support/cli.js";
+import { NO_PROVIDER_ENV } from "../support/fake-llm.js";
 import { freePort } from "../support/net.js";
 
-const CLEAR = {
-  SVC_AI_MODEL: "",
-  ANTHROPIC_API_KEY: "",
-  OPENAI_API_KEY: "",
-  OPENAI_BASE_URL: "",
-  GEMINI_API_KEY: "",
-  GROQ_API_KEY: "",
-  OPENROUTER_API_KEY: "",
-  OLLAMA_BASE_URL: "",
-  LMSTUDIO_BASE_URL: "",
-  SVC_HEALER_URL: "",
-};
+const CLEAR = { ...NO_PROVIDER_ENV, SVC_HEALER_URL: "" };
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseJsonObject, requestJson, selectProvider } from "../../src/llm/index.js";
-import { FakeLlm } from "../support/fake-llm.js";
+import { type FakeLlm, useFakeLlm } from "../support/fake-llm.js";
 
 const Reply = z.object({ contract: z.string(), explanation: z.string() });
 
+const llm = useFakeLlm();
 let fake: FakeLlm;
-beforeAll(async () => {
-  fake = await FakeLlm.start();
+beforeEach(() => {
+  fake = llm();
 });
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
 
 function selection() {
   const s = selectProvider(fake.env());

@@ -1,5 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+
+/** Every variable the LLM provider selection reads, emptied: a process given this sees no provider. */
+export const NO_PROVIDER_ENV: Record<string, string> = {
+  SVC_AI_MODEL: "",
+  ANTHROPIC_API_KEY: "",
+  OPENAI_API_KEY: "",
+  OPENAI_BASE_URL: "",
+  GEMINI_API_KEY: "",
+  GROQ_API_KEY: "",
+  OPENROUTER_API_KEY: "",
+  OLLAMA_BASE_URL: "",
+  LMSTUDIO_BASE_URL: "",
+};
 
 /**
  * What the fake answers to one chat completion request, in order of the queue:
@@ -65,18 +79,7 @@ export class FakeLlm {
 
   /** The environment that makes Charter pick this fake (and nothing else). */
   env(extra: Record<string, string> = {}): Record<string, string> {
-    return {
-      ANTHROPIC_API_KEY: "",
-      OPENAI_API_KEY: "",
-      GEMINI_API_KEY: "",
-      GROQ_API_KEY: "",
-      OPENROUTER_API_KEY: "",
-      OLLAMA_BASE_URL: "",
-      LMSTUDIO_BASE_URL: "",
-      SVC_AI_MODEL: "",
-      OPENAI_BASE_URL: this.baseURL,
-      ...extra,
-    };
+    return { ...NO_PROVIDER_ENV, OPENAI_BASE_URL: this.baseURL, ...extra };
   }
 
   /** Queues replies, answered in order. */
@@ -150,4 +153,23 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+/**
+ * One fake for a test file: started before its tests, emptied before each, closed after all.
+ * Returns a getter, since the fake exists only once `beforeAll` ran.
+ */
+export function useFakeLlm(): () => FakeLlm {
+  let fake: FakeLlm | undefined;
+  beforeAll(async () => {
+    fake = await FakeLlm.start();
+  });
+  beforeEach(() => fake?.reset());
+  afterAll(async () => {
+    await fake?.close();
+  });
+  return () => {
+    if (!fake) throw new Error("the fake LLM is not started yet (use it inside a test or hook)");
+    return fake;
+  };
 }
