@@ -93,6 +93,8 @@ export class Healer {
   readonly noProposerReason: string;
   private readonly clock: Clock;
   private readonly regenerate: Regenerator;
+  /** Aborted by `cancelPending`: LLM calls in flight end at once (the service stopping). */
+  private readonly stopping = new AbortController();
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: HealerOptions) {
@@ -109,11 +111,19 @@ export class Healer {
       this.noProposerReason = `${NO_PROVIDER_NOTE}: ${CONFIGURE_HINT}`;
     } else {
       const choice = selectProvider(this.env);
-      this.proposer = choice.ok ? new LlmProposer({ selection: choice }) : null;
+      this.proposer = choice.ok ? new LlmProposer({ selection: choice, signal: this.stopping.signal }) : null;
       const why = choice.ok || choice.reason === NO_PROVIDER_NOTE ? "" : ` (${choice.reason})`;
       this.noProposerReason = choice.ok ? "" : `${NO_PROVIDER_NOTE}${why}: ${choice.hint}`;
     }
     this.regenerate = options.regenerate ?? regenerateAll;
+  }
+
+  /**
+   * Ends LLM calls in flight; their tickets go back to the queue (not to `failed`), so the next
+   * run, or the service's next start, asks again.
+   */
+  cancelPending(): void {
+    this.stopping.abort();
   }
 
   /** Waits for webhook deliveries in flight (bounded by their timeout) and closes the store. */
@@ -371,6 +381,12 @@ export class Healer {
         return candidateProblems(scanRoot, target.absPath, after, t, check);
       },
     });
+    if (this.stopping.signal.aborted) {
+      const back = this.store.transition(t.id, "analyzing", "queued", {
+        resolution_note: "requeued: the Healer stopped while a proposal was being made",
+      });
+      return { ticket: back ?? t };
+    }
     if ("reason" in result) return this.fail(t, "analyzing", `no proposal: ${result.reason}`);
     // The proposer checked its answer; a second look keeps a careless proposer from storing junk.
     const parsed = parseContractSource(result.after, target.absPath, target.file);

@@ -331,6 +331,9 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   process.stdout.write(
     token ? "  auth: bearer token required on every POST\n" : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n",
   );
+  // Work left by an earlier run (a kill -9 mid-apply, tickets queued while the service was down)
+  // is finished in the background; requests are served meanwhile.
+  void h.processQueue().catch((e: Error) => process.stderr.write(`healer: processing the queue failed: ${e.message}\n`));
   await new Promise<void>((resolveStop) => {
     const stop = (): void => {
       process.off("SIGINT", stop);
@@ -340,6 +343,7 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  h.cancelPending();
   await app.close();
   h.store.unlock("service");
   await h.close();
