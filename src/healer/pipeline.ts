@@ -198,6 +198,7 @@ export class Healer {
       priority: c.priority,
       fixable_by: c.fixableBy,
       fingerprint: fingerprintOf(fqn, c.errorType, report.error),
+      foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
     };
   }
 

@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS tickets (
 );
 CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (status, priority_order, created_ms, seq);
 CREATE UNIQUE INDEX IF NOT EXISTS tickets_open_fingerprint ON tickets (fingerprint) WHERE status IN (${OPEN_SQL});
+CREATE INDEX IF NOT EXISTS tickets_fingerprint ON tickets (fingerprint, seq);
 CREATE TABLE IF NOT EXISTS locks (
   name        TEXT PRIMARY KEY,
   owner       TEXT NOT NULL,
@@ -105,6 +106,13 @@ export interface NewTicket {
   fixable_by: FixableBy;
   fingerprint: string;
   resolution_note?: string;
+  /**
+   * A repeat of a report whose latest ticket failed for a reason the repeat cannot change adds to
+   * that ticket instead of opening another: always when it is not fixable by a contract (a data or
+   * generator error), and when its note starts with this text (no LLM provider, while there is
+   * still none). An app failing on every request so files one ticket, not thousands.
+   */
+  foldIntoFailed?: string | null;
 }
 
 export interface TicketFilter {
@@ -187,6 +195,14 @@ export class TicketStore {
        WHERE fingerprint = ? AND status IN (${OPEN_SQL}) RETURNING *`,
     ).get(iso, iso, t.fingerprint) as Row | undefined;
     if (bumped) return { ticket: toTicket(bumped), created: false };
+    const note = t.foldIntoFailed ?? null;
+    const folded = this.stmt(
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+       WHERE seq = (SELECT MAX(seq) FROM tickets WHERE fingerprint = ?)
+         AND status = 'failed' AND (fixable_by <> 'contract' OR (? IS NOT NULL AND substr(resolution_note, 1, length(?)) = ?))
+       RETURNING *`,
+    ).get(iso, iso, t.fingerprint, note, note, note) as Row | undefined;
+    if (folded) return { ticket: toTicket(folded), created: false };
     const row = this.stmt(
       `INSERT INTO tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
          fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
-import { Healer, type Ticket } from "../../src/healer/index.js";
+import { type ErrorReport, Healer, type Ticket } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
 import { type FakeLlm, useFakeLlm } from "../support/fake-llm.js";
 import { BASE_DOMAIN, FIXTURES, listFiles, makeProject } from "./helpers.js";
@@ -242,6 +242,37 @@ describe("the Healer service over HTTP", () => {
     const t = await ticketOf(url, r);
     expect(t).toMatchObject({ tier: 3, priority: "critical", error_type: "runtime_500" });
     expect(t.resolution_note).toMatch(/no LLM provider is configured: set one of ANTHROPIC_API_KEY/);
+  });
+
+  it("repeats of a report that failed for want of a provider, or that no contract can fix, add to that ticket", async () => {
+    const { url } = await serve(BASE_DOMAIN, { env: { OPENAI_BASE_URL: "" } });
+    const report = { source: "runtime", contract_fqn: "entity/shop/customer", error: "KeyError: 'email'", context: { status_code: 500 } };
+    const data = { source: "runtime", contract_fqn: "entity/shop/customer", error: "connection refused to db:5432" };
+    const results = [];
+    for (let i = 0; i < 5; i++) results.push(await post(`${url}/healer/ingest`, report), await post(`${url}/healer/ingest`, data));
+    const tickets = (await get(`${url}/healer/tickets`)).json as Ticket[];
+    expect(tickets.map((t) => [t.status, t.occurrences, t.fixable_by]).sort()).toEqual([
+      ["failed", 5, "contract"],
+      ["failed", 5, "data"],
+    ]);
+    expect(results.filter((r) => (r.json as { created: boolean }).created)).toHaveLength(2);
+  });
+
+  it("once a provider is configured, a repeat of a no-provider failure opens a new ticket and gets a proposal", async () => {
+    const { url, root, healer, app } = await serve(BASE_DOMAIN, { env: { OPENAI_BASE_URL: "" } });
+    const report = { source: "runtime", contract_fqn: "entity/shop/customer", error: "KeyError: 'email'", context: { status_code: 500 } };
+    expect((await post(`${url}/healer/ingest`, report)).json).toMatchObject({ status: "failed" });
+    await app.close();
+    await healer.close();
+    running.length = 0;
+    const withProvider = new Healer({ projectRoot: root, console: null, env: fake.env(), regenerate: noRegen });
+    fake.reply({
+      json: { contract: customerSource(root).replace("A customer of the shop", "A customer of the shop, with an email"), explanation: "e" },
+    });
+    const { ticket, created } = withProvider.report(report as ErrorReport);
+    expect(created).toBe(true);
+    expect((await withProvider.processTicket(ticket.id)).status).toBe("proposed");
+    await withProvider.close();
   });
 
   it("a tier 1 report is applied synchronously", async () => {
