@@ -11,6 +11,7 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     log "installing Debian packages: ${need_apt[*]}"

@@ -10,6 +10,12 @@ export const MAX_CONTRACT_BYTES = 1024 * 1024;
 /** Alias expansions allowed per file; a "billion laughs" file trips this instead of exhausting memory. */
 export const MAX_ALIAS_COUNT = 50;
 export const CONTRACT_SUFFIX = ".contract.yaml";
+/**
+ * Deepest nesting of mappings and sequences a contract may have. Real contracts are under ten
+ * levels; a limit keeps every recursive stage (parser, validator, compiler) far from the stack's end,
+ * so a hostile or broken file gets a finding instead of "Maximum call stack size exceeded".
+ */
+export const MAX_NESTING_DEPTH = 64;
 
 /** One contract file, parsed, with what is needed to point back into its source. */
 export interface LoadedContract {
@@ -94,8 +100,6 @@ export function parseContractSource(
   absPath: string,
   file: string = displayPath(absPath),
 ): { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] } {
-  const fast = fastParse(source);
-  if (fast) return { contract: lazyContract(file, absPath, source, fast), findings: [] };
   const lineCounter = new LineCounter();
   const finding = (code: string, message: string, line = 0, column = 0): Finding => ({
     code,
@@ -107,7 +111,30 @@ export function parseContractSource(
     schemaPath: "",
     severity: "error",
   });
-  const docs = parseAllDocuments(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const tooDeep = (line = 0, column = 0): { findings: Finding[] } => ({
+    findings: [
+      finding(
+        "yaml.too_deep",
+        `YAML nests deeper than ${MAX_NESTING_DEPTH} levels; a contract is a few levels deep (is a bracket left open?)`,
+        line,
+        column,
+      ),
+    ],
+  });
+  const flow = deepFlow(source);
+  if (flow) return tooDeep(flow.line, flow.column);
+  const fast = fastParse(source);
+  if (fast) {
+    if (nestingDepth(fast) > MAX_NESTING_DEPTH) return tooDeep();
+    return { contract: lazyContract(file, absPath, source, fast), findings: [] };
+  }
+  let docs: ReturnType<typeof parseAllDocuments>;
+  try {
+    docs = parseAllDocuments(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  } catch (e) {
+    if (e instanceof RangeError) return tooDeep();
+    throw e;
+  }
   if (!Array.isArray(docs)) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
   if (docs.length === 0) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
   const syntax: Finding[] = [];
@@ -138,6 +165,7 @@ export function parseContractSource(
   try {
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (e) {
+    if (e instanceof RangeError) return tooDeep();
     const message = e instanceof Error ? e.message : String(e);
     if (/alias/i.test(message)) {
       return { findings: [finding("yaml.alias_limit", `alias expansion exceeds the limit of ${MAX_ALIAS_COUNT}`)] };
@@ -149,7 +177,58 @@ export function parseContractSource(
     const what = data === null || data === undefined ? "empty" : Array.isArray(data) ? "a sequence" : `a ${typeof data}`;
     return { findings: [finding("yaml.not_mapping", `contract must be a mapping, found ${what}`, pos.line, pos.col)] };
   }
+  if (nestingDepth(data) > MAX_NESTING_DEPTH) return tooDeep();
   return { contract: lazyContract(file, absPath, source, data as Record<string, unknown>, { doc, lineCounter }), findings: [] };
+}
+
+/**
+ * Where flow brackets (`[`, `{`) first nest past the limit, found by a scan of the text (quoted
+ * scalars and comments skipped), before any parser recurses into them.
+ */
+function deepFlow(source: string): { line: number; column: number } | null {
+  if (!source.includes("[") && !source.includes("{")) return null;
+  let depth = 0;
+  let line = 1;
+  let column = 0;
+  let quote = "";
+  let comment = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] as string;
+    column++;
+    if (c === "\n") {
+      line++;
+      column = 0;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(source[i - 1] as string))) comment = true;
+    else if (c === "[" || c === "{") {
+      depth++;
+      if (depth > MAX_NESTING_DEPTH) return { line, column };
+    } else if ((c === "]" || c === "}") && depth > 0) depth--;
+  }
+  return null;
+}
+
+/** Nesting depth of a plain value, computed without recursion. */
+function nestingDepth(value: unknown): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== "object") continue;
+    if (d + 1 > max) max = d + 1;
+    if (max > MAX_NESTING_DEPTH) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Finding } from "../contracts/index.js";
 import { generateTarget, writeFiles } from "../generators/index.js";
 import { removeStaleTemps, writeFileAtomic } from "./atomic.js";
 import type { DiffStore } from "./diff-store.js";
+import { realPathInside } from "./safety.js";
 import type { DiffRecord, FileEdit, Proposal, Ticket } from "./types.js";
 
 /** Where a project keeps its contracts, its generated code and the Healer's state. */
@@ -74,6 +75,13 @@ export function applyProposal(ctx: ApplyContext, ticket: Ticket, proposal: Propo
   const originals = new Map<string, Buffer>();
   for (const e of edits) {
     const abs = resolve(ctx.layout.root, e.file);
+    const inside = realPathInside(abs, ctx.layout.domainsDir);
+    if (!inside.ok) {
+      return {
+        ok: false,
+        reason: `refused to write ${e.file}: it resolves to ${inside.real}, outside the project's domains directory ${inside.base}`,
+      };
+    }
     let current: Buffer;
     try {
       current = readFileSync(abs);

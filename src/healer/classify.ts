@@ -16,10 +16,71 @@ export interface ClassifyInput {
   source: TicketSource;
   message: string;
   statusCode?: number | undefined;
+  /** The finding's code (`schema.pattern`, `ref.unresolved`, ...), when the report is a finding. */
+  code?: string | undefined;
+  /** The finding's schema path, which tells one pattern from another. */
+  schemaPath?: string | undefined;
 }
 
 export const TIER1_TYPES = ["naming", "fqn_format", "graph_edge", "number_prefix"] as const;
-export const TIER2_TYPES = ["missing_field", "schema_mismatch", "invalid_enum", "missing_reference", "dependency_cycle"] as const;
+export const TIER2_TYPES = [
+  "missing_field",
+  "schema_mismatch",
+  "invalid_enum",
+  "missing_reference",
+  "dependency_cycle",
+  "unknown_property",
+  "yaml_syntax",
+  "invalid_expression",
+] as const;
+
+type Rule = { type: string; tier: Tier; priority: Priority; reason: string };
+
+/** The tier 1 patterns by the schema definition they belong to (common.schema.json `$defs`). */
+const PATTERN_DEFS: Record<string, Rule> = {
+  name: { type: "naming", tier: 1, priority: "low", reason: `does not match ${NAME_PATTERN}` },
+  fqn: { type: "fqn_format", tier: 1, priority: "low", reason: "value does not match the FQN pattern" },
+  graphEdge: { type: "graph_edge", tier: 1, priority: "low", reason: `does not match ${GRAPH_EDGE_PATTERN}` },
+  numberPrefix: { type: "number_prefix", tier: 1, priority: "low", reason: `does not match ${NUMBER_PREFIX_PATTERN}` },
+};
+
+const structural = (type: string, reason: string, priority: Priority = "medium"): Rule => ({ type, tier: 2, priority, reason });
+
+/**
+ * Findings are classified by their code, not by their wording. A pattern finding is told apart by
+ * the schema definition that failed, or, where the schema states the pattern inline (the
+ * `propertyNames` of fields and states), by the pattern itself, which the message quotes from
+ * the contract language's own constants.
+ */
+function ruleForCode(code: string, schemaPath: string, message: string): Rule | null {
+  if (code === "schema.pattern") {
+    const def = /\$defs\/([A-Za-z]+)\/pattern$/.exec(schemaPath)?.[1];
+    const known = def ? PATTERN_DEFS[def] : undefined;
+    if (known) return known;
+    const byPattern = CONTRACT_RULES.find((r) => r.tier === 1 && r.test(message));
+    return byPattern ?? structural("schema_mismatch", "value does not match a pattern");
+  }
+  switch (code) {
+    case "schema.required":
+      return structural("missing_field", "is a required property");
+    case "schema.enum":
+    case "schema.const":
+      return structural("invalid_enum", "is not one of the allowed values");
+    case "schema.additionalProperties":
+    case "schema.unevaluatedProperties":
+      return structural("unknown_property", "a property the contract language does not know");
+    case "ref.unresolved":
+    case "ref.wrong_kind":
+      return structural("missing_reference", "unresolved reference", "high");
+    case "graph.cycle":
+      return structural("dependency_cycle", "dependency cycle", "high");
+    case "expr.syntax":
+      return structural("invalid_expression", "an expression that does not parse");
+  }
+  if (code.startsWith("yaml.")) return structural("yaml_syntax", "the file is not a readable YAML contract");
+  if (code.startsWith("schema.")) return structural("schema_mismatch", `schema keyword ${code.slice("schema.".length)}`);
+  return null;
+}
 
 /**
  * Contract patterns, tried in order. Pattern findings are matched on the pattern text itself
@@ -80,7 +141,7 @@ function doesNotMatch(message: string, pattern: string): boolean {
 }
 
 /**
- * Classifies an error message. Runtime reports take the runtime types (500 and above critical,
+ * Classifies an error: a validation finding by its code, anything else by its message. Runtime reports take the runtime types (500 and above critical,
  * anything else high); reports of the other sources take the contract patterns. Generator and
  * data patterns are checked for every source and set `fixableBy` without changing the type, so a
  * runtime "column does not exist" with status 500 is `runtime_500`, tier 3, critical, generator.
@@ -92,7 +153,8 @@ export function classifyError(input: ClassifyInput): Classification {
   const fixableBy: FixableBy = notContract?.fixableBy ?? "contract";
   const runtime = input.source === "runtime" || (input.statusCode !== undefined && input.statusCode >= 500);
   if (!runtime) {
-    const rule = CONTRACT_RULES.find((r) => r.test(message));
+    const rule =
+      (input.code ? ruleForCode(input.code, input.schemaPath ?? "", message) : null) ?? CONTRACT_RULES.find((r) => r.test(message));
     if (rule)
       return { errorType: rule.type, tier: rule.tier, priority: rule.priority, fixableBy, reason: notContract?.reason ?? rule.reason };
     if (notContract) return { errorType: "runtime_exception", tier: 3, priority: "high", fixableBy, reason: notContract.reason };

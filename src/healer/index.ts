@@ -8,6 +8,8 @@ export { changeContractOf, DiffStore } from "./diff-store.js";
 export type { HealerErrorCode } from "./errors.js";
 export { HealerError } from "./errors.js";
 export { fingerprintOf, normaliseMessage } from "./fingerprint.js";
+export type { LlmProposerOptions } from "./llm-proposer.js";
+export { LlmProposer } from "./llm-proposer.js";
 export type { HealerStatus } from "./metrics.js";
 export { healerStatus } from "./metrics.js";
 export type { NormaliseResult } from "./normalise.js";
@@ -17,7 +19,7 @@ export { consoleLine, Notifier, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS } from "./n
 export type { FixSummary, HealerOptions, RunSummary } from "./pipeline.js";
 export { Healer } from "./pipeline.js";
 export type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
-export { AWAITING_PROPOSER_NOTE } from "./proposer.js";
+export { NO_PROVIDER_NOTE } from "./proposer.js";
 export type { NewTicket, TicketFilter, TicketUpdate } from "./store.js";
 export { MIN_PREFIX_LENGTH, ownerAlive, PROCESS_OWNER, TicketStore } from "./store.js";
 export type {
@@ -38,5 +40,6 @@ export type {
   TicketSource,
   TicketStatus,
   Tier,
+  Verification,
 } from "./types.js";
-export { awaitsProposer, OPEN_STATUSES, PRIORITIES, PRIORITY_ORDER, TERMINAL_STATUSES, TICKET_SOURCES, TICKET_STATUSES } from "./types.js";
+export { OPEN_STATUSES, PRIORITIES, PRIORITY_ORDER, TERMINAL_STATUSES, TICKET_SOURCES, TICKET_STATUSES } from "./types.js";

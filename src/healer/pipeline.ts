@@ -1,9 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { CheckResult } from "../compiler/index.js";
 import { checkDomain } from "../compiler/index.js";
 import type { Finding, LoadedContract } from "../contracts/index.js";
 import { parseContractSource, validateContractSchema } from "../contracts/index.js";
+import { CONFIGURE_HINT, selectProvider } from "../llm/index.js";
 import { type ApplyResult, applyProposal, type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "./apply.js";
 import { removeStaleTemps } from "./atomic.js";
 import { classifyError, notFixableDiagnostic } from "./classify.js";
@@ -12,13 +13,14 @@ import { DiffStore } from "./diff-store.js";
 import { HealerError } from "./errors.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { diffJson } from "./json-patch.js";
+import { LlmProposer } from "./llm-proposer.js";
 import { type HealerStatus, healerStatus } from "./metrics.js";
 import { normaliseContract, projectPath } from "./normalise.js";
 import { Notifier } from "./notify.js";
-import { AWAITING_PROPOSER_NOTE, type Proposer } from "./proposer.js";
+import { NO_PROVIDER_NOTE, type Proposer, type ProposerInput } from "./proposer.js";
+import { unsafeFqnReason } from "./safety.js";
 import { type NewTicket, PROCESS_OWNER, TicketStore } from "./store.js";
 import {
-  awaitsProposer,
   type DiffRecord,
   type ErrorReport,
   type NotificationEvent,
@@ -29,13 +31,17 @@ import {
   type TicketContext,
   type TicketStatus,
 } from "./types.js";
+import { candidateProblems, verifyCandidate } from "./verify.js";
 
 export interface HealerOptions {
   /** Where `.forge/` and `runtime/` live. */
   projectRoot: string;
   domainsDir?: string;
   runtimeDir?: string;
-  /** Tier 2/3 proposer; without one those tickets wait in the queue. */
+  /**
+   * Tier 2/3 proposer. Default: the LLM provider the environment selects (`selectProvider`);
+   * `null` means none. Without one, tier 2/3 tickets fail with a note saying how to configure one.
+   */
   proposer?: Proposer | null;
   notifier?: Notifier;
   /** Environment for the webhook settings and the view link (default `process.env`). */
@@ -52,8 +58,6 @@ export interface RunSummary {
   applied: number;
   failed: number;
   proposed: number;
-  /** Tier 2/3 tickets left queued for want of a proposer. */
-  waiting: number;
   /** Files produced by the regenerations of this pass (the last one counts: each is a full regeneration). */
   regenerated: number;
 }
@@ -85,8 +89,12 @@ export class Healer {
   readonly notifier: Notifier;
   readonly diffs: DiffStore;
   readonly proposer: Proposer | null;
+  /** Why there is no proposer, and what to set (shown in the failure note). */
+  readonly noProposerReason: string;
   private readonly clock: Clock;
   private readonly regenerate: Regenerator;
+  /** Aborted by `cancelPending`: LLM calls in flight end at once (the service stopping). */
+  private readonly stopping = new AbortController();
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: HealerOptions) {
@@ -98,8 +106,24 @@ export class Healer {
       options.notifier ??
       Notifier.fromEnv(this.layout.jsonlPath, this.env, options.console === undefined ? {} : { console: options.console });
     this.diffs = new DiffStore(this.layout.diffsDir);
-    this.proposer = options.proposer ?? null;
+    if (options.proposer !== undefined) {
+      this.proposer = options.proposer;
+      this.noProposerReason = `${NO_PROVIDER_NOTE}: ${CONFIGURE_HINT}`;
+    } else {
+      const choice = selectProvider(this.env);
+      this.proposer = choice.ok ? new LlmProposer({ selection: choice, signal: this.stopping.signal }) : null;
+      const why = choice.ok || choice.reason === NO_PROVIDER_NOTE ? "" : ` (${choice.reason})`;
+      this.noProposerReason = choice.ok ? "" : `${NO_PROVIDER_NOTE}${why}: ${choice.hint}`;
+    }
     this.regenerate = options.regenerate ?? regenerateAll;
+  }
+
+  /**
+   * Ends LLM calls in flight; their tickets go back to the queue (not to `failed`), so the next
+   * run, or the service's next start, asks again.
+   */
+  cancelPending(): void {
+    this.stopping.abort();
   }
 
   /** Waits for webhook deliveries in flight (bounded by their timeout) and closes the store. */
@@ -124,6 +148,30 @@ export class Healer {
     return results;
   }
 
+  /**
+   * A batch of reports from independent callers (the HTTP ingest's group commit): each is checked
+   * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
+   */
+  reportBatch(reports: readonly ErrorReport[]): ({ ticket: Ticket; created: boolean } | { error: HealerError })[] {
+    const prepared = reports.map((r) => {
+      try {
+        return this.newTicket(r);
+      } catch (e) {
+        if (e instanceof HealerError) return e;
+        throw e;
+      }
+    });
+    const valid = prepared.filter((p): p is NewTicket => !(p instanceof HealerError));
+    const stored = this.store.ingestMany(valid);
+    let i = 0;
+    return prepared.map((p) => {
+      if (p instanceof HealerError) return { error: p };
+      const r = stored[i++] as { ticket: Ticket; created: boolean };
+      if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
+      return r;
+    });
+  }
+
   private newTicket(report: ErrorReport): NewTicket {
     if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
       throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
@@ -133,8 +181,13 @@ export class Healer {
     const context: TicketContext = { ...(report.context ?? {}) };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
-    const c = classifyError({ source: report.source, message: report.error, statusCode: status });
+    const c = classifyError({ source: report.source, message: report.error, statusCode: status, ...findingOf(context) });
     const fqn = report.contract_fqn ?? null;
+    if (fqn !== null) {
+      if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
+      const why = unsafeFqnReason(fqn);
+      if (why) throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: it ${why}`);
+    }
     return {
       source: report.source,
       contract_fqn: fqn,
@@ -145,6 +198,7 @@ export class Healer {
       priority: c.priority,
       fixable_by: c.fixableBy,
       fingerprint: fingerprintOf(fqn, c.errorType, report.error),
+      foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
     };
   }
 
@@ -152,6 +206,8 @@ export class Healer {
   scan(path: string = this.layout.domainsDir): { check: CheckResult; tickets: { ticket: Ticket; created: boolean }[] } {
     const scanRoot = resolve(path);
     if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
+    // Work of a killed run goes back to the queue first, so the obsolete check below sees it as it is.
+    this.recover();
     const check = checkDomain(scanRoot);
     // A writer killed between its temporary file and the rename leaves the temporary behind.
     for (const dir of new Set(check.contracts.map((c) => dirname(resolve(c.file))))) removeStaleTemps(dir);
@@ -181,6 +237,8 @@ export class Healer {
    * Closes waiting tickets of this scan root whose error the scan no longer reports (fixed by hand,
    * or the contract was removed): they move to `rejected` with a note saying why, so the queue only
    * holds live problems and a stale proposal can never be applied over a newer contract.
+   * A ticket whose fix is journaled and already on disk (a run killed between writing the file and
+   * recording the result) is not obsolete: its error is gone because of it, and the queue finishes it.
    */
   private closeObsolete(scanRoot: string, current: readonly ErrorReport[]): void {
     const live = new Set(current.map((r) => `${r.context?.source_path}\u0000${r.error}`));
@@ -188,6 +246,7 @@ export class Healer {
       for (const t of this.store.list({ status })) {
         if ((t.source !== "validation" && t.source !== "compilation") || t.context.scan_root !== scanRoot) continue;
         if (live.has(`${t.context.source_path}\u0000${t.raw_error}`)) continue;
+        if (t.proposal && this.onDisk(t.proposal)) continue;
         const note = "obsolete: a later scan no longer reports this error (fixed outside the Healer)";
         const closed = this.store.transition(t.id, status, "rejected", { resolution_note: note });
         if (closed) this.emit("rejected", closed, note);
@@ -199,38 +258,30 @@ export class Healer {
 
   /**
    * Works through the queue until it is empty: first finishes fixes an interrupted run left
-   * approved, then claims queued tickets one at a time (priority, then age). Without a proposer,
-   * tier 2/3 contract tickets are not claimed; they keep waiting with a note saying so.
+   * approved, then claims queued tickets one at a time (priority, then age).
    */
   async processQueue(): Promise<RunSummary> {
-    const summary: RunSummary = { processed: 0, applied: 0, failed: 0, proposed: 0, waiting: 0, regenerated: 0 };
-    this.store.recoverStale();
+    const summary: RunSummary = { processed: 0, applied: 0, failed: 0, proposed: 0, regenerated: 0 };
+    this.recover();
     for (let t = this.store.claimApproved(); t; t = this.store.claimApproved()) {
       this.count(summary, await this.applyApproved(t));
     }
-    const eligible = this.proposer ? "all" : "no_proposer";
-    for (let t = this.store.claimNext(eligible); t; t = this.store.claimNext(eligible)) {
+    for (let t = this.store.claimNext(); t; t = this.store.claimNext()) {
       this.count(summary, await this.analyse(t));
-    }
-    if (!this.proposer) {
-      this.store.noteWaiting(AWAITING_PROPOSER_NOTE);
-      summary.waiting = this.store.list({ status: "queued" }).filter((t) => awaitsProposer(t)).length;
     }
     return summary;
   }
 
-  /** Processes one queued ticket now (the HTTP ingest does this synchronously). */
+  /**
+   * Processes one queued ticket now (the HTTP ingest does this synchronously). A ticket another
+   * caller is working on is returned as it stands.
+   */
   async processTicket(idOrPrefix: string): Promise<Ticket> {
     const t = this.store.resolve(idOrPrefix);
-    if (t.status === "queued" && awaitsProposer(t) && !this.proposer) return this.markWaiting(t);
     const claimed = this.store.claim(t.id);
     if (!claimed) return this.store.get(t.id) as Ticket;
     const out = await this.analyse(claimed);
     return out.ticket;
-  }
-
-  private markWaiting(t: Ticket): Ticket {
-    return this.store.update(t.id, "queued", { resolution_note: AWAITING_PROPOSER_NOTE }) ?? t;
   }
 
   private count(s: RunSummary, r: Outcome): void {
@@ -246,7 +297,7 @@ export class Healer {
     let t = claimed;
     try {
       const status = typeof t.context.status_code === "number" ? t.context.status_code : undefined;
-      const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status });
+      const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status, ...findingOf(t.context) });
       if (c.errorType !== t.error_type || c.tier !== t.tier || c.priority !== t.priority || c.fixableBy !== t.fixable_by) {
         t =
           this.store.update(t.id, "analyzing", { error_type: c.errorType, tier: c.tier, priority: c.priority, fixable_by: c.fixableBy }) ??
@@ -254,10 +305,7 @@ export class Healer {
       }
       if (c.fixableBy !== "contract") return this.fail(t, "analyzing", notFixableDiagnostic(c));
       if (t.tier === 1) return await this.fixDeterministic(t);
-      if (!this.proposer) {
-        const back = this.store.transition(t.id, "analyzing", "queued", { resolution_note: AWAITING_PROPOSER_NOTE }) ?? t;
-        return { ticket: back };
-      }
+      if (!this.proposer) return this.fail(t, "analyzing", this.noProposerReason);
       return await this.propose(t, this.proposer);
     } catch (e) {
       if (e instanceof HealerError) throw e;
@@ -325,14 +373,30 @@ export class Healer {
       contract: { fqn: t.contract_fqn, file, source: target.source },
       findings: check.findings.filter((f) => resolve(f.file) === target.absPath),
       history: this.diffs.forContract(t.contract_fqn),
+      referenced: referencedContracts(target, check.loaded, this.layout.root),
+      check: (after) => {
+        const parsed = parseContractSource(after, target.absPath, target.file);
+        if (!("contract" in parsed)) return [`not a readable contract: ${firstMessage(parsed.findings)}`];
+        const schema = validateContractSchema(parsed.contract);
+        if (schema.length > 0) return schema.map((f) => `${f.message}${f.path ? ` at ${f.path}` : ""}`);
+        return candidateProblems(scanRoot, target.absPath, after, t, check);
+      },
     });
+    if (this.stopping.signal.aborted) {
+      const back = this.store.transition(t.id, "analyzing", "queued", {
+        resolution_note: "requeued: the Healer stopped while a proposal was being made",
+      });
+      return { ticket: back ?? t };
+    }
     if ("reason" in result) return this.fail(t, "analyzing", `no proposal: ${result.reason}`);
+    // The proposer checked its answer; a second look keeps a careless proposer from storing junk.
     const parsed = parseContractSource(result.after, target.absPath, target.file);
     if (!("contract" in parsed)) return this.fail(t, "analyzing", `proposal is not a readable contract: ${firstMessage(parsed.findings)}`);
     const schema = validateContractSchema(parsed.contract);
     if (schema.length > 0) return this.fail(t, "analyzing", `proposal does not validate: ${firstMessage(schema)}`);
     const changes = diffJson(target.data, parsed.contract.data);
     if (changes.length === 0) return this.fail(t, "analyzing", "proposal changes nothing");
+    const verification = verifyCandidate(scanRoot, target.absPath, result.after);
     const proposal: Proposal = {
       contract_fqn: t.contract_fqn,
       file,
@@ -344,6 +408,8 @@ export class Healer {
       confidence: result.confidence ?? (t.tier === 2 ? 0.7 : 0.5),
       method: result.method ?? (t.tier === 2 ? "llm_structural" : "llm_runtime"),
       created_at: isoWithOffset(this.clock()),
+      ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
+      verification,
     };
     const proposed = this.store.transition(t.id, "analyzing", "proposed", { proposal, resolution_note: "" });
     if (!proposed) return { ticket: this.store.get(t.id) ?? t };
@@ -353,6 +419,20 @@ export class Healer {
       `${changes.length} change(s) proposed (${proposal.method}, confidence ${proposal.confidence}): ${result.explanation}; review: ${this.viewUrl(t.id)}`,
     );
     return { ticket: proposed };
+  }
+
+  /** Requeues tickets of processes that died mid-way (see `TicketStore.recoverStale`). */
+  recover(): void {
+    this.store.recoverStale();
+  }
+
+  /** Whether the ticket's contract file already holds the proposal's text. */
+  private onDisk(p: Proposal): boolean {
+    try {
+      return readFileSync(resolve(this.layout.root, p.file), "utf8") === p.after;
+    } catch {
+      return false;
+    }
   }
 
   private async applyApproved(t: Ticket): Promise<Outcome> {
@@ -456,8 +536,7 @@ export class Healer {
       tickets: ids.length,
       newTickets: tickets.filter((t) => t.created).length,
       applied: now.filter((t) => t.status === "applied").length,
-      awaiting: now.filter((t) => t.status === "proposed" || t.status === "approved" || (t.status === "queued" && awaitsProposer(t)))
-        .length,
+      awaiting: now.filter((t) => t.status === "proposed" || t.status === "approved").length,
       failed: now.filter((t) => t.status === "failed").length,
       remainingErrors: after.errors,
       regenerated,
@@ -499,8 +578,12 @@ export class Healer {
     return check.loaded.find((c) => fqnOfLoaded(c) === t.contract_fqn);
   }
 
+  /** Where people reach the service (the view links of notifications); `healer serve` sets it once listening. */
+  publicUrl: string | null = null;
+
   private viewUrl(id: string): string {
-    const base = this.env.SVC_HEALER_PUBLIC_URL?.replace(/\/+$/, "") || `http://localhost:${this.env.SVC_HEALER_PORT || "8083"}`;
+    const base =
+      this.env.SVC_HEALER_PUBLIC_URL?.replace(/\/+$/, "") || this.publicUrl || `http://localhost:${this.env.SVC_HEALER_PORT || "8083"}`;
     return `${base}/healer/tickets/${id}/view`;
   }
 
@@ -523,6 +606,14 @@ interface Outcome {
   regenerated?: number;
 }
 
+/** The finding code and schema path a report carries in its context, for classification. */
+function findingOf(context: TicketContext): { code?: string; schemaPath?: string } {
+  return {
+    ...(typeof context.code === "string" ? { code: context.code } : {}),
+    ...(typeof context.schema_path === "string" ? { schemaPath: context.schema_path } : {}),
+  };
+}
+
 function queuedMessage(t: Ticket): string {
   const kind = t.error_type || "unclassified error";
   return `${kind} (tier ${t.tier}, fixable by ${t.fixable_by}): ${t.raw_error.slice(0, 300)}`;
@@ -531,6 +622,30 @@ function queuedMessage(t: Ticket): string {
 function firstMessage(findings: readonly Finding[]): string {
   const f = findings[0];
   return f ? `${f.message}${f.path ? ` at ${f.path}` : ""}` : "unknown error";
+}
+
+/**
+ * The contracts `c` names anywhere in its data (`requires`, references, mixins, state machine,
+ * route or page entity): every string that is the FQN of a loaded contract.
+ */
+function referencedContracts(c: LoadedContract, loaded: readonly LoadedContract[], root: string): ProposerInput["referenced"] {
+  const byFqn = new Map<string, LoadedContract>();
+  for (const l of loaded) {
+    const fqn = fqnOfLoaded(l);
+    if (fqn && l !== c) byFqn.set(fqn, l);
+  }
+  const found = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      if (byFqn.has(v)) found.add(v);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(c.data);
+  return [...found].sort().map((fqn) => {
+    const l = byFqn.get(fqn) as LoadedContract;
+    return { fqn, file: projectPath(root, l.absPath), source: l.source };
+  });
 }
 
 function fqnOfLoaded(c: LoadedContract): string | null {

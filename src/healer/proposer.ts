@@ -2,7 +2,7 @@ import type { Finding } from "../contracts/index.js";
 import type { DiffRecord, Proposal, Ticket } from "./types.js";
 
 /**
- * What a tier 2 or 3 proposer (the LLM proposer of a later issue, or a test double) receives:
+ * What a tier 2 or 3 proposer (the LLM proposer, or a test double) receives:
  * the ticket, the affected contract's text, and earlier fixes of that contract as history.
  */
 export interface ProposerInput {
@@ -17,6 +17,13 @@ export interface ProposerInput {
   findings: readonly Finding[];
   /** Earlier diff records of this contract, newest first. */
   history: readonly DiffRecord[];
+  /** Contracts this one names (`requires`, references, mixins, state machine), read only. */
+  referenced: readonly { fqn: string; file: string; source: string }[];
+  /**
+   * What would still be wrong with `after` as the new text of the contract: unreadable, schema
+   * errors, new errors in the domain, or the ticket's own error still there. Empty: acceptable.
+   */
+  check(after: string): string[];
 }
 
 /**
@@ -31,8 +38,10 @@ export type ProposerResult =
       /** Defaults by tier: 0.7 for tier 2, 0.5 for tier 3 (SPEC.md "Proposal rules"). */
       confidence?: number;
       method?: Proposal["method"];
+      /** Calls it took (1 or 2). */
+      attempts?: number;
     }
-  | { reason: string };
+  | { reason: string; attempts?: number };
 
 export interface Proposer {
   /** Shown in notes and logs (`llm:anthropic/...`, `test`). */
@@ -40,5 +49,5 @@ export interface Proposer {
   propose(input: ProposerInput): Promise<ProposerResult>;
 }
 
-/** The note a tier 2/3 ticket carries while it waits for a proposer. */
-export const AWAITING_PROPOSER_NOTE = "awaiting an LLM proposer (none configured)";
+/** The start of the note of a tier 2/3 ticket that failed for want of a provider. */
+export const NO_PROVIDER_NOTE = "no LLM provider is configured";

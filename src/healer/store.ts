@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS tickets (
 );
 CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (status, priority_order, created_ms, seq);
 CREATE UNIQUE INDEX IF NOT EXISTS tickets_open_fingerprint ON tickets (fingerprint) WHERE status IN (${OPEN_SQL});
+CREATE INDEX IF NOT EXISTS tickets_fingerprint ON tickets (fingerprint, seq);
 CREATE TABLE IF NOT EXISTS locks (
   name        TEXT PRIMARY KEY,
   owner       TEXT NOT NULL,
@@ -105,6 +106,13 @@ export interface NewTicket {
   fixable_by: FixableBy;
   fingerprint: string;
   resolution_note?: string;
+  /**
+   * A repeat of a report whose latest ticket failed for a reason the repeat cannot change adds to
+   * that ticket instead of opening another: always when it is not fixable by a contract (a data or
+   * generator error), and when its note starts with this text (no LLM provider, while there is
+   * still none). An app failing on every request so files one ticket, not thousands.
+   */
+  foldIntoFailed?: string | null;
 }
 
 export interface TicketFilter {
@@ -187,6 +195,14 @@ export class TicketStore {
        WHERE fingerprint = ? AND status IN (${OPEN_SQL}) RETURNING *`,
     ).get(iso, iso, t.fingerprint) as Row | undefined;
     if (bumped) return { ticket: toTicket(bumped), created: false };
+    const note = t.foldIntoFailed ?? null;
+    const folded = this.stmt(
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+       WHERE seq = (SELECT MAX(seq) FROM tickets WHERE fingerprint = ?)
+         AND status = 'failed' AND (fixable_by <> 'contract' OR (? IS NOT NULL AND substr(resolution_note, 1, length(?)) = ?))
+       RETURNING *`,
+    ).get(iso, iso, t.fingerprint, note, note, note) as Row | undefined;
+    if (folded) return { ticket: toTicket(folded), created: false };
     const row = this.stmt(
       `INSERT INTO tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
          fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
@@ -215,14 +231,12 @@ export class TicketStore {
   /**
    * Claims the next queued ticket (priority, then oldest) by moving it to `analyzing` in one
    * UPDATE guarded by `status = 'queued'`: two processes can never claim the same ticket.
-   * `eligible` narrows the queue (without a proposer, tier 2/3 contract fixes are left waiting).
    */
-  claimNext(eligible: "all" | "no_proposer" = "all"): Ticket | null {
-    const filter = eligible === "all" ? "" : "AND (tier = 1 OR fixable_by <> 'contract')";
+  claimNext(): Ticket | null {
     const { iso } = this.stamp();
     const row = this.stmt(
       `UPDATE tickets SET status = 'analyzing', claimed_by = ?, updated_at = ?
-       WHERE id = (SELECT id FROM tickets WHERE status = 'queued' ${filter} ORDER BY priority_order, created_ms, seq LIMIT 1)
+       WHERE id = (SELECT id FROM tickets WHERE status = 'queued' ORDER BY priority_order, created_ms, seq LIMIT 1)
          AND status = 'queued'
        RETURNING *`,
     ).get(PROCESS_OWNER, iso) as Row | undefined;
@@ -274,15 +288,6 @@ export class TicketStore {
   /** Updates fields without a status change (a proposal recorded before it is applied, say). */
   update(id: string, status: TicketStatus, update: TicketUpdate): Ticket | null {
     return this.transition(id, status, status, update);
-  }
-
-  /** Marks queued tickets that wait for a proposer, so `healer tickets` says why they wait. */
-  noteWaiting(note: string): number {
-    const { iso } = this.stamp();
-    return this.stmt(
-      `UPDATE tickets SET resolution_note = ?, updated_at = ?
-       WHERE status = 'queued' AND tier IN (2, 3) AND fixable_by = 'contract' AND resolution_note <> ?`,
-    ).run(note, iso, note).changes;
   }
 
   /**

@@ -67,6 +67,20 @@ export interface Proposal {
   confidence: number;
   method: ProposalMethod;
   created_at: string;
+  /** LLM calls it took (tier 2/3). */
+  attempts?: number;
+  /** The proposal regenerated in a scratch directory before anyone approves it. */
+  verification?: Verification;
+}
+
+/** Whether a proposal, applied to a copy of the domain, validates and generates every target. */
+export interface Verification {
+  validates: boolean;
+  /** The first error findings of the copy, when it does not validate. */
+  errors: string[];
+  generates: boolean;
+  targets: { target: string; ok: boolean; files: number; error?: string }[];
+  ms: number;
 }
 
 export interface Ticket {
@@ -173,9 +187,4 @@ export interface ChangeContract {
   migration_risk: "none" | "low" | "medium" | "high";
   affected_surfaces: string[];
   verification: string[];
-}
-
-/** A queued contract ticket of tier 2 or 3: it needs a proposer before anything can happen. */
-export function awaitsProposer(t: Ticket): boolean {
-  return t.status === "queued" && (t.tier === 2 || t.tier === 3) && t.fixable_by === "contract";
 }

@@ -1,5 +1,9 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { classifyError } from "../../src/healer/index.js";
+import { checkDomain } from "../../src/compiler/index.js";
+import { classifyError, Healer } from "../../src/healer/index.js";
+import { BASE_DOMAIN, brokenExamples, makeProject, TIER1 } from "./helpers.js";
 
 describe("classification patterns of SPEC.md", () => {
   it.each([
@@ -80,5 +84,48 @@ describe("errors no contract change can fix", () => {
     const c = classifyError({ source: "runtime", message, statusCode: 500 });
     expect(c.fixableBy).toBe(fixableBy);
     expect(c.tier).toBe(3);
+  });
+});
+
+describe("findings are classified by their code, not their wording", () => {
+  it.each(brokenExamples())("the finding of $type ($origin) classifies as $type by its code", ({ type, dir }) => {
+    const [f] = checkDomain(dir).findings.filter((x) => x.severity === "error");
+    if (!f) throw new Error(`${dir} has no error`);
+    // The wording is replaced: only the code and schema path are left to go by.
+    const c = classifyError({ source: "validation", message: "reworded by a newer validator", code: f.code, schemaPath: f.schemaPath });
+    expect(c.errorType).toBe(type);
+    expect(c.tier).toBe(TIER1.has(type) ? 1 : 2);
+  });
+
+  it.each([
+    ["schema.additionalProperties", "", "unknown_property", 2],
+    ["schema.type", "/$defs/field/properties/required/type", "schema_mismatch", 2],
+    ["schema.pattern", "/$defs/field/properties/constraints/properties/pattern/pattern", "schema_mismatch", 2],
+    ["yaml.syntax", "", "yaml_syntax", 2],
+    ["expr.syntax", "", "invalid_expression", 2],
+  ] as const)("%s -> %s", (code, schemaPath, errorType, tier) => {
+    expect(
+      classifyError({ source: "validation", message: "Additional properties not allowed ('colour' was unexpected)", code, schemaPath }),
+    ).toMatchObject({
+      errorType,
+      tier,
+      fixableBy: "contract",
+    });
+  });
+
+  it("an unknown property found by a scan becomes an unknown_property ticket", async () => {
+    const root = makeProject(BASE_DOMAIN);
+    const file = join(root, "domains/shop/entities/customer.contract.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("spec:\n", "spec:\n  colour: blue\n"));
+    const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: null });
+    const { tickets } = healer.scan();
+    expect(tickets.map((t) => [t.ticket.error_type, t.ticket.tier, t.ticket.context.code])).toEqual([
+      ["unknown_property", 2, "schema.additionalProperties"],
+    ]);
+    await healer.close();
+  });
+
+  it("reports without a code still go by their message", () => {
+    expect(classifyError({ source: "manual", message: "'x' is a required property" })).toMatchObject({ errorType: "missing_field" });
   });
 });

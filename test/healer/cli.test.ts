@@ -1,8 +1,23 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { runCharter } from "../support/cli.js";
-import { brokenExamples, listFiles, makeProject, TIER1 } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkDomain } from "../../src/compiler/index.js";
+import { runCharter as runCharterWithEnv } from "../support/cli.js";
+import { FakeLlm } from "../support/fake-llm.js";
+import { brokenExamples, listFiles, makeProject, NO_PROVIDER_ENV, runCharterAsync, TIER1 } from "./helpers.js";
+import { startHealerProcess } from "./serve-process.js";
+
+/** `charter` with no LLM provider in its environment, whatever the machine has set. */
+const runCharter = (args: readonly string[], options: { cwd: string; env?: Record<string, string> }) =>
+  runCharterWithEnv(args, { ...options, env: { ...NO_PROVIDER_ENV, ...options.env } });
+
+let fake: FakeLlm;
+beforeAll(async () => {
+  fake = await FakeLlm.start();
+});
+afterAll(async () => {
+  await fake.close();
+});
 
 function counts(stdout: string): Record<string, number> {
   const n = (label: string): number => Number(new RegExp(`${label}: (\\d+)`).exec(stdout)?.[1] ?? Number.NaN);
@@ -25,15 +40,19 @@ describe("charter healer fix on the broken examples", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const c = counts(r.stdout);
-    expect(c.errors).toBeGreaterThanOrEqual(1);
-    expect(c.warnings).toBeGreaterThanOrEqual(0);
-    expect(c.tickets).toBe(c.errors);
+    // Each broken example holds exactly one error; the warnings are whatever the validator says.
+    const check = checkDomain(dir);
+    expect(check.errors).toBe(1);
+    expect(c.errors).toBe(1);
+    expect(c.warnings).toBe(check.warnings);
+    expect(c.tickets).toBe(1);
     expect(r.stdout).toContain("[healer:queued]");
     const tickets = JSON.parse(runCharter(["healer", "tickets", "--output", "json"], { cwd: root }).stdout) as {
       error_type: string;
       status: string;
+      resolution_note: string;
     }[];
-    expect(tickets.map((t) => t.error_type)).toContain(type);
+    expect(tickets.map((t) => t.error_type)).toEqual([type]);
     if (TIER1.has(type)) {
       expect(c).toMatchObject({ applied: c.tickets, awaiting: 0, remaining: 0 });
       expect(r.stdout).toContain("[healer:applied]");
@@ -41,23 +60,25 @@ describe("charter healer fix on the broken examples", () => {
       expect(listFiles(join(root, "runtime")).length).toBeGreaterThan(0);
       expect(listFiles(join(root, ".forge", "diffs")).length).toBeGreaterThan(0);
     } else {
-      expect(c).toMatchObject({ applied: 0, awaiting: c.tickets });
-      expect(c.remaining).toBeGreaterThanOrEqual(1);
+      // No provider: the tier 2 ticket fails at once with the way to configure one.
+      expect(c).toMatchObject({ applied: 0, awaiting: 0, remaining: 1 });
+      expect(r.stdout).toContain("[healer:failed]");
       for (const [f, text] of before) expect(readFileSync(join(root, "domains", f), "utf8")).toBe(text);
-      expect(tickets.every((t) => t.status === "queued")).toBe(true);
+      expect(tickets.map((t) => t.status)).toEqual(["failed"]);
+      expect(tickets[0]?.resolution_note).toMatch(/no LLM provider is configured.*OPENAI_API_KEY/);
     }
   });
 });
 
 describe("charter healer commands", () => {
-  it("show, status, tickets, reject, approve, retry and history move and show tickets", () => {
+  it("show, status, tickets, reject, approve, retry and history move and show tickets", async () => {
     const examples = new Map(brokenExamples().map((e) => [e.type, e.dir]));
     const root = makeProject(examples.get("graph_edge"), "shop");
     // A second domain folder with a tier 2 error, scanned through --project from elsewhere.
     const other = makeProject(examples.get("invalid_enum"), "shop");
     const fix = runCharter(["healer", "fix", "--project", other], { cwd: root });
     expect(fix.status).toBe(0);
-    expect(counts(fix.stdout)).toMatchObject({ applied: 0, awaiting: 1 });
+    expect(counts(fix.stdout)).toMatchObject({ applied: 0, awaiting: 0 });
 
     const list = JSON.parse(runCharter(["healer", "tickets", "--project", other, "--output", "json"], { cwd: root }).stdout) as {
       id: string;
@@ -68,7 +89,8 @@ describe("charter healer commands", () => {
     const show = runCharter(["healer", "show", id.slice(0, 6), "--project", other], { cwd: root });
     expect(show.status).toBe(0);
     expect(show.stdout).toMatch(/error type\s+invalid_enum/);
-    expect(show.stdout).toContain("awaiting an LLM proposer (none configured)");
+    expect(show.stdout).toMatch(/status\s+failed/);
+    expect(show.stdout).toContain("no LLM provider is configured");
 
     const short = runCharter(["healer", "show", id.slice(0, 3), "--project", other], { cwd: root });
     expect(short.status).toBe(1);
@@ -77,7 +99,19 @@ describe("charter healer commands", () => {
 
     const approve = runCharter(["healer", "approve", id.slice(0, 8), "--project", other], { cwd: root });
     expect(approve.status).toBe(1);
-    expect(approve.stderr).toMatch(/is queued; only a proposed ticket can be approved/);
+    expect(approve.stderr).toMatch(/is failed; only a proposed ticket can be approved/);
+    expect(runCharter(["healer", "reject", id.slice(0, 8), "--project", other], { cwd: root }).stderr).toMatch(
+      /is failed; only a proposed or queued ticket can be rejected/,
+    );
+
+    // With a provider configured, retry asks it (async: the fake answers from this process).
+    const product = join(other, "domains/shop/entities/product.contract.yaml");
+    const source = readFileSync(product, "utf8");
+    fake.reply({ json: { contract: source.replace("type: int", "type: integer"), explanation: "integer is the type" } });
+    const retried = await runCharterAsync(["healer", "retry", id.slice(0, 8), "--project", other], { cwd: root, env: fake.env() });
+    expect(retried.stderr).toBe("");
+    expect(retried.stdout).toMatch(/: proposed/);
+    expect(fake.requests).toHaveLength(1);
 
     const reject = runCharter(["healer", "reject", id.slice(0, 8), "--reason", "fix by hand", "--project", other], { cwd: root });
     expect(reject.status).toBe(0);
@@ -107,5 +141,30 @@ describe("charter healer commands", () => {
     ) as unknown[];
     expect(filtered).toHaveLength(1);
     expect(runCharter(["healer", "tickets", "--priority", "urgent"], { cwd: root }).status).toBe(2);
+  });
+});
+
+describe("charter healer serve and --format", () => {
+  it("serves the project, refuses a second service on the same store, and stops on SIGTERM", async () => {
+    const root = makeProject(brokenExamples()[0]?.dir);
+    const first = await startHealerProcess(root, NO_PROVIDER_ENV);
+    const url = first.url;
+    expect(first.output()).toContain("proposer: no LLM provider is configured");
+    expect(first.output()).toContain("approve and reject only from this machine");
+    expect(await (await fetch(`${url}/healer/health`)).json()).toEqual({ status: "ok", service: "healer" });
+
+    const second = await startHealerProcess(root, NO_PROVIDER_ENV, { expectFailure: true });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/another Healer service is already serving/);
+
+    // CLI commands still work beside the running service.
+    const tickets = runCharter(["healer", "tickets", "--format", "json"], { cwd: root });
+    expect(tickets.status).toBe(0);
+    expect(JSON.parse(tickets.stdout)).toEqual([]);
+    const status = runCharter(["healer", "status", "--format", "json"], { cwd: root });
+    expect(JSON.parse(status.stdout)).toMatchObject({ total: 0 });
+    expect(runCharter(["healer", "status", "--format", "yaml"], { cwd: root }).status).toBe(2);
+
+    expect(await first.stop()).toBe(0);
   });
 });

@@ -102,6 +102,13 @@ describe("kill -9 in the middle of applying fixes", () => {
       // The scan files all tickets in one transaction: after a kill they are all there, once.
       expect(store.list()).toHaveLength(ITEMS);
       expect(new Set(store.list().map((t) => t.raw_error + t.contract_fqn)).size).toBe(ITEMS);
+      // Every ticket's status matches its contract file: applied ones are fixed on disk, and none
+      // is closed as "obsolete" because a killed run had already written its fix.
+      expect(store.list({ status: "rejected" })).toEqual([]);
+      for (const t of store.list({ status: "applied" })) {
+        const path = join(root, t.proposal?.file ?? "");
+        expect(readFileSync(path, "utf8")).toBe(items.get(path)?.after);
+      }
       store.close();
     }
 

@@ -34,6 +34,8 @@ export function brokenExamples(): { type: string; dir: string; origin: string }[
   });
 }
 
+export { NO_PROVIDER_ENV } from "../support/fake-llm.js";
+
 const made: string[] = [];
 afterAll(() => {
   if (process.env.KEEP_TMP) return;

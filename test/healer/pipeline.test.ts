@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import type { Proposer, ProposerInput, ProposerResult } from "../../src/healer/index.js";
-import { AWAITING_PROPOSER_NOTE, Healer, HealerError } from "../../src/healer/index.js";
+import { Healer, HealerError, NO_PROVIDER_NOTE } from "../../src/healer/index.js";
 import { FIXTURES, makeProject } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
@@ -31,35 +31,38 @@ function missingFieldProject(proposer: Proposer | null): { root: string; healer:
   return { root, healer, customer: join(root, "domains/shop/entities/customer.contract.yaml") };
 }
 
-describe("tier 2/3 without a proposer", () => {
-  it("classifies the ticket and leaves it queued with a note, counted as awaiting", async () => {
-    const { healer } = missingFieldProject(null);
+describe("tier 2/3 without a provider", () => {
+  it("the ticket ends failed with a note that says how to configure one, never queued forever", async () => {
+    const root = makeProject(join(FIXTURES, "broken", "missing_field"));
+    // No proposer given: the Healer selects one from this (empty) environment.
+    const healer = new Healer({ projectRoot: root, console: null, env: {}, regenerate: noRegen });
+    expect(healer.proposer).toBeNull();
     const summary = await healer.fix();
-    expect(summary).toMatchObject({ errors: 1, tickets: 1, applied: 0, awaiting: 1, failed: 0, remainingErrors: 1 });
+    expect(summary).toMatchObject({ errors: 1, tickets: 1, applied: 0, awaiting: 0, failed: 1, remainingErrors: 1 });
     const [t] = healer.store.list();
-    expect(t).toMatchObject({
-      status: "queued",
-      tier: 2,
-      priority: "medium",
-      error_type: "missing_field",
-      resolution_note: AWAITING_PROPOSER_NOTE,
-    });
-    // A second run does not duplicate the ticket; it adds an occurrence.
-    const again = await healer.fix();
-    expect(again.newTickets).toBe(0);
-    expect(healer.store.list()).toHaveLength(1);
-    expect(healer.store.list()[0]?.occurrences).toBe(2);
+    expect(t).toMatchObject({ status: "failed", tier: 2, priority: "medium", error_type: "missing_field" });
+    expect(t?.resolution_note).toContain(NO_PROVIDER_NOTE);
+    expect(t?.resolution_note).toContain("ANTHROPIC_API_KEY");
+    expect(t?.resolution_note).toContain("charter doctor");
+    expect(healer.notifier.sent.map((n) => n.event)).toEqual(["queued", "failed"]);
+    expect(healer.store.list({ status: "queued" })).toHaveLength(0);
     await healer.close();
   });
 
-  it("a later run with a proposer picks the waiting ticket up", async () => {
+  it("a provider named in the environment becomes the LLM proposer", async () => {
+    const healer = new Healer({ projectRoot: makeProject(), console: null, env: { GROQ_API_KEY: "k" }, regenerate: noRegen });
+    expect(healer.proposer?.name).toBe("llm:groq/llama-3.3-70b-versatile");
+    await healer.close();
+  });
+
+  it("once a provider is configured, retry proposes a fix for the failed ticket", async () => {
     const { root, healer } = missingFieldProject(null);
     await healer.fix();
     await healer.close();
     const withProposer = new Healer({ projectRoot: root, console: null, env: {}, proposer: restoreType, regenerate: noRegen });
-    const run = await withProposer.processQueue();
-    expect(run.proposed).toBe(1);
-    expect(withProposer.store.list()[0]?.status).toBe("proposed");
+    const [t] = withProposer.store.list();
+    const retried = await withProposer.retry(t?.id as string);
+    expect(retried.status).toBe("proposed");
     await withProposer.close();
   });
 });
@@ -174,7 +177,9 @@ describe("a domain with tier 1 and tier 2 errors", () => {
       regenerations++;
       return { files: 5, written: 5 };
     };
-    const healer = new Healer({ projectRoot: root, console: null, env: {}, regenerate });
+    // A proposer whose fix is not what the user later does by hand.
+    const toText = new TestProposer((src) => ({ after: src.replace("type: mail", "type: text"), explanation: "use text" }));
+    const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: toText, regenerate });
     const first = await healer.fix();
     expect(first).toMatchObject({ errors: 2, applied: 1, awaiting: 1, remainingErrors: 1, regenerated: 0 });
     expect(regenerations).toBe(0);

@@ -5,16 +5,26 @@ import { Command, Option } from "commander";
 // healer command runs, so `charter forge ...` and `--help` stay quick.
 import { HealerError } from "../../healer/errors.js";
 import type { FixSummary, Healer } from "../../healer/index.js";
-import { awaitsProposer, PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
+import { PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
 import { paint, UserError, useColor } from "../output.js";
 
 interface ProjectOpts {
   project?: string;
   output?: string;
+  format?: string;
 }
 
 function outputOption(): Option {
   return new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text");
+}
+
+/** `--format`, the name every reporting command accepts; `--output` stays for compatibility. */
+function formatOption(): Option {
+  return new Option("--format <format>", "output format (same as --output)").choices(["text", "json"]);
+}
+
+function wantsJson(opts: ProjectOpts): boolean {
+  return (opts.format ?? opts.output) === "json";
 }
 
 function projectOption(): Option {
@@ -25,23 +35,31 @@ function projectOption(): Option {
  * Opens the Healer of a project. With `--output json`, notification lines go to stderr so that
  * stdout holds only the JSON document.
  */
-async function openHealer(opts: ProjectOpts): Promise<Healer> {
+async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = {}): Promise<Healer> {
   const root = resolve(opts.project ?? ".");
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UserError(`project directory not found: ${opts.project ?? "."}`);
-  const json = opts.output === "json";
+  const json = wantsJson(opts);
   const { Healer } = await import("../../healer/pipeline.js");
   return new Healer({
     projectRoot: root,
-    env: { ...healerEnvFile(join(root, ".env")), ...process.env },
+    env: { ...projectEnv(root), ...extraEnv },
     console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
   });
 }
 
 /**
- * The `SVC_HEALER_*` settings of the project's `.env` (the scaffold writes the webhook address
- * there), so the CLI notifies where the project says; a variable set in the environment wins.
+ * The Healer and LLM settings of the project's `.env` (`SVC_HEALER_*`, `SVC_AI_*`, provider keys
+ * and base URLs; the scaffold writes them there), so the CLI notifies and proposes the way the
+ * project says; a variable set in the environment wins.
  */
-function healerEnvFile(path: string): Record<string, string> {
+/** The project's `.env` settings under the process environment; an empty variable does not hide the file's value. */
+export function projectEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...projectEnvFile(join(root, ".env")) };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (v !== "" || !(k in env))) env[k] = v;
+  return env;
+}
+
+function projectEnvFile(path: string): Record<string, string> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -50,7 +68,10 @@ function healerEnvFile(path: string): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?(SVC_HEALER_[A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    const m =
+      /^\s*(?:export\s+)?(SVC_HEALER_[A-Z0-9_]*|SVC_AI_[A-Z0-9_]*|[A-Z]+_API_KEY|OPENAI_BASE_URL|OLLAMA_BASE_URL|LMSTUDIO_BASE_URL)\s*=\s*(.*?)\s*$/.exec(
+        line,
+      );
     if (!m) continue;
     const raw = m[2] as string;
     const value = /^(["']).*\1$/.test(raw) ? raw.slice(1, -1) : raw.replace(/\s+#.*$/, "");
@@ -91,9 +112,20 @@ environment or the project's .env:
                               default: text for hooks.slack.com-style chat addresses, json otherwise
   SVC_HEALER_WEBHOOK_SECRET   adds X-Charter-Signature-256: sha256=<HMAC-SHA256 of the body>
 
-Tier 1 fixes are applied at once; tier 2 and 3 tickets need an LLM proposer (a later release) and
-wait in the queue until one is configured.`,
+Tier 1 fixes are applied at once. Tier 2 and 3 tickets get a fix proposed by the LLM provider the
+environment selects (SVC_AI_MODEL=provider:model, or the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
+GEMINI_API_KEY, GROQ_API_KEY, OPENROUTER_API_KEY, OLLAMA_BASE_URL, LMSTUDIO_BASE_URL; SVC_AI_TIMEOUT
+in seconds, default 60); a person approves it. Without a provider they fail with a note saying so;
+\`charter healer retry ID\` asks again once one is configured. \`charter doctor\` shows the choice.`,
   );
+
+  // `charter healer tickets | head -1`: a reader that goes away is not an error.
+  healer.hook("preAction", () => {
+    process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") process.exit(0);
+      throw e;
+    });
+  });
 
   healer
     .command("fix")
@@ -116,10 +148,11 @@ wait in the queue until one is configured.`,
     .description("queue counts per status, success rate per tier, recurring errors and recent resolutions")
     .addOption(projectOption())
     .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (opts: ProjectOpts) => {
       await withHealer(opts, (h) => {
         const s = h.status();
-        if (opts.output === "json") return printJson(s);
+        if (wantsJson(opts)) return printJson(s);
         const color = useColor();
         for (const st of TICKET_STATUSES) process.stdout.write(`${st.padEnd(10)} ${s.queue[st]}\n`);
         process.stdout.write(`${"total".padEnd(10)} ${s.total}\n`);
@@ -146,10 +179,11 @@ wait in the queue until one is configured.`,
     .addOption(new Option("--priority <priority>", "only tickets of this priority").choices([...PRIORITIES]))
     .addOption(projectOption())
     .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (opts: ProjectOpts & { status?: TicketStatus; priority?: Priority }) => {
       await withHealer(opts, (h) => {
         const list = h.store.list({ status: opts.status, priority: opts.priority });
-        if (opts.output === "json") return printJson(list);
+        if (wantsJson(opts)) return printJson(list);
         if (list.length === 0) return void process.stdout.write("no tickets\n");
         process.stdout.write(
           `${"ID".padEnd(8)}  ${"STATUS".padEnd(9)}  T  ${"PRIORITY".padEnd(8)}  ${"TYPE".padEnd(17)}  ${"SEEN".padStart(4)}  CONTRACT\n`,
@@ -253,7 +287,66 @@ wait in the queue until one is configured.`,
       });
     });
 
+  healer
+    .command("serve")
+    .description("start the Healer service (HTTP): ingest, tickets, status, the ticket view pages and approval")
+    .argument("[path]", "project root (default: --project or the current directory)")
+    .option("--host <host>", "address to listen on", "0.0.0.0")
+    .option("--port <port>", "port (default: SVC_HEALER_PORT or 8083)")
+    .addOption(projectOption())
+    .action(async (path: string | undefined, opts: ProjectOpts & { host: string; port?: string }) => {
+      const port = Number(opts.port ?? process.env.SVC_HEALER_PORT ?? 8083);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UserError(`invalid port: ${opts.port}`);
+      const project: ProjectOpts = { ...opts };
+      if (path !== undefined) project.project = path;
+      const h = await openHealer(project);
+      await serveHealer(h, opts.host, port);
+    });
+
   return healer;
+}
+
+/** Runs the service until SIGINT or SIGTERM, then closes it and the store. */
+async function serveHealer(h: Healer, host: string, port: number): Promise<void> {
+  const { buildHealerServer } = await import("../../healer/server/app.js");
+  if (!h.store.tryLock("service")) {
+    await h.close();
+    throw new UserError(`another Healer service is already serving ${h.layout.root}; one process owns its store`);
+  }
+  const token = process.env.SVC_HEALER_TOKEN?.trim() || undefined;
+  const app = buildHealerServer({ healer: h, token, logger: process.env.SVC_HEALER_LOG === "1" });
+  try {
+    await app.listen({ host, port });
+  } catch (e) {
+    h.store.unlock("service");
+    await h.close();
+    throw new UserError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+  }
+  const address = app.server.address();
+  const actual = typeof address === "object" && address ? address.port : port;
+  const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  h.publicUrl = `http://${shown}:${actual}`;
+  process.stdout.write(`Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n`);
+  process.stdout.write(`  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n`);
+  process.stdout.write(
+    token ? "  auth: bearer token required on every POST\n" : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n",
+  );
+  // Work left by an earlier run (a kill -9 mid-apply, tickets queued while the service was down)
+  // is finished in the background; requests are served meanwhile.
+  void h.processQueue().catch((e: Error) => process.stderr.write(`healer: processing the queue failed: ${e.message}\n`));
+  await new Promise<void>((resolveStop) => {
+    const stop = (): void => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolveStop();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  h.cancelPending();
+  await app.close();
+  h.store.unlock("service");
+  await h.close();
 }
 
 function printFix(s: FixSummary): void {
@@ -272,7 +365,7 @@ function printFix(s: FixSummary): void {
 function printTicket(t: Ticket): void {
   const line = (k: string, v: unknown): void => void process.stdout.write(`${k.padEnd(16)}${v}\n`);
   line("id", t.id);
-  line("status", t.status + (awaitsProposer(t) ? " (awaiting a proposer)" : ""));
+  line("status", t.status);
   line("source", t.source);
   line("contract", t.contract_fqn ?? "-");
   line("error type", t.error_type || "-");

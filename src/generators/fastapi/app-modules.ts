@@ -163,8 +163,8 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     ...metas.flatMap((m) => [m, ""]),
     `ENTITIES = ${pyTuple(entities.map((e) => constantName(e.name)))}`,
     "",
-    "# Base path -> Route contract, to name the contract of a failing request to the Healer.",
-    `ROUTE_CONTRACTS = ${pyTuple(routes.map((r) => `(${pyStr(r.basePath)}, ${pyStr(r.fqn)})`))}`,
+    "# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.",
+    `ROUTE_CONTRACTS = ${pyTuple(routes.map((r) => `(${pyStr(r.basePath)}, ${pyStr(r.entity)}, ${pyStr(r.fqn)})`))}`,
     "",
   ].join("\n");
 }

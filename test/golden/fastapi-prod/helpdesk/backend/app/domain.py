@@ -59,5 +59,5 @@ TICKET = EntityMeta(
 
 ENTITIES = (AGENT, CUSTOMER, TICKET)
 
-# Base path -> Route contract, to name the contract of a failing request to the Healer.
-ROUTE_CONTRACTS = (("/agents", "route/helpdesk/agent_api"), ("/customers", "route/helpdesk/customer_api"), ("/tickets", "route/helpdesk/ticket_api"))
+# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.
+ROUTE_CONTRACTS = (("/agents", "entity/helpdesk/agent", "route/helpdesk/agent_api"), ("/customers", "entity/helpdesk/customer", "route/helpdesk/customer_api"), ("/tickets", "entity/helpdesk/ticket", "route/helpdesk/ticket_api"))

@@ -23,13 +23,13 @@ _TIMEOUT = httpx.Timeout(2.0)
 _pending: set[asyncio.Task[None]] = set()
 
 
-def contract_for_path(path: str) -> str | None:
-    """The Route contract that serves `path`, by longest matching base path."""
-    best: tuple[int, str] | None = None
-    for base_path, fqn in ROUTE_CONTRACTS:
+def contracts_for_path(path: str) -> tuple[str, str] | None:
+    """The entity and Route contracts that serve `path`, by longest matching base path."""
+    best: tuple[int, str, str] | None = None
+    for base_path, entity_fqn, route_fqn in ROUTE_CONTRACTS:
         if (path == base_path or path.startswith(base_path.rstrip("/") + "/")) and (best is None or len(base_path) > best[0]):
-            best = (len(base_path), fqn)
-    return best[1] if best else None
+            best = (len(base_path), entity_fqn, route_fqn)
+    return (best[1], best[2]) if best else None
 
 
 def report(request: Request, exc: BaseException, status_code: int) -> None:
@@ -48,9 +48,10 @@ def report(request: Request, exc: BaseException, status_code: int) -> None:
             "stacktrace": stacktrace,
         },
     }
-    fqn = contract_for_path(request.url.path)
-    if fqn is not None:
-        payload["contract_fqn"] = fqn
+    contracts = contracts_for_path(request.url.path)
+    if contracts is not None:
+        payload["contract_fqn"] = contracts[0]
+        payload["context"]["route_fqn"] = contracts[1]
     url = settings.SVC_HEALER_URL.rstrip("/") + "/healer/ingest"
     task = asyncio.get_running_loop().create_task(_post(url, payload))
     _pending.add(task)
