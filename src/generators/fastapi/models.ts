@@ -16,7 +16,7 @@ export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
 ]);
 
 /** Query parameters of the list endpoint; a field with one of these names is not a filter. */
-const LIST_PARAMS = new Set(["limit", "offset", "sort", "q"]);
+const LIST_PARAMS = new Set(["limit", "offset", "sort", "q", "after", "with_total"]);
 
 export function filterFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type) && !LIST_PARAMS.has(f.name));
@@ -197,6 +197,8 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "    offset: int = Field(0, ge=0)",
     `    sort: ${cls}SortKey | None = None`,
     "    q: str | None = None",
+    '    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")',
+    '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
     ...filterFields(entity).map((f) => {
       const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, imp, true);
       const attr = pyAttr(f.name);
@@ -244,7 +246,8 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     `class ${cls}List(BaseModel):`,
     `    items: list[${cls}Response]`,
-    "    total: int",
+    "    total: int | None",
+    "    next_cursor: str | None",
     "",
     "",
     `class ${cls}Filters(BaseModel):`,

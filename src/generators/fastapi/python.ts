@@ -62,6 +62,23 @@ export function compileExpr(e: Expr, values = "values"): string {
   return emit(e, values).code;
 }
 
+/**
+ * The operands of a top-level `and`/`or` chain of `e`, compiled, so a long condition can be split
+ * before each operator; a single operand when `e` is no such chain.
+ */
+export function compileChain(e: Expr, values = "values"): { op: "and" | "or"; operands: string[] } | null {
+  if (e.type !== "logical") return null;
+  const operands: Expr[] = [];
+  let node: Expr = e;
+  while (node.type === "logical" && node.op === e.op) {
+    operands.unshift(node.right);
+    node = node.left;
+  }
+  operands.unshift(node);
+  const p = PRECEDENCE[e.op];
+  return { op: e.op, operands: operands.map((o, i) => wrap(emit(o, values), i === 0 ? p : p + 1)) };
+}
+
 interface Emitted {
   code: string;
   prec: number;

@@ -1,6 +1,7 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { compileExpr, constantName, Imports, indent, pyCall, pyStr, pyStrTuple, pyValue } from "./python.js";
+import { assign, call, condition, dict, kw, lambda, type PyExpr, tuple } from "./py-layout.js";
+import { constantName, Imports, pyCall, pyStr, pyStrTuple, pyValue } from "./python.js";
 
 type Fill = Record<string, string>;
 
@@ -33,26 +34,22 @@ function autoFill(endpoint: EndpointIR | undefined): Fill {
   return out;
 }
 
-function fillDict(fill: Fill): string {
-  const entries = Object.entries(fill);
-  if (entries.length === 0) return "{}";
-  return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyStr(v)}`).join(", ")}}`;
+function fillDict(fill: Fill): PyExpr {
+  return dict(Object.entries(fill).map(([k, v]) => [pyStr(k), pyStr(v)] as const));
 }
 
-function rulesTuple(rules: ValidationRuleIR[]): string {
-  if (rules.length === 0) return "()";
-  const items = rules.map((r) =>
-    [
-      "Rule(",
-      `    source=${pyStr(r.source)},`,
-      `    check=lambda values: ${compileExpr(r.expr)},`,
-      `    status=${r.onFail.status},`,
-      `    error=${pyStr(r.onFail.error)},`,
-      ...(r.onFail.message ? [`    message=${pyStr(r.onFail.message)},`] : []),
-      "),",
-    ].join("\n"),
+function rulesTuple(rules: ValidationRuleIR[]): PyExpr {
+  return tuple(
+    rules.map((r) =>
+      call("Rule", [
+        kw("source", pyStr(r.source)),
+        kw("check", lambda("values", condition(r.expr))),
+        kw("status", String(r.onFail.status)),
+        kw("error", pyStr(r.onFail.error)),
+        ...(r.onFail.message ? [kw("message", pyStr(r.onFail.message))] : []),
+      ]),
+    ),
   );
-  return `(\n${indent(items.join("\n"))}\n)`;
 }
 
 function eventsTuple(endpoint: EndpointIR | undefined): string[] {
@@ -108,7 +105,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   };
 
   const body: string[] = [];
-  const constants: string[] = [`LINKS = ${pyValue(links)}`];
+  const constants: string[] = [assign("LINKS", pyValue(links))];
 
   // list
   body.push(
@@ -116,7 +113,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
     `async def list_${plural}(params: Annotated[${cls}Filters, Query()]) -> ORJSONResponse:`,
     lookup,
     "    page = await repo.list(list_query(params))",
-    '    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})',
+    "    return ORJSONResponse(page_body(page, LINKS))",
     "",
     "",
   );
@@ -136,8 +133,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   const create = ep("create");
   const createRules = create?.validation ?? [];
   const createEvents = eventsTuple(create);
-  constants.push(`CREATE_FILL = ${fillDict(createFill(entity, create))}`);
-  if (createRules.length) constants.push(`CREATE_RULES = ${rulesTuple(createRules)}`);
+  constants.push(assign("CREATE_FILL", fillDict(createFill(entity, create))));
+  if (createRules.length) constants.push(assign("CREATE_RULES", rulesTuple(createRules)));
   body.push(
     decorators("post", "", [`response_model=${cls}Response`, "status_code=201", ...common("create", `Create a ${label}`)]),
     `async def create_${entity.name}(body: ${cls}Create, user: CurrentUser) -> ORJSONResponse:`,
@@ -154,8 +151,8 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   // update
   const update = ep("update");
   const updateRules = update?.validation ?? [];
-  constants.push(`UPDATE_FILL = ${fillDict(updateFill(entity, update))}`);
-  if (updateRules.length) constants.push(`UPDATE_RULES = ${rulesTuple(updateRules)}`);
+  constants.push(assign("UPDATE_FILL", fillDict(updateFill(entity, update))));
+  if (updateRules.length) constants.push(assign("UPDATE_RULES", rulesTuple(updateRules)));
   body.push(
     decorators("patch", "/{record_id}", [`response_model=${cls}Response`, ...common("update", `Update a ${label}`)]),
     `async def update_${entity.name}(record_id: UUID, body: ${cls}Update, user: CurrentUser) -> ORJSONResponse:`,
@@ -193,7 +190,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   // transition
   const move = ep("transition");
   if (workflow && move) {
-    constants.push(`STATE_FILL = ${fillDict(updateFill(entity, move))}`);
+    constants.push(assign("STATE_FILL", fillDict(updateFill(entity, move))));
     const wf = constantName(workflow.name);
     body.push(
       decorators("put", "/{record_id}/state", [
@@ -237,7 +234,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   imp.add("app.domain", meta);
   imp.add("app.errors", "not_found");
   for (const suffix of ["Create", "Filters", "List", "Response", "Update"]) imp.add(`app.models.${entity.name}`, `${cls}${suffix}`);
-  for (const n of ["check_changes", "fill", "list_query", "with_links"]) imp.add("app.records", n);
+  for (const n of ["check_changes", "fill", "list_query", "page_body", "with_links"]) imp.add("app.records", n);
   imp.add("app.responses", "ORJSONResponse");
   if (workflow && move) {
     imp.add("app.errors", "ApiError");

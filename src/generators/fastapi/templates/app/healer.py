@@ -26,7 +26,9 @@ def contract_for_path(path: str) -> str | None:
     """The Route contract that serves `path`, by longest matching base path."""
     best: tuple[int, str] | None = None
     for base_path, fqn in ROUTE_CONTRACTS:
-        if (path == base_path or path.startswith(base_path.rstrip("/") + "/")) and (best is None or len(base_path) > best[0]):
+        if (path == base_path or path.startswith(base_path.rstrip("/") + "/")) and (
+            best is None or len(base_path) > best[0]
+        ):
             best = (len(base_path), fqn)
     return best[1] if best else None
 

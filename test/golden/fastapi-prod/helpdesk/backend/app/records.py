@@ -9,9 +9,9 @@ from uuid import uuid4
 from pydantic import BaseModel
 
 from app.errors import ApiError
-from app.repositories.base import EntityMeta, ListQuery
+from app.repositories.base import EntityMeta, ListQuery, Page
 
-_LIST_PARAMS = frozenset({"limit", "offset", "sort", "q"})
+_LIST_PARAMS = frozenset({"limit", "offset", "sort", "q", "after", "with_total"})
 
 
 def fill(values: dict[str, Any], generators: Mapping[str, str], user_id: str) -> None:
@@ -38,13 +38,20 @@ def check_changes(meta: EntityMeta, changes: Mapping[str, Any]) -> None:
         )
     nulls = sorted(name for name in meta.required.intersection(changes) if changes[name] is None)
     if nulls:
-        raise ApiError(422, "validation_error", f"required fields cannot be null: {', '.join(nulls)}", {"null_fields": nulls})
+        raise ApiError(
+            422, "validation_error", f"required fields cannot be null: {', '.join(nulls)}", {"null_fields": nulls}
+        )
 
 
 def with_links(record: dict[str, Any], links: Mapping[str, str]) -> dict[str, Any]:
     record_id = str(record["id"])
     record["_links"] = {name: template.replace("{id}", record_id) for name, template in links.items()}
     return record
+
+
+def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
+    """The body of a list response: {items, total, next_cursor}."""
+    return {"items": [with_links(r, links) for r in page.items], "total": page.total, "next_cursor": page.next_cursor}
 
 
 def list_query(params: BaseModel) -> ListQuery:
@@ -57,4 +64,6 @@ def list_query(params: BaseModel) -> ListQuery:
         filters=filters,
         sort=values.get("sort"),
         search=values.get("q") or None,
+        after=values.get("after"),
+        with_total=values.get("with_total", True),
     )

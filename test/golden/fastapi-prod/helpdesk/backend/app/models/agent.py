@@ -74,7 +74,8 @@ class AgentResponse(BaseModel):
 
 class AgentList(BaseModel):
     items: list[AgentResponse]
-    total: int
+    total: int | None
+    next_cursor: str | None
 
 
 class AgentFilters(BaseModel):
@@ -86,6 +87,8 @@ class AgentFilters(BaseModel):
     offset: int = Field(0, ge=0)
     sort: AgentSortKey | None = None
     q: str | None = None
+    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None

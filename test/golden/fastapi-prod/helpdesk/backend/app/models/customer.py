@@ -83,7 +83,8 @@ class CustomerResponse(BaseModel):
 
 class CustomerList(BaseModel):
     items: list[CustomerResponse]
-    total: int
+    total: int | None
+    next_cursor: str | None
 
 
 class CustomerFilters(BaseModel):
@@ -95,6 +96,8 @@ class CustomerFilters(BaseModel):
     offset: int = Field(0, ge=0)
     sort: CustomerSortKey | None = None
     q: str | None = None
+    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
     number: str | None = None
     created_at: UtcDatetime | None = None

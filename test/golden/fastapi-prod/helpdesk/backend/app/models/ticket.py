@@ -159,7 +159,8 @@ class TicketResponse(BaseModel):
 
 class TicketList(BaseModel):
     items: list[TicketResponse]
-    total: int
+    total: int | None
+    next_cursor: str | None
 
 
 class TicketFilters(BaseModel):
@@ -171,6 +172,8 @@ class TicketFilters(BaseModel):
     offset: int = Field(0, ge=0)
     sort: TicketSortKey | None = None
     q: str | None = None
+    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
     number: str | None = None
     created_at: UtcDatetime | None = None

@@ -12,7 +12,7 @@ from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import not_found
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentResponse, AgentUpdate
-from app.records import check_changes, fill, list_query, with_links
+from app.records import check_changes, fill, list_query, page_body, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 
@@ -26,7 +26,11 @@ CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
 CREATE_RULES = (
     Rule(
         source="max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'",
-        check=lambda values: values.get("max_open_tickets") is None or expr.le(values.get("max_open_tickets"), 30) or values.get("team") == "engineering",
+        check=lambda values: (
+            values.get("max_open_tickets") is None
+            or expr.le(values.get("max_open_tickets"), 30)
+            or values.get("team") == "engineering"
+        ),
         status=422,
         error="validation_error",
     ),
@@ -44,7 +48,7 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
 async def list_agents(params: Annotated[AgentFilters, Query()]) -> ORJSONResponse:
     repo = repository("agent")
     page = await repo.list(list_query(params))
-    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(

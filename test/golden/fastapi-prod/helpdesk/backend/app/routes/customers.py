@@ -12,7 +12,7 @@ from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import not_found
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerResponse, CustomerUpdate
-from app.records import check_changes, fill, list_query, with_links
+from app.records import check_changes, fill, list_query, page_body, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 
@@ -22,7 +22,13 @@ ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 
 LINKS = {"self": "/customers/{id}"}
-CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update", "created_by": "current_user", "updated_by": "current_user"}
+CREATE_FILL = {
+    "id": "uuid",
+    "created_at": "now",
+    "updated_at": "now_on_update",
+    "created_by": "current_user",
+    "updated_by": "current_user",
+}
 CREATE_RULES = (
     Rule(
         source="plan != 'enterprise' or is_set(company)",
@@ -45,7 +51,7 @@ UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
 async def list_customers(params: Annotated[CustomerFilters, Query()]) -> ORJSONResponse:
     repo = repository("customer")
     page = await repo.list(list_query(params))
-    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(

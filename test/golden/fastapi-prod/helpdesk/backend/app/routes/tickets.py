@@ -12,7 +12,7 @@ from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET
 from app.errors import ApiError, not_found
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketResponse, TicketUpdate
-from app.records import check_changes, fill, list_query, with_links
+from app.records import check_changes, fill, list_query, page_body, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 from app.workflow import StateChange
@@ -24,11 +24,19 @@ ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 
 LINKS = {"self": "/tickets/{id}"}
-CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update", "reference_code": "uuid", "created_by": "current_user"}
+CREATE_FILL = {
+    "id": "uuid",
+    "created_at": "now",
+    "updated_at": "now_on_update",
+    "reference_code": "uuid",
+    "created_by": "current_user",
+}
 CREATE_RULES = (
     Rule(
         source="priority != 'critical' or len(description) >= 20",
-        check=lambda values: values.get("priority") != "critical" or expr.ge(expr.length(values.get("description")), 20),
+        check=lambda values: (
+            values.get("priority") != "critical" or expr.ge(expr.length(values.get("description")), 20)
+        ),
         status=422,
         error="validation_error",
         message="A critical ticket needs a description of at least 20 characters",
@@ -56,7 +64,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
 async def list_tickets(params: Annotated[TicketFilters, Query()]) -> ORJSONResponse:
     repo = repository("ticket")
     page = await repo.list(list_query(params))
-    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(
