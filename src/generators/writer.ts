@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { GENERATED_NOTICE } from "./header.js";
 import type { GeneratedFile } from "./types.js";
@@ -110,7 +110,8 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
     if (!options.dryRun) removeWithEmptyParents(root, abs);
   }
 
-  if (!options.dryRun && (targets.size > 0 || manifest.size > 0)) writeManifest(root, manifest);
+  // An output folder that never held generated files gets no manifest either.
+  if (!options.dryRun && (manifest.size > 0 || existsSync(join(root, MANIFEST_FILE)))) writeManifest(root, manifest);
   return result;
 }
 

@@ -32,7 +32,7 @@ export function generatePyproject(ir: DomainIR): string {
     `line-length = ${LINE_LENGTH}`,
     "",
     "[tool.ruff.lint]",
-    'select = ["E4", "E7", "E9", "F", "I", "B", "UP", "RUF"]',
+    'select = ["E4", "E501", "E7", "E9", "F", "I", "B", "UP", "RUF"]',
     "",
     "[tool.mypy]",
     'python_version = "3.11"',

@@ -255,3 +255,23 @@ export function pyCall(name: string, args: readonly string[], lead = ""): string
   if (one.length <= LINE_LENGTH) return one;
   return `${lead}${name}(\n${args.map((a) => `${lead}    ${a},`).join("\n")}\n${lead})`;
 }
+
+/**
+ * A docstring: on one line when it fits, else the summary line, a blank line and `more` wrapped at
+ * the line length (descriptions come from the contracts and can be of any length).
+ */
+export function pyDocstring(summary: string, more = "", indentBy = 0): string {
+  const pad = " ".repeat(indentBy);
+  const one = `${pad}"""${more ? `${summary} ${more}` : summary}"""`;
+  if (one.length <= LINE_LENGTH) return one;
+  const lines: string[] = [];
+  let current = "";
+  for (const word of more.split(/\s+/).filter(Boolean)) {
+    if (current && pad.length + current.length + 1 + word.length > LINE_LENGTH) {
+      lines.push(pad + current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  if (current) lines.push(pad + current);
+  return [`${pad}"""${summary}`, ...(lines.length > 0 ? ["", ...lines] : []), `${pad}"""`].join("\n");
+}

@@ -1,7 +1,7 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { assign, call, condition, dict, kw, lambda, type PyExpr, tuple } from "./py-layout.js";
-import { constantName, Imports, pyCall, pyStr, pyStrTuple, pyValue } from "./python.js";
+import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
 
 type Fill = Record<string, string>;
 
@@ -119,7 +119,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   );
   // get
   body.push(
-    decorators("get", "/{record_id}", [`response_model=${cls}Response`, ...common("get", `Get a ${label}`)]),
+    decorators("get", "/{record_id}", [`response_model=${cls}Public`, ...common("get", `Get a ${label}`)]),
     `async def get_${entity.name}(record_id: UUID) -> ORJSONResponse:`,
     lookup,
     "    record = await repo.get(record_id)",
@@ -136,7 +136,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   constants.push(assign("CREATE_FILL", fillDict(createFill(entity, create))));
   if (createRules.length) constants.push(assign("CREATE_RULES", rulesTuple(createRules)));
   body.push(
-    decorators("post", "", [`response_model=${cls}Response`, "status_code=201", ...common("create", `Create a ${label}`)]),
+    decorators("post", "", [`response_model=${cls}Public`, "status_code=201", ...common("create", `Create a ${label}`)]),
     `async def create_${entity.name}(body: ${cls}Create, user: CurrentUser) -> ORJSONResponse:`,
     lookup,
     "    values = body.model_dump(by_alias=True)",
@@ -154,7 +154,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   constants.push(assign("UPDATE_FILL", fillDict(updateFill(entity, update))));
   if (updateRules.length) constants.push(assign("UPDATE_RULES", rulesTuple(updateRules)));
   body.push(
-    decorators("patch", "/{record_id}", [`response_model=${cls}Response`, ...common("update", `Update a ${label}`)]),
+    decorators("patch", "/{record_id}", [`response_model=${cls}Public`, ...common("update", `Update a ${label}`)]),
     `async def update_${entity.name}(record_id: UUID, body: ${cls}Update, user: CurrentUser) -> ORJSONResponse:`,
     lookup,
     "    changes = body.model_dump(by_alias=True, exclude_unset=True)",
@@ -193,10 +193,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
     constants.push(assign("STATE_FILL", fillDict(updateFill(entity, move))));
     const wf = constantName(workflow.name);
     body.push(
-      decorators("put", "/{record_id}/state", [
-        `response_model=${cls}Response`,
-        ...common("transition", `Move a ${label} to another state`),
-      ]),
+      decorators("put", "/{record_id}/state", [`response_model=${cls}Public`, ...common("transition", `Move a ${label} to another state`)]),
       `async def move_${entity.name}(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:`,
       lookup,
       "    current = await repo.get(record_id)",
@@ -233,7 +230,7 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
   for (const n of ["CurrentUser", "repository", ...(auth ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
   imp.add("app.domain", meta);
   imp.add("app.errors", "not_found");
-  for (const suffix of ["Create", "Filters", "List", "Response", "Update"]) imp.add(`app.models.${entity.name}`, `${cls}${suffix}`);
+  for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${entity.name}`, `${cls}${suffix}`);
   for (const n of ["check_changes", "fill", "list_query", "page_body", "with_links"]) imp.add("app.records", n);
   imp.add("app.responses", "ORJSONResponse");
   if (workflow && move) {
@@ -241,10 +238,9 @@ export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: Entity
     imp.add("app.workflow", "StateChange");
     imp.add("app.workflows", constantName(workflow.name));
   }
-  const description = route.description ? `: ${route.description}` : "";
   const content = [
     hashHeader(),
-    `"""${humanList(entity.labelPlural)} API (${route.fqn})${description}."""`,
+    pyDocstring(`${humanList(entity.labelPlural)} API (${route.fqn}).`, route.description ? `${route.description}.` : ""),
     "",
     imp.render(),
     "",

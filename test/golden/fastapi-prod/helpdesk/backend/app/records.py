@@ -49,6 +49,13 @@ def with_links(record: dict[str, Any], links: Mapping[str, str]) -> dict[str, An
     return record
 
 
+def sort_key(meta: EntityMeta, value: str | None) -> str | None:
+    """Checks a list's `sort` parameter (`field` or `-field`) against the sortable fields."""
+    if value is not None and value.removeprefix("-") not in meta.sortable:
+        raise ValueError(f"not a sort key of {meta.name}; sortable: {', '.join(sorted(meta.sortable))}")
+    return value
+
+
 def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
     """The body of a list response: {items, total, next_cursor}."""
     return {"items": [with_links(r, links) for r in page.items], "total": page.total, "next_cursor": page.next_cursor}

@@ -143,12 +143,15 @@ class PostgresRepository(Repository):
         total_column = f", ({count}) AS __total" if query.with_total else ""
         page_where = [*where, keyset(keys, after, query.sort is None, args)] if after is not None else where
         order = ", ".join(f"{ident(c)} DESC" if descending else ident(c) for c, descending in keys)
-        args.append(query.limit + 1)
         page_sql = f" WHERE {' AND '.join(page_where)}" if page_where else ""
-        sql = f"SELECT {self._returning}{total_column} FROM {self._table}{page_sql} ORDER BY {order} LIMIT ${len(args)}"
+        # LIMIT and OFFSET are validated integers, written into the statement so the planner knows
+        # them (a prepared statement's generic plan would have to guess how many rows are read).
+        sql = (
+            f"SELECT {self._returning}{total_column} FROM {self._table}{page_sql} "
+            f"ORDER BY {order} LIMIT {int(query.limit) + 1}"
+        )
         if query.offset:
-            args.append(query.offset)
-            sql += f" OFFSET ${len(args)}"
+            sql += f" OFFSET {int(query.offset)}"
         rows = await self._pool.fetch(sql, *args)
         total: int | None = None
         if rows and query.with_total:

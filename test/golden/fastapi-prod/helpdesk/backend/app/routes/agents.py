@@ -11,7 +11,7 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import not_found
-from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentResponse, AgentUpdate
+from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
@@ -53,7 +53,7 @@ async def list_agents(params: Annotated[AgentFilters, Query()]) -> ORJSONRespons
 
 @router.get(
     "/{record_id}",
-    response_model=AgentResponse,
+    response_model=AgentPublic,
     operation_id="agents-get",
     summary="Get agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
@@ -68,7 +68,7 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
 
 @router.post(
     "",
-    response_model=AgentResponse,
+    response_model=AgentPublic,
     status_code=201,
     operation_id="agents-create",
     summary="Create agent",
@@ -85,7 +85,7 @@ async def create_agent(body: AgentCreate, user: CurrentUser) -> ORJSONResponse:
 
 @router.patch(
     "/{record_id}",
-    response_model=AgentResponse,
+    response_model=AgentPublic,
     operation_id="agents-update",
     summary="Update agent",
     dependencies=ADMIN,

@@ -11,7 +11,7 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import not_found
-from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerResponse, CustomerUpdate
+from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
 from app.records import check_changes, fill, list_query, page_body, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
@@ -56,7 +56,7 @@ async def list_customers(params: Annotated[CustomerFilters, Query()]) -> ORJSONR
 
 @router.get(
     "/{record_id}",
-    response_model=CustomerResponse,
+    response_model=CustomerPublic,
     operation_id="customers-get",
     summary="Get a customer",
     dependencies=ADMIN_OR_AGENT,
@@ -71,7 +71,7 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
 
 @router.post(
     "",
-    response_model=CustomerResponse,
+    response_model=CustomerPublic,
     status_code=201,
     operation_id="customers-create",
     summary="Create a customer",
@@ -88,7 +88,7 @@ async def create_customer(body: CustomerCreate, user: CurrentUser) -> ORJSONResp
 
 @router.patch(
     "/{record_id}",
-    response_model=CustomerResponse,
+    response_model=CustomerPublic,
     operation_id="customers-update",
     summary="Update a customer",
     dependencies=ADMIN_OR_AGENT,
