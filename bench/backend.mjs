@@ -12,7 +12,7 @@
 //
 //   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir)
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -29,7 +29,11 @@ const dbUrl = (db) => `postgresql://postgres@127.0.0.1:5432/${db}`;
 const ROWS = 10_000;
 
 function psql(url, sql) {
-  return execFileSync("psql", ["-qAtX", "-v", "ON_ERROR_STOP=1", url], { input: sql, encoding: "utf8" });
+  return execFileSync("psql", ["-qAtX", "-v", "ON_ERROR_STOP=1", url], {
+    input: sql,
+    encoding: "utf8",
+    env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },
+  });
 }
 
 /** The anchor's table and rows, exactly as its setup_db.sh builds them. */
@@ -86,6 +90,7 @@ async function serve(name, cwd, appRef, env, probe) {
   }
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((r) => {
         child.once("exit", r);
@@ -94,17 +99,42 @@ async function serve(name, cwd, appRef, env, probe) {
   };
 }
 
-/** One wrk run: requests/s and the 99th percentile latency in ms. */
-function wrk(url, { script, env = {} } = {}) {
+/** CPU time (ms) used so far by a process and its children (the uvicorn workers). */
+function cpuMs(pid) {
+  const pids = [
+    pid,
+    ...execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split(/\s+/)
+      .filter(Boolean),
+  ];
+  let ticks = 0;
+  for (const p of pids) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks * 10;
+}
+
+/**
+ * One wrk run: requests/s, the 99th percentile latency in ms, and the app's CPU time per request
+ * (µs; less sensitive than throughput to what else runs on the machine).
+ */
+function wrk(app, path, { script, env = {} } = {}) {
+  const url = `${app.url}${path}`;
   const args = ["-t2", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...(script ? ["-s", script] : []), url];
+  const cpu0 = cpuMs(app.pid);
   const out = execFileSync("wrk", args, { encoding: "utf8", env: { ...process.env, ...env } });
+  const cpu = cpuMs(app.pid) - cpu0;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   if (!p99 || Number.isNaN(rps)) throw new Error(`unexpected wrk output:\n${out}`);
   if (non2xx > 0) throw new Error(`${url}: ${non2xx} responses were not 2xx:\n${out}`);
   const scale = { us: 0.001, ms: 1, s: 1000 }[p99[2]];
-  return { rps, p99: Number(p99[1]) * scale };
+  return { rps, p99: Number(p99[1]) * scale, cpuUs: (cpu * 1000) / requests };
 }
 
 async function cursorAfter(url, rows) {
@@ -163,28 +193,28 @@ async function main() {
     const scenarios = [
       {
         name: "GET by id",
-        a: () => wrk(anchor.url, { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } }),
-        b: () => wrk(generated.url, { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } }),
+        a: () => wrk(anchor, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } }),
+        b: () => wrk(generated, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } }),
       },
       {
         name: "list(100) with total",
-        a: () => wrk(`${anchor.url}/items?limit=100&offset=0`),
-        b: () => wrk(`${generated.url}/items?limit=100`),
+        a: () => wrk(anchor, `/items?limit=100&offset=0`),
+        b: () => wrk(generated, `/items?limit=100`),
       },
       {
         name: "page 90 of 100: cursor vs offset 9000, with total",
-        a: () => wrk(`${anchor.url}/items?limit=100&offset=9000`),
-        b: () => wrk(`${generated.url}/items?limit=100&after=${deepParam}`),
+        a: () => wrk(anchor, `/items?limit=100&offset=9000`),
+        b: () => wrk(generated, `/items?limit=100&after=${deepParam}`),
       },
       {
         name: "page 90 of 100: cursor without total vs offset 9000",
-        a: () => wrk(`${anchor.url}/items?limit=100&offset=9000`),
-        b: () => wrk(`${generated.url}/items?limit=100&after=${deepParam}&with_total=false`),
+        a: () => wrk(anchor, `/items?limit=100&offset=9000`),
+        b: () => wrk(generated, `/items?limit=100&after=${deepParam}&with_total=false`),
       },
       {
         name: "create",
-        a: () => wrk(`${anchor.url}/items`, { script: join(ANCHORS, "post.lua") }),
-        b: () => wrk(`${generated.url}/items`, { script: postGenerated }),
+        a: () => wrk(anchor, `/items`, { script: join(ANCHORS, "post.lua") }),
+        b: () => wrk(generated, `/items`, { script: postGenerated }),
       },
     ];
 
@@ -192,18 +222,21 @@ async function main() {
     console.log(
       "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio",
     );
-    for (const s of scenarios) {
+    // BENCH_ONLY=create (or any part of a scenario's name) runs only the matching scenarios.
+    for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
       const a1 = s.a();
       const b1 = s.b();
       const b2 = s.b();
       const a2 = s.a();
-      const a = { rps: (a1.rps + a2.rps) / 2, p99: (a1.p99 + a2.p99) / 2 };
-      const b = { rps: (b1.rps + b2.rps) / 2, p99: (b1.p99 + b2.p99) / 2 };
+      const mean = (x, y) => ({ rps: (x.rps + y.rps) / 2, p99: (x.p99 + y.p99) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
+      const a = mean(a1, a2);
+      const b = mean(b1, b2);
       console.log(
-        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x`,
+        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x ${a.cpuUs.toFixed(0).padStart(18)} ${b.cpuUs.toFixed(0).padStart(10)} ${(a.cpuUs / b.cpuUs).toFixed(2).padStart(6)}x`,
       );
     }
-    console.log("ratio: generated / anchor requests per second (> 1 is faster); p99 ratio < 1 is better");
+    console.log("ratio: generated / anchor requests per second (> 1 is faster); p99 ratio < 1 is better;");
+    console.log("CPU ratio: anchor / generated app CPU time per request (> 1: the generated app does less work per request)");
   } finally {
     for (const r of running.reverse()) await r.stop();
     for (const db of [DB_ANCHOR, DB_GENERATED]) psql(ADMIN, `DROP DATABASE IF EXISTS ${db};`);

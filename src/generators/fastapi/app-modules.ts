@@ -1,7 +1,7 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { filterFields, sortFields } from "./models.js";
-import { assign, call, condition, dict, kw, lambda, layout, type PyExpr, set, tuple } from "./py-layout.js";
+import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
 import { constantName, indent, LINE_LENGTH, pyFrozenset, pyStr, pyStrTuple, pyTuple, pyValue } from "./python.js";
 import { renderSkeleton } from "./templates.js";
 
@@ -110,8 +110,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
         ? [kw("server_defaults", dict(serverDefaults.map((f) => [pyStr(f.name), pyValue(f.default)] as const)))]
         : []),
     ];
-    // Always one argument per line: an entity's facts read best as a list.
-    return `${constantName(e.name)} = EntityMeta(\n${args.map((a) => layout(a, 4, "", ",")).join("\n")}\n)`;
+    return assign(constantName(e.name), exploded(call("EntityMeta", args)));
   });
   const usesSeq = entities.some((e) => e.fields.some((f) => f.computed?.kind === "sequence"));
   const routes = [...ir.routes].sort((a, b) => (a.basePath < b.basePath ? -1 : a.basePath > b.basePath ? 1 : 0));
@@ -137,43 +136,43 @@ export function generateDeps(ir: DomainIR): string {
 }
 
 function workflowConstant(w: WorkflowIR): string {
+  const strings = (items: readonly string[]): PyExpr => tuple(items.map(pyStr));
   const terminal = w.states.filter((s) => s.terminal).map((s) => s.name);
-  const transitions = w.states.map((s) => `${pyStr(s.name)}: ${pyStrTuple(w.transitions[s.name] ?? [])},`);
+  const transitions = w.states.map((s) => [pyStr(s.name), strings(w.transitions[s.name] ?? [])] as const);
   const guards = w.guards.map((g) => {
     const args = [
-      ...(g.requireFields.length ? [`require_fields=${pyStrTuple(g.requireFields)}`] : []),
+      ...(g.requireFields.length ? [kw("require_fields", strings(g.requireFields))] : []),
       ...(g.condition
-        ? [layout(kw("condition", lambda("values", condition(g.condition.expr))), 0), `condition_source=${pyStr(g.condition.source)}`]
+        ? [kw("condition", lambda("values", condition(g.condition.expr))), kw("condition_source", str(g.condition.source))]
         : []),
     ];
-    return `(${pyStr(g.from)}, ${pyStr(g.to)}): Guard(\n${indent(args.map((a) => `${a},`).join("\n"))}\n),`;
+    return [tuple([pyStr(g.from), pyStr(g.to)]), exploded(call("Guard", args))] as const;
   });
   const effects = w.sideEffects.map((s) => {
     const events = s.actions.flatMap((a) => ("emitEvent" in a ? [a.emitEvent] : []));
     const set: Record<string, unknown> = {};
     for (const a of s.actions) if ("set" in a) Object.assign(set, a.set);
-    const args = [...(events.length ? [`events=${pyStrTuple(events)}`] : []), ...(Object.keys(set).length ? [`set=${pyValue(set)}`] : [])];
-    return `(${pyStr(s.from)}, ${pyStr(s.to)}): Effects(${args.join(", ")}),`;
+    const args = [...(events.length ? [kw("events", strings(events))] : []), ...(Object.keys(set).length ? [kw("set", pyValue(set))] : [])];
+    return [tuple([pyStr(s.from), pyStr(s.to)]), call("Effects", args)] as const;
   });
-  const args = [
-    `name=${pyStr(w.name)}`,
-    `initial=${pyStr(w.initial)}`,
-    `states=${pyStrTuple(w.states.map((s) => s.name))}`,
-    `terminal=${pyFrozenset(terminal)}`,
-    `transitions={\n${indent(transitions.join("\n"))}\n}`,
-    ...(guards.length ? [`guards={\n${indent(guards.join("\n"))}\n}`] : []),
-    ...(effects.length ? [`effects={\n${indent(effects.join("\n"))}\n}`] : []),
+  const args: PyExpr[] = [
+    kw("name", pyStr(w.name)),
+    kw("initial", pyStr(w.initial)),
+    kw("states", strings(w.states.map((s) => s.name))),
+    kw("terminal", pyFrozenset(terminal)),
+    kw("transitions", exploded(dict(transitions))),
+    ...(guards.length ? [kw("guards", exploded(dict(guards)))] : []),
+    ...(effects.length ? [kw("effects", exploded(dict(effects)))] : []),
   ];
   const typeOverrides = w.typeOverrides?.overrides.length ? w.typeOverrides : null;
   if (typeOverrides) {
-    args.push(`type_field=${pyStr(typeOverrides.field)}`);
-    const overrides = typeOverrides.overrides.map((o) => {
-      const t = Object.entries(o.transitions).map(([from, to]) => `${pyStr(from)}: ${pyStrTuple(to)}`);
-      return `${pyStr(o.value)}: {${t.join(", ")}},`;
-    });
-    args.push(`type_overrides={\n${indent(overrides.join("\n"))}\n}`);
+    args.push(kw("type_field", pyStr(typeOverrides.field)));
+    const overrides = typeOverrides.overrides.map(
+      (o) => [pyStr(o.value), dict(Object.entries(o.transitions).map(([from, to]) => [pyStr(from), strings(to)] as const))] as const,
+    );
+    args.push(kw("type_overrides", exploded(dict(overrides))));
   }
-  return `${constantName(w.name)} = Workflow(\n${indent(args.map((a) => `${a},`).join("\n"))}\n)`;
+  return assign(constantName(w.name), exploded(call("Workflow", args)));
 }
 
 export function generateWorkflows(ir: DomainIR, workflows: WorkflowIR[]): string {

@@ -1,6 +1,7 @@
 import type { EndpointIR, EntityIR, FieldIR, FieldType } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { columnNotNull as notNull } from "../postgres/types.js";
+import { assign, call, flat, kw, layout, type PyExpr, str, subscript } from "./py-layout.js";
 import { constantName, Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
 
 /** Field types a list endpoint can filter and sort on (JSON columns cannot). */
@@ -85,26 +86,26 @@ interface ModelContext {
   entity: EntityIR;
   imp: Imports;
   /** Type aliases (enums, constrained types) declared above the models, by field name. */
-  aliases: Map<string, { name: string; definition: string }>;
+  aliases: Map<string, { name: string; definition: PyExpr }>;
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
 function inputType(ctx: ModelContext, f: FieldIR): string {
   const existing = ctx.aliases.get(f.name);
   if (existing) return existing.name;
-  let t: string;
+  let t: PyExpr;
   if (f.enum && f.enum.length > 0) {
     ctx.imp.add("typing", "Literal");
-    t = `Literal[${f.enum.map(pyValue).join(", ")}]`;
+    t = subscript("Literal", f.enum.map(pyValue));
   } else {
     t = baseType(f, ctx.imp, true);
   }
   const args = constraintArgs(f);
-  if (args.length === 0 && !(f.enum && f.enum.length > 0)) return t;
+  if (args.length === 0 && !(f.enum && f.enum.length > 0)) return flat(t);
   if (args.length > 0) {
     ctx.imp.add("typing", "Annotated");
     ctx.imp.add("pydantic", "Field");
-    t = `Annotated[${t}, Field(${args.join(", ")})]`;
+    t = subscript("Annotated", [t, call("Field", args)]);
   }
   const name = `${ctx.entity.className}${pascal(f.name)}`;
   ctx.aliases.set(f.name, { name, definition: t });
@@ -120,30 +121,31 @@ function pascal(snake: string): string {
 }
 
 /** `Field(...)` arguments other than the default: alias when reserved, description. */
-function fieldMeta(f: FieldIR): string[] {
-  const out: string[] = [];
-  if (pyAttr(f.name) !== f.name) out.push(`alias=${pyStr(f.name)}`);
-  if (f.description) out.push(`description=${pyStr(f.description)}`);
+function fieldMeta(f: FieldIR): PyExpr[] {
+  const out: PyExpr[] = [];
+  if (pyAttr(f.name) !== f.name) out.push(kw("alias", pyStr(f.name)));
+  if (f.description) out.push(kw("description", str(f.description)));
   return out;
 }
 
-function defaultExpr(f: FieldIR, meta: string[], imp: Imports): string {
+function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
   const value = f.default;
   if (Array.isArray(value) || (typeof value === "object" && value !== null)) {
     imp.add("pydantic", "Field");
     const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
     const factory = empty ? (Array.isArray(value) ? "list" : "dict") : `lambda: ${pyValue(value)}`;
-    return `Field(${[`default_factory=${factory}`, ...meta].join(", ")})`;
+    return call("Field", [kw("default_factory", factory), ...meta]);
   }
   if (meta.length > 0) {
     imp.add("pydantic", "Field");
-    return `Field(${[pyValue(value), ...meta].join(", ")})`;
+    return call("Field", [pyValue(value), ...meta]);
   }
   return pyValue(value);
 }
 
-function line(attr: string, type: string, defaultValue: string | null): string {
-  return defaultValue === null ? `    ${attr}: ${type}` : `    ${attr}: ${type} = ${defaultValue}`;
+/** One field of a model class, laid out (a long description splits over lines). */
+function line(attr: string, type: string, defaultValue: PyExpr | null): string {
+  return defaultValue === null ? `    ${attr}: ${type}` : layout(defaultValue, 4, `${attr}: ${type} = `);
 }
 
 function createField(ctx: ModelContext, f: FieldIR, required: boolean): string {
@@ -154,15 +156,15 @@ function createField(ctx: ModelContext, f: FieldIR, required: boolean): string {
   if (required) {
     if (meta.length === 0) return line(attr, t, null);
     ctx.imp.add("pydantic", "Field");
-    return line(attr, t, `Field(${meta.join(", ")})`);
+    return line(attr, t, call("Field", meta));
   }
   return optionalField(ctx, attr, t, meta);
 }
 
-function optionalField(ctx: ModelContext, attr: string, t: string, meta: string[]): string {
+function optionalField(ctx: ModelContext, attr: string, t: string, meta: PyExpr[]): string {
   if (meta.length === 0) return line(attr, `${t} | None`, "None");
   ctx.imp.add("pydantic", "Field");
-  return line(attr, `${t} | None`, `Field(${["None", ...meta].join(", ")})`);
+  return line(attr, `${t} | None`, call("Field", ["None", ...meta]));
 }
 
 const CONFIG_INPUT = 'ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)';
@@ -213,7 +215,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     }),
   ];
 
-  const aliases = [...ctx.aliases.values()].map((a) => `${a.name} = ${a.definition}`);
+  const aliases = [...ctx.aliases.values()].map((a) => assign(a.name, a.definition));
   const body = (fields: string[]): string[] => (fields.length > 0 ? fields : ["    pass"]);
   const parts = [
     hashHeader(),
@@ -293,7 +295,7 @@ function publicField(ctx: ModelContext, f: FieldIR): string {
   if (notNull(ctx.entity, f)) {
     if (meta.length === 0) return line(attr, t, null);
     ctx.imp.add("pydantic", "Field");
-    return line(attr, t, `Field(${meta.join(", ")})`);
+    return line(attr, t, call("Field", meta));
   }
   return optionalField(ctx, attr, t, meta);
 }

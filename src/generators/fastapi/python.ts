@@ -66,7 +66,7 @@ export function compileExpr(e: Expr, values = "values"): string {
  * The operands of a top-level `and`/`or` chain of `e`, compiled, so a long condition can be split
  * before each operator; a single operand when `e` is no such chain.
  */
-export function compileChain(e: Expr, values = "values"): { op: "and" | "or"; operands: string[] } | null {
+export function compileChain(e: Expr, values = "values"): { op: "and" | "or"; operands: string[]; nested: (Expr | undefined)[] } | null {
   if (e.type !== "logical") return null;
   const operands: Expr[] = [];
   let node: Expr = e;
@@ -76,7 +76,12 @@ export function compileChain(e: Expr, values = "values"): { op: "and" | "or"; op
   }
   operands.unshift(node);
   const p = PRECEDENCE[e.op];
-  return { op: e.op, operands: operands.map((o, i) => wrap(emit(o, values), i === 0 ? p : p + 1)) };
+  return {
+    op: e.op,
+    operands: operands.map((o, i) => wrap(emit(o, values), i === 0 ? p : p + 1)),
+    // Operands that are chains of their own (the other operator), for a layout that splits them too.
+    nested: operands.map((o) => (o.type === "logical" ? o : undefined)),
+  };
 }
 
 interface Emitted {

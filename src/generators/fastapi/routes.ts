@@ -1,6 +1,6 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { assign, call, condition, dict, kw, lambda, type PyExpr, tuple } from "./py-layout.js";
+import { assign, call, condition, dict, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
 
 type Fill = Record<string, string>;
@@ -42,11 +42,11 @@ function rulesTuple(rules: ValidationRuleIR[]): PyExpr {
   return tuple(
     rules.map((r) =>
       call("Rule", [
-        kw("source", pyStr(r.source)),
+        kw("source", str(r.source)),
         kw("check", lambda("values", condition(r.expr))),
         kw("status", String(r.onFail.status)),
         kw("error", pyStr(r.onFail.error)),
-        ...(r.onFail.message ? [kw("message", pyStr(r.onFail.message))] : []),
+        ...(r.onFail.message ? [kw("message", str(r.onFail.message))] : []),
       ]),
     ),
   );

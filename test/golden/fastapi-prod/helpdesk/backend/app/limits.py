@@ -6,6 +6,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.responses import ORJSONResponse
 
+# Methods whose requests carry no body: passed through untouched (most of the traffic).
+_NO_BODY = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
+
 
 class BodySizeLimitMiddleware:
     """Pure ASGI (no per-request task like BaseHTTPMiddleware), so it costs nearly nothing."""
@@ -15,7 +18,7 @@ class BodySizeLimitMiddleware:
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["method"] in _NO_BODY:
             await self.app(scope, receive, send)
             return
         for name, value in scope["headers"]:
