@@ -65,7 +65,7 @@ function rolesConstant(roles: string[]): string {
 
 /**
  * The route decorator. Paths answer with and without a trailing slash through
- * app/paths.py's middleware rather than a twin route per path: every extra route is one more
+ * app/edge.py rather than a twin route per path: every extra route is one more
  * regular expression tried on every request.
  */
 function decorators(method: string, path: string, args: string[]): string {

@@ -5,7 +5,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 
 from app import deps, errors
 # charter: if auth
@@ -14,8 +13,7 @@ from app.auth import setup as auth_setup
 # charter: end
 from app.config import settings
 from app.domain import DOMAIN, ENTITIES
-from app.limits import BodySizeLimitMiddleware
-from app.paths import TrailingSlashMiddleware
+from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
 from app.routes import __route_modules__
 from app.storage import open_storage
@@ -39,15 +37,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 app = FastAPI(title="__title__ API", lifespan=lifespan, default_response_class=ORJSONResponse)
 errors.install(app)
-app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.MAX_BODY_BYTES)
-app.add_middleware(TrailingSlashMiddleware)
-app.add_middleware(
-    CORSMiddleware,
-    allow_origins=settings.cors_origins,
-    allow_credentials="*" not in settings.cors_origins,
-    allow_methods=["*"],
-    allow_headers=["*"],
-)
+app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
 
 
 @app.get("/health", tags=["health"], operation_id="health")
