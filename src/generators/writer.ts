@@ -64,6 +64,7 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
   const targets = new Set(options.targets ?? files.flatMap((f) => (f.target ? [f.target] : [])));
   const result: WriteResult = { written: [], unchanged: [], removed: [], kept: [] };
   const produced = new Set<string>();
+  const madeDirs = new Set<string>();
 
   for (const f of files) {
     const target = safeJoin(root, f.path);
@@ -84,7 +85,16 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
     result.written.push(f.path);
     if (f.target) manifest.set(f.path, entryOf(f, f.target));
     if (options.dryRun) continue;
-    mkdirSync(dirname(target), { recursive: true });
+    if (current === null) {
+      // A new file: nothing to keep intact, so no temporary file (half the system calls).
+      const dir = dirname(target);
+      if (!madeDirs.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        madeDirs.add(dir);
+      }
+      writeFileSync(target, f.content);
+      continue;
+    }
     const tmp = `${target}.tmp-${process.pid}`;
     writeFileSync(tmp, f.content);
     renameSync(tmp, target);

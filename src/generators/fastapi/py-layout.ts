@@ -37,9 +37,21 @@ export const lambda = (params: string, body: PyExpr): PyExpr => ({ kind: "lambda
 export const subscript = (value: string, items: readonly PyExpr[]): PyExpr => ({ kind: "subscript", value, items });
 export const str = (text: string): PyExpr => ({ kind: "string", text });
 
+// layout() asks for the one-line form of each subtree at every level: remembered per node.
+const flatCache = new WeakMap<object, string>();
+
 /** The expression on one line. */
 export function flat(e: PyExpr): string {
   if (typeof e === "string") return e;
+  let text = flatCache.get(e);
+  if (text === undefined) {
+    text = flatUncached(e);
+    flatCache.set(e, text);
+  }
+  return text;
+}
+
+function flatUncached(e: Exclude<PyExpr, string>): string {
   switch (e.kind) {
     case "call":
       return `${e.callee}(${e.args.map(flat).join(", ")})`;
