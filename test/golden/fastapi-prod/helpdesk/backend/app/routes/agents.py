@@ -2,17 +2,16 @@
 
 """Agents API (route/helpdesk/agent_api)."""
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import not_found
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
-from app.records import check_changes, fill, list_query, page_body, with_links
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 
@@ -44,10 +43,11 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
     operation_id="agents-list",
     summary="List agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
+    openapi_extra=query_parameters(AgentFilters),
 )
-async def list_agents(params: Annotated[AgentFilters, Query()]) -> ORJSONResponse:
+async def list_agents(request: Request) -> ORJSONResponse:
     repo = repository("agent")
-    page = await repo.list(list_query(params))
+    page = await repo.list(list_query(parse_query(AgentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

@@ -2,17 +2,16 @@
 
 """Customers API (route/helpdesk/customer_api)."""
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import not_found
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
-from app.records import check_changes, fill, list_query, page_body, with_links
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 
@@ -47,10 +46,11 @@ UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
     operation_id="customers-list",
     summary="List customers",
     dependencies=ADMIN_OR_AGENT,
+    openapi_extra=query_parameters(CustomerFilters),
 )
-async def list_customers(params: Annotated[CustomerFilters, Query()]) -> ORJSONResponse:
+async def list_customers(request: Request) -> ORJSONResponse:
     repo = repository("customer")
-    page = await repo.list(list_query(params))
+    page = await repo.list(list_query(parse_query(CustomerFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

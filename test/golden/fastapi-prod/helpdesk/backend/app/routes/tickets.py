@@ -2,17 +2,16 @@
 
 """Tickets API (route/helpdesk/ticket_api). REST API for tickets."""
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET
 from app.errors import ApiError, not_found
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
-from app.records import check_changes, fill, list_query, page_body, with_links
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 from app.workflow import StateChange
@@ -60,10 +59,11 @@ STATE_FILL = {"updated_at": "now_on_update"}
     operation_id="tickets-list",
     summary="List tickets",
     dependencies=ADMIN_OR_AGENT,
+    openapi_extra=query_parameters(TicketFilters),
 )
-async def list_tickets(params: Annotated[TicketFilters, Query()]) -> ORJSONResponse:
+async def list_tickets(request: Request) -> ORJSONResponse:
     repo = repository("ticket")
-    page = await repo.list(list_query(params))
+    page = await repo.list(list_query(parse_query(TicketFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

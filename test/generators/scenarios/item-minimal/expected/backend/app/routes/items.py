@@ -2,16 +2,15 @@
 
 """Items API (route/bench/item_api)."""
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app.deps import CurrentUser, repository
 from app.domain import ITEM
 from app.errors import ApiError, not_found
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
-from app.records import check_changes, fill, list_query, page_body, with_links
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW
@@ -24,10 +23,16 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
 STATE_FILL = {"updated_at": "now_on_update"}
 
 
-@router.get("", response_model=ItemList, operation_id="items-list", summary="List item")
-async def list_items(params: Annotated[ItemFilters, Query()]) -> ORJSONResponse:
+@router.get(
+    "",
+    response_model=ItemList,
+    operation_id="items-list",
+    summary="List item",
+    openapi_extra=query_parameters(ItemFilters),
+)
+async def list_items(request: Request) -> ORJSONResponse:
     repo = repository("item")
-    page = await repo.list(list_query(params))
+    page = await repo.list(list_query(parse_query(ItemFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

@@ -5,17 +5,16 @@
 Booking, tracking and delivery of shipments between the warehouses of the network, for the operations team.
 """
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository
 from app.domain import SHIPMENT
 from app.errors import ApiError, not_found
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
-from app.records import check_changes, fill, list_query, page_body, with_links
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 from app.workflow import StateChange
@@ -46,10 +45,16 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
 STATE_FILL = {"updated_at": "now_on_update"}
 
 
-@router.get("", response_model=ShipmentList, operation_id="shipments-list", summary="List shipment")
-async def list_shipments(params: Annotated[ShipmentFilters, Query()]) -> ORJSONResponse:
+@router.get(
+    "",
+    response_model=ShipmentList,
+    operation_id="shipments-list",
+    summary="List shipment",
+    openapi_extra=query_parameters(ShipmentFilters),
+)
+async def list_shipments(request: Request) -> ORJSONResponse:
     repo = repository("shipment")
-    page = await repo.list(list_query(params))
+    page = await repo.list(list_query(parse_query(ShipmentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 
