@@ -280,9 +280,7 @@ export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR,
     workflow: ir.workflows.find((w) => w.fqn === entity.stateMachine),
     imports: new Imports(),
     roleSets: new Map(),
-    constants: [
-      { name: "LINKS", value: pyValue(endpoint({ route } as RouteContext, "get")?.hateoas ?? { self: `${entity.basePath}/{id}` }) },
-    ],
+    constants: [{ name: "LINKS", value: pyValue(links) }],
   };
   const move = endpoint(ctx, "transition");
   const handlers = [listHandler(ctx), getHandler(ctx), createHandler(ctx), updateHandler(ctx), deleteHandler(ctx)];
