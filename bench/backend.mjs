@@ -220,7 +220,7 @@ async function main() {
 
     console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order`);
     console.log(
-      "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio",
+      "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio",
     );
     // BENCH_ONLY=create (or any part of a scenario's name) runs only the matching scenarios.
     for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
