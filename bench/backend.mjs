@@ -1,34 +1,65 @@
 #!/usr/bin/env node
-// Throughput of the generated helpdesk backend against a minimal hand-written FastAPI + asyncpg
-// app over the same PostgreSQL table (bench/backend-handwritten.py). Both run with 2 uvicorn
-// workers; autocannon drives each in turn at 64 connections: GET by id, list of 100, create, each
-// app twice per scenario in ABBA order. Prints the mean req/s, p50, p99, each run's req/s and the
-// ratio generated / hand-written. Figures only, no assertions.
+// Throughput of the generated backend against the hand-tuned anchor (../shared/anchors/handtuned.py:
+// FastAPI + asyncpg + orjson, no response-model pass), in the same run, on the same machine, over
+// the same PostgreSQL table of 10,000 rows (see the anchors' README). The generated side is the
+// domain in bench/backend-domain (entity `item`, table `items`). Both apps run under uvicorn with 2
+// workers; wrk (Debian) drives them with 2 threads and 64 connections; each scenario runs the apps
+// in ABBA order, 10 s each, and prints req/s, p99 and the ratio generated / anchor.
 //
-// Both apps keep their own asyncpg settings: the same pool size (10) and uvicorn flags, but the
-// generated app releases pooled connections without asyncpg's default reset query (app/storage.py,
-// _keep_session), while the baseline keeps asyncpg's defaults, as a minimal hand-written app would.
+// Scenarios: GET by id (random existing ids), list of 100 with total, a deep page (the anchor's
+// offset 9000 against the generated app's cursor after the same 9,000 rows, with and without the
+// total), create. Figures only, no assertions: on a shared machine only the ratios of one run count.
 //
-//   node bench/backend.mjs            (BENCH_SECONDS=10 by default, BENCH_CONNECTIONS=64)
+//   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir)
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import autocannon from "autocannon";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const PYTHON = join(ROOT, ".cache/venv/bin/python");
+const ANCHORS = resolve(process.env.BENCH_ANCHORS ?? join(ROOT, "../../shared/anchors"));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const DB = "charter_bench_backend";
-const DB_URL = `postgresql://postgres@127.0.0.1:5432/${DB}`;
+const ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres";
+const DB_ANCHOR = "charter_bench_i11_anchor";
+const DB_GENERATED = "charter_bench_i11_generated";
+const dbUrl = (db) => `postgresql://postgres@127.0.0.1:5432/${db}`;
+const ROWS = 10_000;
 
-function psql(db, sql) {
-  return execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-qAtX"], {
+function psql(url, sql) {
+  return execFileSync("psql", ["-qAtX", "-v", "ON_ERROR_STOP=1", url], {
     input: sql,
     encoding: "utf8",
+    env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" },
   });
+}
+
+/** The anchor's table and rows, exactly as its setup_db.sh builds them. */
+const ROWS_SQL = (columns, extra) => `
+INSERT INTO items(${columns})
+SELECT md5('item-' || g)::uuid, 'item-' || g,
+       (ARRAY['low','medium','high'])[1 + g % 3],
+       (ARRAY['open','in_progress','done'])[1 + g % 3],
+       now() - (g || ' minutes')::interval, now()${extra}
+FROM generate_series(1, ${ROWS}) g;
+VACUUM ANALYZE items;`;
+
+function prepareDatabases(schemaSql) {
+  for (const db of [DB_ANCHOR, DB_GENERATED]) psql(ADMIN, `DROP DATABASE IF EXISTS ${db};\nCREATE DATABASE ${db};`);
+  psql(
+    dbUrl(DB_ANCHOR),
+    `CREATE TABLE items(id uuid PRIMARY KEY, name text NOT NULL, priority text, state text,
+       created_at timestamptz, updated_at timestamptz);
+     ${ROWS_SQL("id, name, priority, state, created_at, updated_at", "")}`,
+  );
+  psql(dbUrl(DB_GENERATED), schemaSql);
+  psql(
+    dbUrl(DB_GENERATED),
+    `${ROWS_SQL("id, name, priority, state, created_at, updated_at, number", ", 'ITM-' || lpad(g::text, 5, '0')")}
+     SELECT setval('item_number_seq', ${ROWS});`,
+  );
 }
 
 function freePort() {
@@ -41,18 +72,7 @@ function freePort() {
   });
 }
 
-async function waitFor(url, child) {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode})`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-async function serve(cwd, appRef, env) {
+async function serve(name, cwd, appRef, env, probe) {
   const port = await freePort();
   const child = spawn(
     PYTHON,
@@ -60,9 +80,17 @@ async function serve(cwd, appRef, env) {
     { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"], detached: true },
   );
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/health`, child);
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode})`);
+    try {
+      if ((await fetch(`${url}${probe}`)).ok) break;
+    } catch {}
+    if (i > 300) throw new Error(`${name} did not come up`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((r) => {
         child.once("exit", r);
@@ -71,109 +99,148 @@ async function serve(cwd, appRef, env) {
   };
 }
 
-function load(opts) {
-  return new Promise((res, rej) => {
-    autocannon({ connections: CONNECTIONS, duration: SECONDS, ...opts }, (err, result) => (err ? rej(err) : res(result)));
-  });
+/** CPU time (ms) used so far by a process and its children (the uvicorn workers). */
+function cpuMs(pid) {
+  const pids = [
+    pid,
+    ...execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split(/\s+/)
+      .filter(Boolean),
+  ];
+  let ticks = 0;
+  for (const p of pids) {
+    try {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks * 10;
+}
+
+/**
+ * One wrk run: requests/s, the 99th percentile latency in ms, and the app's CPU time per request
+ * (µs; less sensitive than throughput to what else runs on the machine).
+ */
+function wrk(app, path, { script, env = {} } = {}) {
+  const url = `${app.url}${path}`;
+  const args = ["-t2", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...(script ? ["-s", script] : []), url];
+  const cpu0 = cpuMs(app.pid);
+  const out = execFileSync("wrk", args, { encoding: "utf8", env: { ...process.env, ...env } });
+  const cpu = cpuMs(app.pid) - cpu0;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  if (!p99 || Number.isNaN(rps)) throw new Error(`unexpected wrk output:\n${out}`);
+  if (non2xx > 0) throw new Error(`${url}: ${non2xx} responses were not 2xx:\n${out}`);
+  const scale = { us: 0.001, ms: 1, s: 1000 }[p99[2]];
+  return { rps, p99: Number(p99[1]) * scale, cpuUs: (cpu * 1000) / requests };
+}
+
+async function cursorAfter(url, rows) {
+  let cursor = null;
+  for (let seen = 0; seen < rows; seen += 100) {
+    const page = await (
+      await fetch(`${url}/items?limit=100&with_total=false${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}`)
+    ).json();
+    cursor = page.next_cursor;
+  }
+  return cursor;
 }
 
 async function main() {
-  const out = mkdtempSync(join(tmpdir(), "charter-bench-"));
+  const work = mkdtempSync(join(tmpdir(), "charter-bench-backend-"));
+  const running = [];
   try {
-    for (const target of ["fastapi-prod", "postgres", "migrations"]) {
-      execFileSync(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          join(ROOT, "src/cli/charter.ts"),
-          "forge",
-          "generate",
-          join(ROOT, "examples/helpdesk"),
-          "--target",
-          target,
-          "--output",
-          out,
-        ],
-        { cwd: ROOT, stdio: "ignore" },
-      );
-    }
-    const backend = join(out, "backend");
-    execFileSync(PYTHON, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", join(backend, "requirements.txt")], {
-      stdio: "inherit",
-    });
-    psql("postgres", `DROP DATABASE IF EXISTS ${DB} WITH (FORCE); CREATE DATABASE ${DB};`);
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "dist/cli/charter.js"), "forge", "generate", join(ROOT, "bench/backend-domain"), "-t", "fastapi-prod", "-o", work],
+      {
+        stdio: "ignore",
+      },
+    );
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "dist/cli/charter.js"), "forge", "generate", join(ROOT, "bench/backend-domain"), "-t", "postgres", "-o", work],
+      {
+        stdio: "ignore",
+      },
+    );
+    prepareDatabases(execFileSync("cat", [join(work, "backend/db/schema.sql")], { encoding: "utf8" }));
+    const ids = join(work, "ids.txt");
+    writeFileSync(ids, psql(dbUrl(DB_ANCHOR), "SELECT id FROM items ORDER BY random() LIMIT 2000"));
+    const postGenerated = join(work, "post-generated.lua");
+    // The anchor's post.lua body less `state`: the generated app sets the workflow's initial state
+    // itself and refuses fields a client may not write.
+    writeFileSync(
+      postGenerated,
+      `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '{"name":"bench-item","priority":"high"}'\n`,
+    );
 
-    const env = { DATABASE_URL: DB_URL, DATABASE_BACKEND: "postgres", AUTH_ENABLED: "false" };
-    const generated = await serve(backend, "app.main:app", env);
-    // Seed through the generated API: one customer, 1000 tickets.
-    const customer = await (
-      await fetch(`${generated.url}/customers`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "Bench", email: "bench@example.com" }),
-      })
-    ).json();
-    let ticketId = "";
-    for (let i = 0; i < 1000; i++) {
-      const t = await (
-        await fetch(`${generated.url}/tickets`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ title: `Seed ticket ${i}`, customer_id: customer.id }),
-        })
-      ).json();
-      ticketId ||= t.id;
-    }
-    const handwritten = await serve(join(ROOT, "bench"), "backend-handwritten:app", env);
+    const anchor = await serve("anchor", ANCHORS, "handtuned:app", { DATABASE_URL: dbUrl(DB_ANCHOR) }, "/items?limit=1");
+    running.push(anchor);
+    const generated = await serve(
+      "generated",
+      join(work, "backend"),
+      "app.main:app",
+      { DATABASE_URL: dbUrl(DB_GENERATED), DATABASE_BACKEND: "postgres", DATABASE_POOL_SIZE: "16", APP_ENV: "production" },
+      "/health",
+    );
+    running.push(generated);
+    const deep = await cursorAfter(generated.url, 9000);
+    const deepParam = encodeURIComponent(deep);
 
-    const createBody = JSON.stringify({ title: "Load ticket", customer_id: customer.id, description: "created by the benchmark" });
     const scenarios = [
-      { name: "GET by id", opts: (url) => ({ url: `${url}/tickets/${ticketId}` }) },
-      { name: "list of 100", opts: (url) => ({ url: `${url}/tickets?limit=100` }) },
+      {
+        name: "GET by id",
+        a: () => wrk(anchor, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } }),
+        b: () => wrk(generated, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } }),
+      },
+      {
+        name: "list(100) with total",
+        a: () => wrk(anchor, `/items?limit=100&offset=0`),
+        b: () => wrk(generated, `/items?limit=100`),
+      },
+      {
+        name: "page 90 of 100: cursor vs offset 9000, with total",
+        a: () => wrk(anchor, `/items?limit=100&offset=9000`),
+        b: () => wrk(generated, `/items?limit=100&after=${deepParam}`),
+      },
+      {
+        name: "page 90 of 100: cursor without total vs offset 9000",
+        a: () => wrk(anchor, `/items?limit=100&offset=9000`),
+        b: () => wrk(generated, `/items?limit=100&after=${deepParam}&with_total=false`),
+      },
       {
         name: "create",
-        opts: (url) => ({ url: `${url}/tickets`, method: "POST", headers: { "content-type": "application/json" }, body: createBody }),
+        a: () => wrk(anchor, `/items`, { script: join(ANCHORS, "post.lua") }),
+        b: () => wrk(generated, `/items`, { script: postGenerated }),
       },
     ];
-    const rows = [];
-    for (const s of scenarios) {
-      // Warm both (prepared statements, pools), then measure in the order generated, hand-written,
-      // hand-written, generated (ABBA) and average each app's two runs: whatever drifts during a
-      // scenario (a checkpoint, autovacuum after the inserts, the table growing under create) then
-      // weighs on both alike instead of on whichever app happens to run first.
-      await load({ ...s.opts(generated.url), duration: 2 });
-      await load({ ...s.opts(handwritten.url), duration: 2 });
-      const g1 = await load(s.opts(generated.url));
-      const h1 = await load(s.opts(handwritten.url));
-      const h2 = await load(s.opts(handwritten.url));
-      const g2 = await load(s.opts(generated.url));
-      const mean = (a, b, f) => (f(a) + f(b)) / 2;
-      const rps = (r) => r.requests.average;
-      const bad = (r) => r.non2xx + r.errors;
-      const [g, h] = [mean(g1, g2, rps), mean(h1, h2, rps)];
-      rows.push({
-        scenario: s.name,
-        "gen req/s": Math.round(g),
-        "gen p50 ms": mean(g1, g2, (r) => r.latency.p50),
-        "gen p99 ms": mean(g1, g2, (r) => r.latency.p99),
-        "hand req/s": Math.round(h),
-        "hand p50 ms": mean(h1, h2, (r) => r.latency.p50),
-        "hand p99 ms": mean(h1, h2, (r) => r.latency.p99),
-        ratio: (g / h).toFixed(2),
-        runs: `${Math.round(rps(g1))},${Math.round(rps(g2))} / ${Math.round(rps(h1))},${Math.round(rps(h2))}`,
-        errors: `${bad(g1) + bad(g2)}/${bad(h1) + bad(h2)}`,
-      });
-    }
+
+    console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order`);
     console.log(
-      `\nbackend benchmark: ${CONNECTIONS} connections, 2 runs of ${SECONDS} s per app (ABBA), 2 uvicorn workers each, PostgreSQL on 127.0.0.1`,
+      "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio",
     );
-    console.table(rows);
-    console.log("targets: GET by id and list >= 1.00x, create >= 0.90x (ratio = generated / hand-written)");
-    await generated.stop();
-    await handwritten.stop();
+    // BENCH_ONLY=create (or any part of a scenario's name) runs only the matching scenarios.
+    for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
+      const a1 = s.a();
+      const b1 = s.b();
+      const b2 = s.b();
+      const a2 = s.a();
+      const mean = (x, y) => ({ rps: (x.rps + y.rps) / 2, p99: (x.p99 + y.p99) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
+      const a = mean(a1, a2);
+      const b = mean(b1, b2);
+      console.log(
+        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x ${a.cpuUs.toFixed(0).padStart(18)} ${b.cpuUs.toFixed(0).padStart(10)} ${(a.cpuUs / b.cpuUs).toFixed(2).padStart(6)}x`,
+      );
+    }
+    console.log("ratio: generated / anchor requests per second (> 1 is faster); p99 ratio < 1 is better;");
+    console.log("CPU ratio: anchor / generated app CPU time per request (> 1: the generated app does less work per request)");
   } finally {
-    rmSync(out, { recursive: true, force: true });
+    for (const r of running.reverse()) await r.stop();
+    for (const db of [DB_ANCHOR, DB_GENERATED]) psql(ADMIN, `DROP DATABASE IF EXISTS ${db};`);
+    rmSync(work, { recursive: true, force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, healer, backend, frontend).
+// for some of them (validate, generate, healer, backend, frontend).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,6 +9,7 @@ const root = resolve(import.meta.dirname, "..");
 const tsx = pathToFileURL(resolve(root, "node_modules/tsx/dist/loader.mjs")).href;
 const benches = {
   validate: ["bench/validate.mjs"],
+  generate: ["bench/generate.mjs"],
   healer: ["--import", tsx, "bench/healer.ts"],
   backend: ["bench/backend.mjs"],
   frontend: ["bench/frontend.mjs"],

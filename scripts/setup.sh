@@ -10,6 +10,8 @@ log() { printf '[setup] %s\n' "$*"; }
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
+# wrk drives the backend benchmark (bench/backend.mjs); Node load generators saturate first.
+command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -44,4 +46,4 @@ if [ ! -x .cache/venv/bin/python ]; then
   .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 fi
 # Pinned: the same as RUFF_REQUIREMENT in test/support/python.ts.
-.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check ruff==0.17.6
+.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check ruff==0.17.6 mypy==2.4.1

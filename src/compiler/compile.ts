@@ -200,7 +200,15 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
       infra: infra.length,
     },
   };
-  return { ir, findings };
+  // Readonly from here on: generators, the healer and the CLI share one IR, so none may change
+  // what another reads. Freezing turns an accidental write into an error at the line that does it.
+  return { ir: deepFreeze(ir), findings };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
 }
 
 /** Reads the envelope of each loaded contract; contracts without a usable kind and name are skipped. */

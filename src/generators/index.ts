@@ -1,5 +1,5 @@
 export { blockHeader, GENERATED_NOTICE, hashHeader, slashHeader, sqlHeader } from "./header.js";
 export { ALL_TARGETS, GENERATORS, generateTarget, resolveTargets, targetNames, UnknownTargetError } from "./registry.js";
-export type { GeneratedFile, Generator, GeneratorInput } from "./types.js";
-export type { WriteOptions, WriteResult } from "./writer.js";
-export { checkFiles, readExisting, safeJoin, writeFiles } from "./writer.js";
+export type { GeneratedFile, GenerationWarning, Generator, GeneratorInput } from "./types.js";
+export type { KeptFile, KeptReason, WriteOptions, WriteResult } from "./writer.js";
+export { checkFiles, MANIFEST_FILE, readExisting, safeJoin, writeFiles } from "./writer.js";

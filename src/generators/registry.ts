@@ -43,7 +43,7 @@ export function generateTarget(ir: DomainIR, target: string, outDir: string): Ge
   const files: GeneratedFile[] = [];
   for (const g of resolveTargets(target)) {
     const existing = readExisting(outDir, g.reads?.(ir) ?? []);
-    files.push(...g.generate({ ir, existing }));
+    for (const f of g.generate({ ir, existing })) files.push({ ...f, target: g.target });
   }
   return files;
 }

@@ -4,6 +4,22 @@ import type { DomainIR } from "../compiler/index.js";
 export interface GeneratedFile {
   path: string;
   content: string;
+  /** What the user must notice about this file (a destructive migration step, say), as data. */
+  warnings?: readonly GenerationWarning[];
+  /**
+   * Once written, the file is history the generator never produces again (a numbered migration):
+   * the writer keeps it, and never takes it for stale output.
+   */
+  permanent?: boolean;
+  /** The target that produced the file; set by the registry, recorded in the writer's manifest. */
+  target?: string;
+}
+
+/** A finding of a generator about its output; the CLI prints it as `path: WARNING kind: message`. */
+export interface GenerationWarning {
+  /** `destructive`: data may be lost; `review`: may fail or need a look before it is applied. */
+  kind: "destructive" | "review";
+  message: string;
 }
 
 export interface GeneratorInput {

@@ -1,50 +1,212 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, posix, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
+import { GENERATED_NOTICE } from "./header.js";
 import type { GeneratedFile } from "./types.js";
 
+/** The manifest of what charter wrote into an output directory, at its root. */
+export const MANIFEST_FILE = ".charter-manifest.json";
+const MANIFEST_VERSION = 1;
+
 export interface WriteOptions {
-  /** Report what would change without writing. */
+  /** Report what would change without writing or removing anything. */
   dryRun?: boolean;
+  /** Overwrite (or remove) generated files even when they were edited by hand. */
+  force?: boolean;
+  /**
+   * The targets this generation covers. Files recorded in the manifest for one of them that the
+   * generation no longer produces are stale and removed. Default: the targets of `files`.
+   */
+  targets?: readonly string[];
+}
+
+/** Why a file was left alone. */
+export type KeptReason = "edited" | "not-generated";
+
+export interface KeptFile {
+  path: string;
+  reason: KeptReason;
+  /** True when the generation no longer produces the file (it would have been removed). */
+  stale: boolean;
 }
 
 export interface WriteResult {
   written: string[];
   unchanged: string[];
+  /** Stale generated files removed (or, in a dry run, that would be). */
+  removed: string[];
+  /** Files left alone: edited by hand since charter wrote them, or not charter's at all. */
+  kept: KeptFile[];
 }
+
+interface ManifestEntry {
+  target: string;
+  sha256: string;
+  permanent?: true;
+}
+
+type Manifest = Map<string, ManifestEntry>;
 
 /**
  * The one place that puts generated files on disk. It refuses paths that would escape the output
  * directory, writes only files whose bytes differ (so watchers and `next build` caches stay warm),
  * and replaces each file atomically through a temporary file.
+ *
+ * It also keeps a manifest of every file it wrote with the hash of its content. With it, a file
+ * whose bytes no longer match the hash was edited by hand: it is reported and left alone unless
+ * `force`. A file the manifest lists for a target of this run that the run no longer produces is
+ * stale and removed, but only when it still carries the `@generated` header and its recorded
+ * hash: a user's file is never removed.
  */
 export function writeFiles(outDir: string, files: readonly GeneratedFile[], options: WriteOptions = {}): WriteResult {
   const root = resolve(outDir);
-  const result: WriteResult = { written: [], unchanged: [] };
+  const manifest = readManifest(root);
+  const targets = new Set(options.targets ?? files.flatMap((f) => (f.target ? [f.target] : [])));
+  const result: WriteResult = { written: [], unchanged: [], removed: [], kept: [] };
+  const produced = new Set<string>();
+  const madeDirs = new Set<string>();
+
   for (const f of files) {
     const target = safeJoin(root, f.path);
-    let current: string | null = null;
-    try {
-      current = readFileSync(target, "utf8");
-    } catch {
-      current = null;
-    }
+    produced.add(f.path);
+    const current = readText(target);
+    const entry = manifest.get(f.path);
     if (current === f.content) {
       result.unchanged.push(f.path);
+      if (f.target) manifest.set(f.path, entryOf(f, f.target));
+      continue;
+    }
+    // Files without a target come from callers that keep no manifest: written as before.
+    const reason = current === null || !f.target ? null : keptReason(current, entry);
+    if (reason !== null && !options.force) {
+      result.kept.push({ path: f.path, reason, stale: false });
       continue;
     }
     result.written.push(f.path);
+    if (f.target) manifest.set(f.path, entryOf(f, f.target));
     if (options.dryRun) continue;
-    mkdirSync(dirname(target), { recursive: true });
+    if (current === null) {
+      // A new file: nothing to keep intact, so no temporary file (half the system calls).
+      const dir = dirname(target);
+      if (!madeDirs.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        madeDirs.add(dir);
+      }
+      writeFileSync(target, f.content);
+      continue;
+    }
     const tmp = `${target}.tmp-${process.pid}`;
     writeFileSync(tmp, f.content);
     renameSync(tmp, target);
   }
+
+  for (const [path, entry] of [...manifest.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (produced.has(path) || entry.permanent || !targets.has(entry.target)) continue;
+    const abs = safeJoin(root, path);
+    const current = readText(abs);
+    if (current === null) {
+      manifest.delete(path);
+      continue;
+    }
+    const reason = keptReason(current, entry);
+    if (reason === "not-generated" || (reason === "edited" && !options.force)) {
+      // A file without our header is the user's now: forget it, never remove it.
+      if (reason === "not-generated") manifest.delete(path);
+      result.kept.push({ path, reason, stale: true });
+      continue;
+    }
+    result.removed.push(path);
+    manifest.delete(path);
+    if (!options.dryRun) removeWithEmptyParents(root, abs);
+  }
+
+  // An output folder that never held generated files gets no manifest either.
+  if (!options.dryRun && (manifest.size > 0 || existsSync(join(root, MANIFEST_FILE)))) writeManifest(root, manifest);
   return result;
 }
 
-/** Files under `outDir` that differ from (or are missing compared with) what would be generated. */
-export function checkFiles(outDir: string, files: readonly GeneratedFile[]): string[] {
-  return writeFiles(outDir, files, { dryRun: true }).written;
+function entryOf(f: GeneratedFile, target: string): ManifestEntry {
+  return { target, sha256: sha256(f.content), ...(f.permanent ? { permanent: true as const } : {}) };
+}
+
+/** Files under `outDir` that differ from what would be generated, are stale, or were edited. */
+export function checkFiles(outDir: string, files: readonly GeneratedFile[], options: Omit<WriteOptions, "dryRun"> = {}): string[] {
+  const r = writeFiles(outDir, files, { ...options, dryRun: true });
+  return [...r.written, ...r.removed, ...r.kept.map((k) => k.path)].sort();
+}
+
+/**
+ * Why an existing file must not be overwritten, or null when it is ours to replace. A file the
+ * manifest lists is ours while its bytes match the recorded hash; one it does not list (output of
+ * a version without manifests) is ours while it carries the header.
+ */
+function keptReason(current: string, entry: ManifestEntry | undefined): KeptReason | null {
+  if (entry === undefined) return hasNotice(current) ? null : "not-generated";
+  if (entry.sha256 === sha256(current)) return null;
+  return hasNotice(current) ? "edited" : "not-generated";
+}
+
+/** Our header is on the first lines of every generated file (inside the first JSON key, too). */
+function hasNotice(content: string): boolean {
+  return content.slice(0, 400).includes(GENERATED_NOTICE);
+}
+
+function sha256(content: string): string {
+  return createHash("sha256").update(content).digest("hex");
+}
+
+function readText(abs: string): string | null {
+  try {
+    return readFileSync(abs, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function readManifest(root: string): Manifest {
+  const text = readText(join(root, MANIFEST_FILE));
+  const out: Manifest = new Map();
+  if (text === null) return out;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`${join(root, MANIFEST_FILE)} is not valid JSON; delete it and regenerate`);
+  }
+  const files = (parsed as { files?: unknown }).files;
+  if (typeof files !== "object" || files === null) return out;
+  for (const [path, value] of Object.entries(files as Record<string, unknown>)) {
+    const v = value as Partial<ManifestEntry>;
+    if (typeof v.target !== "string" || typeof v.sha256 !== "string") continue;
+    out.set(path, { target: v.target, sha256: v.sha256, ...(v.permanent === true ? { permanent: true as const } : {}) });
+  }
+  return out;
+}
+
+function writeManifest(root: string, manifest: Manifest): void {
+  const files: Record<string, ManifestEntry> = {};
+  for (const path of [...manifest.keys()].sort()) files[path] = manifest.get(path) as ManifestEntry;
+  const text = `${JSON.stringify({ "@generated": GENERATED_NOTICE, version: MANIFEST_VERSION, files }, null, 2)}\n`;
+  if (readText(join(root, MANIFEST_FILE)) === text) return;
+  mkdirSync(root, { recursive: true });
+  const tmp = join(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, join(root, MANIFEST_FILE));
+}
+
+/** Removes a file, then the folders it leaves empty, up to (not including) the output root. */
+function removeWithEmptyParents(root: string, abs: string): void {
+  rmSync(abs, { force: true });
+  let dir = dirname(abs);
+  while (relative(root, dir) !== "" && !relative(root, dir).startsWith("..")) {
+    try {
+      if (readdirSync(dir).length > 0) return;
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+    dir = dirname(dir);
+  }
 }
 
 /** Reads the files a generator asked for (`dir/` prefixes read every file below that folder). */
@@ -52,11 +214,8 @@ export function readExisting(outDir: string, paths: readonly string[]): Map<stri
   const root = resolve(outDir);
   const out = new Map<string, string>();
   const readOne = (rel: string): void => {
-    try {
-      out.set(rel, readFileSync(safeJoin(root, rel), "utf8"));
-    } catch {
-      // Absent files are simply not in the map.
-    }
+    const text = readText(safeJoin(root, rel));
+    if (text !== null) out.set(rel, text);
   };
   for (const p of paths) {
     if (!p.endsWith("/")) {

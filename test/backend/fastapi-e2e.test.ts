@@ -156,7 +156,43 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       expect(page.body.total).toBe(4);
       expect(page.body.items).toHaveLength(2);
       const past = await agent.get("/customers?limit=2&offset=10");
-      expect(past.body).toEqual({ items: [], total: 4 });
+      expect(past.body).toEqual({ items: [], total: 4, next_cursor: null });
+    });
+
+    it("pages with cursors in the same order as offsets, for every sort, nulls included", async () => {
+      const ids = (body: { items: { id: string }[] }): string[] => body.items.map((c) => c.id);
+      // `company` is null for some customers: their place in the order must survive the cursor.
+      for (const sort of ["", "name", "-number", "company", "-company", "-created_at"]) {
+        const query = sort ? `&sort=${sort}` : "";
+        const all = await agent.get(`/customers?limit=1000${query}`);
+        expect(all.body.next_cursor, sort).toBeNull();
+        const walked: string[] = [];
+        let next: string | null = null;
+        let pages = 0;
+        do {
+          const after: string = next ? `&after=${encodeURIComponent(next)}` : "";
+          const page = await agent.get(`/customers?limit=1${query}${after}`);
+          expect(page.status, sort).toBe(200);
+          expect(page.body.total, sort).toBe(4);
+          walked.push(...ids(page.body));
+          next = page.body.next_cursor;
+          pages++;
+        } while (next !== null && pages < 10);
+        expect(walked, sort).toEqual(ids(all.body));
+        expect(walked).toHaveLength(4);
+      }
+    });
+
+    it("skips the count on request and refuses bad cursors with 422", async () => {
+      const first = await agent.get("/customers?limit=2&with_total=false");
+      expect(first.body.total).toBeNull();
+      expect(first.body.items).toHaveLength(2);
+      const cursor = encodeURIComponent(first.body.next_cursor);
+      for (const bad of ["not-a-cursor", "W10", `${cursor}&sort=name`, `${cursor}&offset=1`]) {
+        const r = await agent.get(`/customers?after=${bad}`);
+        expect(r.status, bad).toBe(422);
+        expect(r.body.error).toBe("validation_error");
+      }
     });
 
     it("filters, sorts and searches", async () => {

@@ -6,12 +6,16 @@ import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
 import { parseExpression } from "../../src/contracts/expression.js";
+import { REQUIREMENTS } from "../../src/generators/fastapi/app-modules.js";
 import { compileExpr } from "../../src/generators/fastapi/python.js";
 import { hashHeader } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { expectGolden } from "../support/golden.js";
 import { ensureVenv, VENV_BIN } from "../support/python.js";
+
+/** Pinned like ruff (scripts/setup.sh installs the same). */
+const MYPY_REQUIREMENT = "mypy==2.4.1";
 
 function helpdesk(): DomainIR {
   const { ir, findings } = checkDomain("examples/helpdesk");
@@ -48,18 +52,18 @@ describe("fastapi-prod generator", () => {
     expect(config).toContain("AUTH_ENABLED: bool = False");
   });
 
-  it("passes ruff check, with and without auth", () => {
-    ensureVenv();
+  it("passes ruff check, ruff format --check and mypy, with and without auth", () => {
+    ensureVenv([...REQUIREMENTS, MYPY_REQUIREMENT]);
     const dir = mkdtempSync(join(tmpdir(), "charter-ruff-"));
     try {
       writeFiles(join(dir, "auth"), generateTarget(helpdesk(), "fastapi-prod", dir));
       writeFiles(join(dir, "noauth"), generateTarget({ ...helpdesk(), auth: null }, "fastapi-prod", dir));
       for (const sub of ["auth", "noauth"]) {
-        const out = execFileSync(join(VENV_BIN, "ruff"), ["check", "--no-cache", "."], {
-          cwd: join(dir, sub, "backend"),
-          encoding: "utf8",
-        });
-        expect(out).toContain("All checks passed");
+        const tool = (name: string, args: string[]): string =>
+          execFileSync(join(VENV_BIN, name), args, { cwd: join(dir, sub, "backend"), encoding: "utf8" });
+        expect(tool("ruff", ["check", "--no-cache", "."])).toContain("All checks passed");
+        expect(tool("ruff", ["format", "--check", "--no-cache", "."])).toMatch(/\d+ files already formatted/);
+        expect(tool("mypy", ["--cache-dir", join(dir, ".mypy"), "app"])).toContain("Success: no issues found");
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

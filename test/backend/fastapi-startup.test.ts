@@ -78,7 +78,21 @@ describe("generated FastAPI backend with the placeholder AUTH_SECRET", () => {
     expect(output).toContain("refusing to start: AUTH_SECRET still has its placeholder value");
   });
 
-  it("starts outside production with the placeholder and warns about it", async () => {
+  it("fails closed: refuses the placeholder when APP_ENV is unset or not a development value", async () => {
+    for (const env of [{}, { APP_ENV: "staging" }, { APP_ENV: "prod" }]) {
+      const { code, output } = await runUntilExit(
+        backendDir,
+        { AUTH_SECRET: "change-me", AUTH_ENABLED: "true", DATABASE_BACKEND: "memory", ...env },
+        await freePort(),
+        ["APP_ENV"],
+      );
+      expect(code, JSON.stringify(env)).not.toBe(0);
+      expect(output).toContain("refusing to start: AUTH_SECRET still has its placeholder value");
+      expect(output).not.toContain("Traceback");
+    }
+  });
+
+  it("starts in development with the placeholder and warns about it", async () => {
     const app = await startGeneratedBackend({
       domainDir: "examples/helpdesk",
       outDir,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -28,7 +28,7 @@ describe("charter forge validate", () => {
 
   it.each(Object.keys(expected))("reports the broken example %s with its exact message, file and line, and exits 1", (name) => {
     const dir = `examples/broken/${name}`;
-    const r = runCharter(["forge", "validate", dir, "--output", "json"]);
+    const r = runCharter(["forge", "validate", dir, "--format", "json"]);
     expect(r.status).toBe(1);
     const out = JSON.parse(r.stdout) as { ok: boolean; errors: number; results: { file: string; findings: ExpectedFinding[] }[] };
     expect(out.ok).toBe(false);
@@ -85,6 +85,108 @@ describe("charter forge compile", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("'ProductItem' does not match");
     expect(r.stderr).toContain("error: compilation failed: 1 error(s)");
+  });
+});
+
+describe("report formats", () => {
+  it("prints validate and compile as JSON with --format json, and keeps --output json as an alias", () => {
+    const viaFormat = runCharter(["forge", "validate", "examples/helpdesk", "--format", "json"]);
+    expect(viaFormat.status).toBe(0);
+    const report = JSON.parse(viaFormat.stdout) as { ok: boolean; contracts: number };
+    expect(report).toMatchObject({ ok: true, contracts: 13 });
+    expect(runCharter(["forge", "validate", "examples/helpdesk", "--output", "json"]).stdout).toBe(viaFormat.stdout);
+    const compiled = JSON.parse(runCharter(["forge", "compile", "examples/helpdesk", "--format", "json"]).stdout) as { domain: string };
+    expect(compiled.domain).toBe("helpdesk");
+  });
+
+  it("gives -o one meaning: the output folder of generate", () => {
+    expect(runCharter(["forge", "validate", "examples/helpdesk", "-o", "json"]).status).toBe(2);
+    const out = mkdtempSync(join(tmpdir(), "charter-o-"));
+    const r = runCharter(["forge", "generate", "examples/helpdesk", "-t", "postgres", "-o", out, "--format", "json"]);
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as { written: string[]; output: string };
+    expect(report.written).toEqual(["backend/db/schema.sql"]);
+    expect(existsSync(join(out, "backend/db/schema.sql"))).toBe(true);
+  });
+});
+
+describe("charter forge generate: regeneration", () => {
+  /** bench/backend-domain (entity `item`) plus, unless `withoutLabel`, an entity `label` with its route and page. */
+  const domain = (withoutLabel: boolean): string => {
+    const dir = join(mkdtempSync(join(tmpdir(), "charter-regen-")), "bench");
+    cpSync("bench/backend-domain", dir, { recursive: true });
+    if (withoutLabel) return dir;
+    const put = (rel: string, text: string): void => {
+      mkdirSync(join(dir, rel, ".."), { recursive: true });
+      writeFileSync(join(dir, rel), `apiVersion: charter/v1\n${text}`);
+    };
+    put(
+      "entities/label.contract.yaml",
+      "kind: Entity\nmetadata: {name: label, domain: bench}\nspec:\n  fields:\n    title: {type: string, required: true}\n",
+    );
+    put(
+      "routes/label_api.contract.yaml",
+      "kind: Route\nmetadata: {name: label_api, domain: bench}\nspec:\n  entity: entity/bench/label\n  endpoints:\n    - {method: GET, path: /}\n",
+    );
+    put(
+      "pages/labels.contract.yaml",
+      "kind: Page\nmetadata: {name: labels, domain: bench}\nspec:\n  route: /labels\n  entity: entity/bench/label\n  generation_tier: mechanical\n",
+    );
+    return dir;
+  };
+  const domainWithout = (entity: string): string => {
+    expect(entity).toBe("label");
+    return domain(true);
+  };
+
+  it("removes the files of a removed entity, reports them, and leaves a user's files alone", () => {
+    const out = mkdtempSync(join(tmpdir(), "charter-regen-out-"));
+    expect(runCharter(["forge", "generate", domain(false), "-t", "all", "-o", out]).status).toBe(0);
+    expect(existsSync(join(out, "backend/app/models/label.py"))).toBe(true);
+    expect(existsSync(join(out, "frontend/src/app/labels/page.tsx"))).toBe(true);
+    writeFileSync(join(out, "backend/app/custom_reports.py"), "# mine\n");
+    const smaller = domainWithout("label");
+    const r = runCharter(["forge", "generate", smaller, "-t", "all", "-o", out]);
+    expect(r.status, r.stderr).toBe(0);
+    // Without pages the frontend target produces nothing, so the whole frontend goes.
+    for (const gone of ["backend/app/models/label.py", "backend/app/routes/labels.py", "frontend/src/app/labels/page.tsx"]) {
+      expect(existsSync(join(out, gone)), gone).toBe(false);
+      expect(r.stdout).toContain(`removed stale ${out}/${gone}`);
+    }
+    expect(existsSync(join(out, "frontend"))).toBe(false);
+    expect(existsSync(join(out, "backend/app/custom_reports.py"))).toBe(true);
+    // Past migrations stay: they are history the database has applied.
+    expect(existsSync(join(out, "backend/db/migrations/0001_initial.sql"))).toBe(true);
+    expect(runCharter(["forge", "generate", smaller, "-t", "all", "-o", out, "--check"]).status).toBe(0);
+  });
+
+  it("reports a hand edit and leaves it, --check fails on it and on stale files, --force overwrites", () => {
+    const out = mkdtempSync(join(tmpdir(), "charter-regen-edit-"));
+    runCharter(["forge", "generate", "examples/helpdesk", "-t", "fastapi-prod", "-o", out]);
+    const file = join(out, "backend/app/models/ticket.py");
+    const edited = readFileSync(file, "utf8").replace("class TicketCreate", "# my tweak\nclass TicketCreate");
+    writeFileSync(file, edited);
+    const again = runCharter(["forge", "generate", "examples/helpdesk", "-t", "fastapi-prod", "-o", out]);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain(
+      "backend/app/models/ticket.py was edited by hand: left alone. Move the change into a module of your own",
+    );
+    expect(again.stdout).toContain("1 edited by hand, left alone");
+    expect(readFileSync(file, "utf8")).toBe(edited);
+
+    const check = runCharter(["forge", "generate", "examples/helpdesk", "-t", "fastapi-prod", "-o", out, "--check", "--format", "json"]);
+    expect(check.status).toBe(1);
+    const report = JSON.parse(check.stdout) as { kept: { path: string; reason: string }[]; removed: string[] };
+    expect(report.kept).toEqual([expect.objectContaining({ path: "backend/app/models/ticket.py", reason: "edited" })]);
+
+    const stale = runCharter(["forge", "generate", "bench/backend-domain", "-t", "fastapi-prod", "-o", out, "--check", "--format", "json"]);
+    expect(stale.status).toBe(1);
+    expect((JSON.parse(stale.stdout) as { removed: string[] }).removed).toContain("backend/app/models/customer.py");
+    expect(existsSync(join(out, "backend/app/models/customer.py"))).toBe(true);
+
+    const forced = runCharter(["forge", "generate", "examples/helpdesk", "-t", "fastapi-prod", "-o", out, "--force"]);
+    expect(forced.status).toBe(0);
+    expect(readFileSync(file, "utf8")).not.toContain("# my tweak");
   });
 });
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkFiles, readExisting, safeJoin, writeFiles } from "../../src/generators/index.js";
+import { checkFiles, hashHeader, MANIFEST_FILE, readExisting, safeJoin, writeFiles } from "../../src/generators/index.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "charter-writer-"));
 
@@ -13,10 +13,10 @@ describe("writer", () => {
       { path: "a/b.txt", content: "one\n" },
       { path: "c.txt", content: "two\n" },
     ];
-    expect(writeFiles(out, files)).toEqual({ written: ["a/b.txt", "c.txt"], unchanged: [] });
+    expect(writeFiles(out, files)).toEqual({ written: ["a/b.txt", "c.txt"], unchanged: [], removed: [], kept: [] });
     const before = statSync(join(out, "c.txt")).mtimeMs;
     const second = writeFiles(out, [files[0] as { path: string; content: string }, { path: "c.txt", content: "TWO\n" }]);
-    expect(second).toEqual({ written: ["c.txt"], unchanged: ["a/b.txt"] });
+    expect(second).toEqual({ written: ["c.txt"], unchanged: ["a/b.txt"], removed: [], kept: [] });
     expect(readFileSync(join(out, "c.txt"), "utf8")).toBe("TWO\n");
     expect(statSync(join(out, "c.txt")).mtimeMs).toBeGreaterThanOrEqual(before);
   });
@@ -53,5 +53,87 @@ describe("writer", () => {
       ["db/migrations/0002_more.sql", "2"],
       ["db/snapshot.json", "{}"],
     ]);
+  });
+
+  describe("manifest", () => {
+    const gen = (path: string, body: string, target = "fastapi-prod") => ({ path, content: `${hashHeader()}${body}\n`, target });
+
+    it("records every generated file with its target and content hash", () => {
+      const out = tmp();
+      writeFiles(out, [gen("backend/app/a.py", "a = 1"), gen("frontend/x.ts", "x", "nextjs")]);
+      const manifest = JSON.parse(readFileSync(join(out, MANIFEST_FILE), "utf8"));
+      expect(Object.keys(manifest.files)).toEqual(["backend/app/a.py", "frontend/x.ts"]);
+      expect(manifest.files["frontend/x.ts"].target).toBe("nextjs");
+      expect(manifest.files["backend/app/a.py"].sha256).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it("removes files of a target that are no longer generated, with their empty folders, and keeps other targets'", () => {
+      const out = tmp();
+      writeFiles(out, [gen("backend/app/models/old.py", "old"), gen("backend/app/main.py", "m"), gen("frontend/x.ts", "x", "nextjs")]);
+      writeFileSync(join(out, "backend", "app", "custom.py"), "# my own module\n");
+      const r = writeFiles(out, [gen("backend/app/main.py", "m")], { targets: ["fastapi-prod"] });
+      expect(r.removed).toEqual(["backend/app/models/old.py"]);
+      expect(existsSync(join(out, "backend/app/models"))).toBe(false);
+      expect(existsSync(join(out, "backend/app/custom.py"))).toBe(true);
+      expect(existsSync(join(out, "frontend/x.ts"))).toBe(true);
+    });
+
+    it("removes the files of a target that now generates nothing", () => {
+      const out = tmp();
+      writeFiles(out, [gen("frontend/x.ts", "x", "nextjs")]);
+      expect(writeFiles(out, [], { targets: ["nextjs"] }).removed).toEqual(["frontend/x.ts"]);
+    });
+
+    it("reports a hand-edited generated file and leaves it alone, unless forced", () => {
+      const out = tmp();
+      writeFiles(out, [gen("backend/app/a.py", "a = 1")]);
+      const edited = `${hashHeader()}a = 2  # my fix\n`;
+      writeFileSync(join(out, "backend/app/a.py"), edited);
+      const again = writeFiles(out, [gen("backend/app/a.py", "a = 3")]);
+      expect(again.kept).toEqual([{ path: "backend/app/a.py", reason: "edited", stale: false }]);
+      expect(again.written).toEqual([]);
+      expect(readFileSync(join(out, "backend/app/a.py"), "utf8")).toBe(edited);
+      // Still reported on the next run: the manifest keeps the hash charter wrote.
+      expect(writeFiles(out, [gen("backend/app/a.py", "a = 3")]).kept).toHaveLength(1);
+      expect(writeFiles(out, [gen("backend/app/a.py", "a = 3")], { force: true }).written).toEqual(["backend/app/a.py"]);
+      expect(readFileSync(join(out, "backend/app/a.py"), "utf8")).toContain("a = 3");
+    });
+
+    it("never removes a stale file that was edited by hand or lost its header, and never overwrites a user's file", () => {
+      const out = tmp();
+      writeFiles(out, [gen("backend/app/edited.py", "e"), gen("backend/app/mine.py", "m")]);
+      writeFileSync(join(out, "backend/app/edited.py"), `${hashHeader()}e = "changed"\n`);
+      writeFileSync(join(out, "backend/app/mine.py"), "# taken over by hand\n");
+      writeFileSync(join(out, "backend/app/user.py"), "# a user's file at a generated path\n");
+      const r = writeFiles(out, [gen("backend/app/user.py", "u")], { targets: ["fastapi-prod"] });
+      expect(r.removed).toEqual([]);
+      expect(r.kept).toEqual([
+        { path: "backend/app/user.py", reason: "not-generated", stale: false },
+        { path: "backend/app/edited.py", reason: "edited", stale: true },
+        { path: "backend/app/mine.py", reason: "not-generated", stale: true },
+      ]);
+      for (const f of ["edited.py", "mine.py", "user.py"]) expect(existsSync(join(out, "backend/app", f))).toBe(true);
+      expect(readFileSync(join(out, "backend/app/user.py"), "utf8")).toBe("# a user's file at a generated path\n");
+    });
+
+    it("keeps permanent files (past migrations) although no later run produces them", () => {
+      const out = tmp();
+      writeFiles(out, [{ ...gen("backend/db/migrations/0001_initial.sql", "--", "migrations"), permanent: true }]);
+      expect(writeFiles(out, [], { targets: ["migrations"] }).removed).toEqual([]);
+      expect(existsSync(join(out, "backend/db/migrations/0001_initial.sql"))).toBe(true);
+    });
+
+    it("changes nothing in a dry run and lists stale and edited files in a check", () => {
+      const out = tmp();
+      writeFiles(out, [gen("backend/app/a.py", "a"), gen("backend/app/b.py", "b")]);
+      writeFileSync(join(out, "backend/app/a.py"), `${hashHeader()}a = "edited"\n`);
+      const before = readFileSync(join(out, MANIFEST_FILE), "utf8");
+      expect(checkFiles(out, [gen("backend/app/a.py", "a2")], { targets: ["fastapi-prod"] })).toEqual([
+        "backend/app/a.py",
+        "backend/app/b.py",
+      ]);
+      expect(existsSync(join(out, "backend/app/b.py"))).toBe(true);
+      expect(readFileSync(join(out, MANIFEST_FILE), "utf8")).toBe(before);
+    });
   });
 });

@@ -2,15 +2,36 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { Command, Option } from "commander";
 import { type CheckResult, checkDomain } from "../../compiler/index.js";
-import { generateTarget, targetNames, UnknownTargetError, writeFiles } from "../../generators/index.js";
+import {
+  type GeneratedFile,
+  generateTarget,
+  type KeptFile,
+  resolveTargets,
+  targetNames,
+  UnknownTargetError,
+  type WriteResult,
+  writeFiles,
+} from "../../generators/index.js";
 import { findingLine, paint, UserError, useColor } from "../output.js";
 
 function requirePath(path: string): void {
   if (!existsSync(path)) throw new UserError(`path not found: ${path}`);
 }
 
-function outputOption(): Option {
-  return new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text");
+/**
+ * `--format text|json`, the one format flag of every reporting command. `--output` stays for what
+ * SPEC.md gives it: the folder of `generate`; on validate and compile it is still accepted as a
+ * long-only alias of `--format` for older scripts. `-o` has one meaning: the output folder.
+ */
+function formatOptions(): Option[] {
+  return [
+    new Option("--format <format>", "report format").choices(["text", "json"]),
+    new Option("--output <format>", "alias of --format (deprecated)").choices(["text", "json"]).hideHelp(),
+  ];
+}
+
+function formatOf(opts: { format?: string; output?: string }): "text" | "json" {
+  return (opts.format ?? opts.output) === "json" ? "json" : "text";
 }
 
 /** `charter forge ...`: the contract pipeline (validate, compile, generate). */
@@ -21,11 +42,12 @@ export function forgeCommand(): Command {
     .command("validate")
     .description("validate every *.contract.yaml under PATH (a domain directory or one file)")
     .argument("<path>", "domain directory or contract file")
-    .addOption(outputOption())
-    .action((path: string, opts: { output: string }) => {
+    .addOption(formatOptions()[0] as Option)
+    .addOption(formatOptions()[1] as Option)
+    .action((path: string, opts: { format?: string; output?: string }) => {
       requirePath(path);
       const result = checkDomain(path);
-      if (opts.output === "json") {
+      if (formatOf(opts) === "json") {
         process.stdout.write(`${JSON.stringify(validateJson(result), null, 2)}\n`);
       } else {
         printValidate(result);
@@ -38,8 +60,9 @@ export function forgeCommand(): Command {
     .description("compile PATH to the intermediate representation and print its summary")
     .argument("<path>", "domain directory or contract file")
     .option("--ir <file>", "write the IR as JSON to this file (- for standard output)")
-    .addOption(outputOption())
-    .action((path: string, opts: { ir?: string; output: string }) => {
+    .addOption(formatOptions()[0] as Option)
+    .addOption(formatOptions()[1] as Option)
+    .action((path: string, opts: { ir?: string; format?: string; output?: string }) => {
       requirePath(path);
       const result = checkDomain(path);
       if (!result.ir) {
@@ -55,7 +78,7 @@ export function forgeCommand(): Command {
         mkdirSync(dirname(opts.ir), { recursive: true });
         writeFileSync(opts.ir, irJson);
       }
-      if (opts.output === "json") {
+      if (formatOf(opts) === "json") {
         process.stdout.write(
           `${JSON.stringify({ domain: result.ir.domain, summary: result.ir.summary, order: result.ir.graph.order }, null, 2)}\n`,
         );
@@ -75,50 +98,102 @@ export function forgeCommand(): Command {
     .description("generate code from the contracts under PATH")
     .argument("<path>", "domain directory or contract file")
     .requiredOption("-t, --target <target>", `generation target (${targetNames().join(", ")})`)
-    .option("--output <dir>", "output directory", "runtime")
-    .option("--check", "write nothing; exit 1 when files on disk differ from what would be generated")
+    .option("-o, --output <dir>", "output directory", "runtime")
+    .option("--check", "write nothing; exit 1 when files on disk differ, are stale or were edited by hand")
     .option("--dry-run", "write nothing; list what would change")
-    .action((path: string, opts: { target: string; output: string; check?: boolean; dryRun?: boolean }) => {
+    .option("--force", "overwrite or remove generated files even when they were edited by hand")
+    .addOption(new Option("--format <format>", "report format").choices(["text", "json"]).default("text"))
+    .action((path: string, opts: GenerateOptions) => {
       requirePath(path);
       const result = checkDomain(path);
       if (!result.ir) {
         for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
         throw new UserError(`generation refused: the contracts have ${result.errors} error(s)`);
       }
-      let files: ReturnType<typeof generateTarget>;
+      let files: GeneratedFile[];
+      let targets: string[];
       try {
+        targets = resolveTargets(opts.target).map((g) => g.target);
         files = generateTarget(result.ir, opts.target, opts.output);
       } catch (e) {
         if (e instanceof UnknownTargetError) throw new UserError(e.message, 2);
         throw e;
       }
       const dry = opts.check === true || opts.dryRun === true;
-      const written = writeFiles(opts.output, files, { dryRun: dry });
-      const verb = dry ? "would write" : "wrote";
-      for (const p of written.written) process.stdout.write(`${verb} ${opts.output}/${p}\n`);
-      process.stdout.write(
-        `${opts.target}: ${files.length} files, ${written.written.length} ${dry ? "differ" : "written"}, ${written.unchanged.length} unchanged\n`,
-      );
-      for (const line of generationNotes(files)) process.stdout.write(`${line}\n`);
-      if (opts.check && written.written.length > 0) process.exitCode = 1;
+      const outcome = writeFiles(opts.output, files, { dryRun: dry, targets, ...(opts.force ? { force: true } : {}) });
+      const report = generateReport(opts, files, outcome, dry);
+      if (opts.format === "json") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else printGenerate(opts, report, dry);
+      const differs = outcome.written.length + outcome.removed.length + outcome.kept.length > 0;
+      if (opts.check && differs) process.exitCode = 1;
     });
 
   return forge;
 }
 
-/**
- * Generators flag what a user must notice (a destructive migration step, say) with a line
- * `-- charter: WARNING ...` or `# charter: WARNING ...` in the file; the CLI repeats those lines.
- */
-function generationNotes(files: readonly { path: string; content: string }[]): string[] {
-  const out: string[] = [];
-  for (const f of files) {
-    for (const line of f.content.split("\n")) {
-      const m = /^(?:--|#|\/\/) charter: (WARNING .*)$/.exec(line);
-      if (m) out.push(`${f.path}: ${m[1]}`);
-    }
+interface GenerateOptions {
+  target: string;
+  output: string;
+  check?: boolean;
+  dryRun?: boolean;
+  force?: boolean;
+  format: string;
+}
+
+interface GenerateReport {
+  target: string;
+  output: string;
+  files: number;
+  written: string[];
+  unchanged: number;
+  removed: string[];
+  kept: { path: string; reason: string; stale: boolean; message: string }[];
+  warnings: { path: string; kind: string; message: string }[];
+}
+
+function generateReport(opts: GenerateOptions, files: readonly GeneratedFile[], r: WriteResult, dry: boolean): GenerateReport {
+  return {
+    target: opts.target,
+    output: opts.output,
+    files: files.length,
+    written: r.written,
+    unchanged: r.unchanged.length,
+    removed: r.removed,
+    kept: r.kept.map((k) => ({ ...k, message: keptMessage(k, dry) })),
+    // Warnings of files left unchanged were reported when they were written.
+    warnings: files
+      .filter((f) => r.written.includes(f.path))
+      .flatMap((f) => (f.warnings ?? []).map((w) => ({ path: f.path, kind: w.kind, message: w.message }))),
+  };
+}
+
+function keptMessage(k: KeptFile, dry: boolean): string {
+  const left = dry ? "would be left alone" : "left alone";
+  if (k.reason === "not-generated") {
+    return k.stale
+      ? `${k.path} has no @generated header: it is yours now, ${left} (no longer generated)`
+      : `${k.path} exists without the @generated header: ${left}; move it away (or use --force) to generate it`;
   }
-  return out;
+  const what = k.stale ? "is no longer generated but was edited by hand" : "was edited by hand";
+  return `${k.path} ${what}: ${left}. Move the change into a module of your own (outside the generated files) or into the contract, then regenerate; --force ${k.stale ? "removes" : "overwrites"} it`;
+}
+
+function printGenerate(opts: GenerateOptions, report: GenerateReport, dry: boolean): void {
+  const out = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  for (const p of report.written) out(`${dry ? "would write" : "wrote"} ${opts.output}/${p}`);
+  for (const p of report.removed) out(`${dry ? "would remove stale" : "removed stale"} ${opts.output}/${p}`);
+  for (const k of report.kept) process.stderr.write(`warning: ${opts.output}/${k.message}\n`);
+  const parts = [
+    `${report.files} files`,
+    `${report.written.length} ${dry ? "differ" : "written"}`,
+    `${report.unchanged} unchanged`,
+    ...(report.removed.length > 0 ? [`${report.removed.length} stale ${dry ? "to remove" : "removed"}`] : []),
+    ...(report.kept.length > 0 ? [`${report.kept.length} edited by hand, left alone`] : []),
+  ];
+  out(`${opts.target}: ${parts.join(", ")}`);
+  for (const w of report.warnings) out(`${w.path}: WARNING ${w.kind}: ${w.message}`);
 }
 
 function validateJson(r: CheckResult): unknown {

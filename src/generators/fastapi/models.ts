@@ -1,6 +1,8 @@
 import type { EndpointIR, EntityIR, FieldIR, FieldType } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { Imports, LINE_LENGTH, pyAttr, pyStr, pyValue } from "./python.js";
+import { columnNotNull as notNull } from "../postgres/types.js";
+import { assign, call, flat, kw, layout, type PyExpr, str, subscript } from "./py-layout.js";
+import { constantName, Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
 
 /** Field types a list endpoint can filter and sort on (JSON columns cannot). */
 export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
@@ -16,7 +18,7 @@ export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
 ]);
 
 /** Query parameters of the list endpoint; a field with one of these names is not a filter. */
-const LIST_PARAMS = new Set(["limit", "offset", "sort", "q"]);
+const LIST_PARAMS = new Set(["limit", "offset", "sort", "q", "after", "with_total"]);
 
 export function filterFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type) && !LIST_PARAMS.has(f.name));
@@ -84,26 +86,26 @@ interface ModelContext {
   entity: EntityIR;
   imp: Imports;
   /** Type aliases (enums, constrained types) declared above the models, by field name. */
-  aliases: Map<string, { name: string; definition: string }>;
+  aliases: Map<string, { name: string; definition: PyExpr }>;
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
 function inputType(ctx: ModelContext, f: FieldIR): string {
   const existing = ctx.aliases.get(f.name);
   if (existing) return existing.name;
-  let t: string;
+  let t: PyExpr;
   if (f.enum && f.enum.length > 0) {
     ctx.imp.add("typing", "Literal");
-    t = `Literal[${f.enum.map(pyValue).join(", ")}]`;
+    t = subscript("Literal", f.enum.map(pyValue));
   } else {
     t = baseType(f, ctx.imp, true);
   }
   const args = constraintArgs(f);
-  if (args.length === 0 && !(f.enum && f.enum.length > 0)) return t;
+  if (args.length === 0 && !(f.enum && f.enum.length > 0)) return flat(t);
   if (args.length > 0) {
     ctx.imp.add("typing", "Annotated");
     ctx.imp.add("pydantic", "Field");
-    t = `Annotated[${t}, Field(${args.join(", ")})]`;
+    t = subscript("Annotated", [t, call("Field", args)]);
   }
   const name = `${ctx.entity.className}${pascal(f.name)}`;
   ctx.aliases.set(f.name, { name, definition: t });
@@ -119,30 +121,31 @@ function pascal(snake: string): string {
 }
 
 /** `Field(...)` arguments other than the default: alias when reserved, description. */
-function fieldMeta(f: FieldIR): string[] {
-  const out: string[] = [];
-  if (pyAttr(f.name) !== f.name) out.push(`alias=${pyStr(f.name)}`);
-  if (f.description) out.push(`description=${pyStr(f.description)}`);
+function fieldMeta(f: FieldIR): PyExpr[] {
+  const out: PyExpr[] = [];
+  if (pyAttr(f.name) !== f.name) out.push(kw("alias", pyStr(f.name)));
+  if (f.description) out.push(kw("description", str(f.description)));
   return out;
 }
 
-function defaultExpr(f: FieldIR, meta: string[], imp: Imports): string {
+function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
   const value = f.default;
   if (Array.isArray(value) || (typeof value === "object" && value !== null)) {
     imp.add("pydantic", "Field");
     const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
     const factory = empty ? (Array.isArray(value) ? "list" : "dict") : `lambda: ${pyValue(value)}`;
-    return `Field(${[`default_factory=${factory}`, ...meta].join(", ")})`;
+    return call("Field", [kw("default_factory", factory), ...meta]);
   }
   if (meta.length > 0) {
     imp.add("pydantic", "Field");
-    return `Field(${[pyValue(value), ...meta].join(", ")})`;
+    return call("Field", [pyValue(value), ...meta]);
   }
   return pyValue(value);
 }
 
-function line(attr: string, type: string, defaultValue: string | null): string {
-  return defaultValue === null ? `    ${attr}: ${type}` : `    ${attr}: ${type} = ${defaultValue}`;
+/** One field of a model class, laid out (a long description splits over lines). */
+function line(attr: string, type: string, defaultValue: PyExpr | null): string {
+  return defaultValue === null ? `    ${attr}: ${type}` : layout(defaultValue, 4, `${attr}: ${type} = `);
 }
 
 function createField(ctx: ModelContext, f: FieldIR, required: boolean): string {
@@ -153,15 +156,15 @@ function createField(ctx: ModelContext, f: FieldIR, required: boolean): string {
   if (required) {
     if (meta.length === 0) return line(attr, t, null);
     ctx.imp.add("pydantic", "Field");
-    return line(attr, t, `Field(${meta.join(", ")})`);
+    return line(attr, t, call("Field", meta));
   }
   return optionalField(ctx, attr, t, meta);
 }
 
-function optionalField(ctx: ModelContext, attr: string, t: string, meta: string[]): string {
+function optionalField(ctx: ModelContext, attr: string, t: string, meta: PyExpr[]): string {
   if (meta.length === 0) return line(attr, `${t} | None`, "None");
   ctx.imp.add("pydantic", "Field");
-  return line(attr, `${t} | None`, `Field(${["None", ...meta].join(", ")})`);
+  return line(attr, `${t} | None`, call("Field", ["None", ...meta]));
 }
 
 const CONFIG_INPUT = 'ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)';
@@ -173,30 +176,38 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
   imp.add("pydantic", "ConfigDict");
   const ctx: ModelContext = { entity, imp, aliases: new Map() };
   const cls = entity.className;
+  const label = entity.label.toLowerCase();
   const writable = entity.fields.filter((f) => f.writable);
   const requiredByRoute = new Set(createEndpoint?.requestBody?.requiredFields ?? []);
 
-  const create = writable.map((f) => createField(ctx, f, f.required || requiredByRoute.has(f.name)));
+  // A writable field declared alike in Create and Public lives once, in Base.
+  const base: string[] = [];
+  const create: string[] = [];
+  const publicFields: string[] = [];
+  for (const f of writable) {
+    const c = createField(ctx, f, f.required || requiredByRoute.has(f.name));
+    const p = publicField(ctx, f);
+    if (c === p) base.push(c);
+    else {
+      create.push(c);
+      publicFields.push(p);
+    }
+  }
+  for (const f of entity.fields) if (!f.writable) publicFields.push(publicField(ctx, f));
+  imp.add("pydantic", "Field");
+  publicFields.push('    links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")');
   const update = writable.map((f) => optionalField(ctx, pyAttr(f.name), inputType(ctx, f), fieldMeta(f)));
 
-  const response = entity.fields.map((f) => {
-    const t = f.type === "email" ? "str" : baseType(f, imp, false);
-    const attr = pyAttr(f.name);
-    const meta = pyAttr(f.name) !== f.name ? [`alias=${pyStr(f.name)}`] : [];
-    if (f.primaryKey) return meta.length ? line(attr, t, `Field(${meta.join(", ")})`) : line(attr, t, null);
-    if (meta.length) imp.add("pydantic", "Field");
-    return line(attr, `${t} | None`, meta.length ? `Field(${["None", ...meta].join(", ")})` : "None");
-  });
-  imp.add("pydantic", "Field");
-  response.push('    links: dict[str, str] = Field(alias="_links")');
-
-  const sortKeys = sortFields(entity).flatMap((f) => [f.name, `-${f.name}`]);
-  imp.add("typing", "Literal");
+  imp.add("pydantic", "field_validator");
+  imp.add("app.domain", constantName(entity.name));
+  imp.add("app.records", "sort_key");
   const filters = [
     "    limit: int = Field(100, ge=1, le=1000)",
     "    offset: int = Field(0, ge=0)",
-    `    sort: ${cls}SortKey | None = None`,
-    "    q: str | None = None",
+    '    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")',
+    '    q: str | None = Field(None, description="Case-insensitive search over the text fields")',
+    '    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")',
+    '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
     ...filterFields(entity).map((f) => {
       const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, imp, true);
       const attr = pyAttr(f.name);
@@ -204,26 +215,26 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     }),
   ];
 
-  const aliases = [...ctx.aliases.values()].map((a) => `${a.name} = ${a.definition}`);
-  const sortLiteral = `${cls}SortKey = Literal[${sortKeys.map(pyStr).join(", ")}]`;
-  aliases.push(
-    sortLiteral.length <= LINE_LENGTH ? sortLiteral : `${cls}SortKey = Literal[\n${sortKeys.map((k) => `    ${pyStr(k)},`).join("\n")}\n]`,
-  );
-  const description = entity.description ? ` ${entity.description}.` : "";
+  const aliases = [...ctx.aliases.values()].map((a) => assign(a.name, a.definition));
+  const body = (fields: string[]): string[] => (fields.length > 0 ? fields : ["    pass"]);
   const parts = [
     hashHeader(),
-    `"""Request and response models of ${entity.label.toLowerCase()} records (${entity.fqn}).${description}"""\n`,
+    `${pyDocstring(`Request and response models of ${label} records (${entity.fqn}).`, entity.description ? `${entity.description}.` : "")}\n`,
     imp.render(),
     "",
-    aliases.join("\n"),
+    ...(aliases.length > 0 ? [aliases.join("\n"), "", ""] : [""]),
+    `class ${cls}Base(BaseModel):`,
+    `    """The fields every ${label} model declares alike."""`,
+    "",
+    "    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)",
+    ...(base.length > 0 ? ["", ...base] : []),
     "",
     "",
-    `class ${cls}Create(BaseModel):`,
+    `class ${cls}Create(${cls}Base):`,
     `    """Body of POST ${entity.basePath}: required fields are mandatory, the others optional."""`,
     "",
-    `    model_config = ${CONFIG_INPUT}`,
-    "",
-    ...create,
+    '    model_config = ConfigDict(extra="forbid")',
+    ...(create.length > 0 ? ["", ...create] : []),
     "",
     "",
     `class ${cls}Update(BaseModel):`,
@@ -231,20 +242,29 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     `    model_config = ${CONFIG_INPUT}`,
     "",
-    ...update,
+    ...body(update),
     "",
     "",
-    `class ${cls}Response(BaseModel):`,
-    `    """One ${entity.label.toLowerCase()} record as the API returns it, with its links."""`,
+    `class ${cls}Public(${cls}Base):`,
+    `    """One ${label} record as the API returns it: every field present, null only where the column allows it."""`,
     "",
-    "    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)",
+    "    model_config = ConfigDict(json_schema_serialization_defaults_required=True)",
     "",
-    ...response,
+    ...publicFields,
+    "",
+    "",
+    `# The name SPEC.md gives the response model.`,
+    `${cls}Response = ${cls}Public`,
     "",
     "",
     `class ${cls}List(BaseModel):`,
-    `    items: list[${cls}Response]`,
-    "    total: int",
+    `    """A page of ${entity.labelPlural.toLowerCase()}: \`next_cursor\` continues after its last record (null on the last page)."""`,
+    "",
+    "    model_config = ConfigDict(json_schema_serialization_defaults_required=True)",
+    "",
+    `    items: list[${cls}Public]`,
+    '    total: int | None = Field(description="Records matching the filters; null when with_total=false")',
+    "    next_cursor: str | None",
     "",
     "",
     `class ${cls}Filters(BaseModel):`,
@@ -254,6 +274,28 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     ...filters,
     "",
+    '    @field_validator("sort")',
+    "    @classmethod",
+    "    def _sortable(cls, value: str | None) -> str | None:",
+    `        return sort_key(${constantName(entity.name)}, value)`,
+    "",
   ];
   return parts.join("\n");
+}
+
+/**
+ * A field as responses carry it: always present; null only where the column allows it (the same
+ * rule as the postgres target's NOT NULL); enums and constraints typed as on input.
+ */
+function publicField(ctx: ModelContext, f: FieldIR): string {
+  const typed = f.writable || (f.enum !== null && f.enum.length > 0);
+  const t = typed ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, ctx.imp, false);
+  const meta = fieldMeta(f);
+  const attr = pyAttr(f.name);
+  if (notNull(ctx.entity, f)) {
+    if (meta.length === 0) return line(attr, t, null);
+    ctx.imp.add("pydantic", "Field");
+    return line(attr, t, call("Field", meta));
+  }
+  return optionalField(ctx, attr, t, meta);
 }

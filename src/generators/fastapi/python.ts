@@ -62,6 +62,28 @@ export function compileExpr(e: Expr, values = "values"): string {
   return emit(e, values).code;
 }
 
+/**
+ * The operands of a top-level `and`/`or` chain of `e`, compiled, so a long condition can be split
+ * before each operator; a single operand when `e` is no such chain.
+ */
+export function compileChain(e: Expr, values = "values"): { op: "and" | "or"; operands: string[]; nested: (Expr | undefined)[] } | null {
+  if (e.type !== "logical") return null;
+  const operands: Expr[] = [];
+  let node: Expr = e;
+  while (node.type === "logical" && node.op === e.op) {
+    operands.unshift(node.right);
+    node = node.left;
+  }
+  operands.unshift(node);
+  const p = PRECEDENCE[e.op];
+  return {
+    op: e.op,
+    operands: operands.map((o, i) => wrap(emit(o, values), i === 0 ? p : p + 1)),
+    // Operands that are chains of their own (the other operator), for a layout that splits them too.
+    nested: operands.map((o) => (o.type === "logical" ? o : undefined)),
+  };
+}
+
 interface Emitted {
   code: string;
   prec: number;
@@ -237,4 +259,24 @@ export function pyCall(name: string, args: readonly string[], lead = ""): string
   const one = `${lead}${name}(${args.join(", ")})`;
   if (one.length <= LINE_LENGTH) return one;
   return `${lead}${name}(\n${args.map((a) => `${lead}    ${a},`).join("\n")}\n${lead})`;
+}
+
+/**
+ * A docstring: on one line when it fits, else the summary line, a blank line and `more` wrapped at
+ * the line length (descriptions come from the contracts and can be of any length).
+ */
+export function pyDocstring(summary: string, more = "", indentBy = 0): string {
+  const pad = " ".repeat(indentBy);
+  const one = `${pad}"""${more ? `${summary} ${more}` : summary}"""`;
+  if (one.length <= LINE_LENGTH) return one;
+  const lines: string[] = [];
+  let current = "";
+  for (const word of more.split(/\s+/).filter(Boolean)) {
+    if (current && pad.length + current.length + 1 + word.length > LINE_LENGTH) {
+      lines.push(pad + current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  if (current) lines.push(pad + current);
+  return [`${pad}"""${summary}`, ...(lines.length > 0 ? ["", ...lines] : []), `${pad}"""`].join("\n");
 }

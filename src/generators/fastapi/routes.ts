@@ -1,6 +1,7 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { compileExpr, constantName, Imports, indent, pyCall, pyStr, pyStrTuple, pyValue } from "./python.js";
+import { assign, call, condition, dict, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
+import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
 
 type Fill = Record<string, string>;
 
@@ -33,26 +34,22 @@ function autoFill(endpoint: EndpointIR | undefined): Fill {
   return out;
 }
 
-function fillDict(fill: Fill): string {
-  const entries = Object.entries(fill);
-  if (entries.length === 0) return "{}";
-  return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyStr(v)}`).join(", ")}}`;
+function fillDict(fill: Fill): PyExpr {
+  return dict(Object.entries(fill).map(([k, v]) => [pyStr(k), pyStr(v)] as const));
 }
 
-function rulesTuple(rules: ValidationRuleIR[]): string {
-  if (rules.length === 0) return "()";
-  const items = rules.map((r) =>
-    [
-      "Rule(",
-      `    source=${pyStr(r.source)},`,
-      `    check=lambda values: ${compileExpr(r.expr)},`,
-      `    status=${r.onFail.status},`,
-      `    error=${pyStr(r.onFail.error)},`,
-      ...(r.onFail.message ? [`    message=${pyStr(r.onFail.message)},`] : []),
-      "),",
-    ].join("\n"),
+function rulesTuple(rules: ValidationRuleIR[]): PyExpr {
+  return tuple(
+    rules.map((r) =>
+      call("Rule", [
+        kw("source", str(r.source)),
+        kw("check", lambda("values", condition(r.expr))),
+        kw("status", String(r.onFail.status)),
+        kw("error", pyStr(r.onFail.error)),
+        ...(r.onFail.message ? [kw("message", str(r.onFail.message))] : []),
+      ]),
+    ),
   );
-  return `(\n${indent(items.join("\n"))}\n)`;
 }
 
 function eventsTuple(endpoint: EndpointIR | undefined): string[] {
@@ -62,17 +59,303 @@ function eventsTuple(endpoint: EndpointIR | undefined): string[] {
 }
 
 /** Names of the role dependency lists: `["admin", "agent"]` -> `ADMIN_OR_AGENT`. */
-function rolesConstant(roles: string[]): string {
+function rolesConstant(roles: readonly string[]): string {
   return roles.length === 0 ? "AUTHENTICATED" : roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_");
 }
 
+/** One handler of a route module, as data: its decorator, its signature and its statements. */
+export interface HandlerModel {
+  method: "get" | "post" | "patch" | "delete" | "put";
+  /** Relative to the router's prefix. */
+  path: string;
+  /** Decorator arguments after the path. */
+  options: string[];
+  name: string;
+  params: string[];
+  returns: "ORJSONResponse" | "Response";
+  /** Statements of the body, one level deep (nested lines carry their extra indentation). */
+  body: string[];
+}
+
+/** A route module (app/routes/<module>.py) as data, rendered by renderRouteModule. */
+export interface RouteModuleModel {
+  docstring: string;
+  imports: Imports;
+  prefix: string;
+  tag: string;
+  /** Role dependency lists by constant name (`ADMIN_OR_AGENT` -> admin, agent). */
+  roleSets: ReadonlyMap<string, readonly string[]>;
+  constants: { name: string; value: PyExpr }[];
+  handlers: HandlerModel[];
+}
+
+/** What the handler builders share while one module is built. */
+interface RouteContext {
+  ir: DomainIR;
+  route: RouteIR;
+  entity: EntityIR;
+  module: string;
+  cls: string;
+  label: string;
+  tag: string;
+  workflow: WorkflowIR | undefined;
+  imports: Imports;
+  roleSets: Map<string, readonly string[]>;
+  constants: { name: string; value: PyExpr }[];
+}
+
+function endpoint(ctx: RouteContext, op: Operation): EndpointIR | undefined {
+  return ctx.route.endpoints.find((e) => e.operation === op);
+}
+
+/** operation_id, summary and (with auth) the role check every handler's decorator carries. */
+function commonOptions(ctx: RouteContext, op: Operation, fallback: string): string[] {
+  const e = endpoint(ctx, op);
+  const out = [`operation_id=${pyStr(`${ctx.tag}-${op}`)}`, `summary=${pyStr(e?.summary || fallback)}`];
+  if (ctx.ir.auth !== null && e) {
+    const roles = [...e.roles].sort();
+    const name = rolesConstant(roles);
+    ctx.roleSets.set(name, roles);
+    out.push(`dependencies=${name}`);
+  }
+  return out;
+}
+
+const lookup = (ctx: RouteContext): string => `repo = repository(${pyStr(ctx.entity.name)})`;
+const notFound = (ctx: RouteContext): string => `raise not_found(${pyStr(ctx.entity.name)}, record_id)`;
+
+function listHandler(ctx: RouteContext): HandlerModel {
+  return {
+    method: "get",
+    path: "",
+    options: [
+      `response_model=${ctx.cls}List`,
+      ...commonOptions(ctx, "list", `List ${ctx.entity.labelPlural.toLowerCase()}`),
+      `openapi_extra=query_parameters(${ctx.cls}Filters)`,
+    ],
+    name: `list_${ctx.module}`,
+    // The query is validated in one pass by the Filters model (records.parse_query), not by FastAPI.
+    params: ["request: Request"],
+    returns: "ORJSONResponse",
+    body: [
+      lookup(ctx),
+      `page = await repo.list(list_query(parse_query(${ctx.cls}Filters, request)))`,
+      "return ORJSONResponse(page_body(page, LINKS))",
+    ],
+  };
+}
+
+function getHandler(ctx: RouteContext): HandlerModel {
+  return {
+    method: "get",
+    path: "/{record_id}",
+    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "get", `Get a ${ctx.label}`)],
+    name: `get_${ctx.entity.name}`,
+    params: ["record_id: UUID"],
+    returns: "ORJSONResponse",
+    body: [
+      lookup(ctx),
+      "record = await repo.get(record_id)",
+      "if record is None:",
+      `    ${notFound(ctx)}`,
+      "return ORJSONResponse(with_links(record, LINKS))",
+    ],
+  };
+}
+
+function createHandler(ctx: RouteContext): HandlerModel {
+  const create = endpoint(ctx, "create");
+  const rules = create?.validation ?? [];
+  ctx.constants.push({ name: "CREATE_FILL", value: fillDict(createFill(ctx.entity, create)) });
+  if (rules.length) ctx.constants.push({ name: "CREATE_RULES", value: rulesTuple(rules) });
+  return {
+    method: "post",
+    path: "",
+    options: [`response_model=${ctx.cls}Public`, "status_code=201", ...commonOptions(ctx, "create", `Create a ${ctx.label}`)],
+    name: `create_${ctx.entity.name}`,
+    params: [`body: ${ctx.cls}Create`, "user: CurrentUser"],
+    returns: "ORJSONResponse",
+    body: [
+      lookup(ctx),
+      "values = body.model_dump(by_alias=True)",
+      ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
+      "fill(values, CREATE_FILL, user.id)",
+      ...(ctx.workflow ? [`values["state"] = ${constantName(ctx.workflow.name)}.initial`] : []),
+      `record = await repo.create(values, events=${pyStrTuple(eventsTuple(create))})`,
+      "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
+    ],
+  };
+}
+
+function updateHandler(ctx: RouteContext): HandlerModel {
+  const update = endpoint(ctx, "update");
+  const rules = update?.validation ?? [];
+  ctx.constants.push({ name: "UPDATE_FILL", value: fillDict(updateFill(ctx.entity, update)) });
+  if (rules.length) ctx.constants.push({ name: "UPDATE_RULES", value: rulesTuple(rules) });
+  return {
+    method: "patch",
+    path: "/{record_id}",
+    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "update", `Update a ${ctx.label}`)],
+    name: `update_${ctx.entity.name}`,
+    params: ["record_id: UUID", `body: ${ctx.cls}Update`, "user: CurrentUser"],
+    returns: "ORJSONResponse",
+    body: [
+      lookup(ctx),
+      "changes = body.model_dump(by_alias=True, exclude_unset=True)",
+      `check_changes(${constantName(ctx.entity.name)}, changes)`,
+      // Rules see the record as it would be after the change, so it is read first.
+      ...(rules.length
+        ? [
+            "current = await repo.get(record_id)",
+            "if current is None:",
+            `    ${notFound(ctx)}`,
+            "enforce(UPDATE_RULES, {**current, **changes})",
+          ]
+        : []),
+      "fill(changes, UPDATE_FILL, user.id)",
+      `record = await repo.update(record_id, changes, events=${pyStrTuple(eventsTuple(update))})`,
+      "if record is None:",
+      `    ${notFound(ctx)}`,
+      "return ORJSONResponse(with_links(record, LINKS))",
+    ],
+  };
+}
+
+function deleteHandler(ctx: RouteContext): HandlerModel {
+  return {
+    method: "delete",
+    path: "/{record_id}",
+    options: ["status_code=204", ...commonOptions(ctx, "delete", `Delete a ${ctx.label}`)],
+    name: `delete_${ctx.entity.name}`,
+    params: ["record_id: UUID", "user: CurrentUser"],
+    returns: "Response",
+    body: [
+      lookup(ctx),
+      `if not await repo.delete(record_id, user.id, events=${pyStrTuple(eventsTuple(endpoint(ctx, "delete")))}):`,
+      `    ${notFound(ctx)}`,
+      "return Response(status_code=204)",
+    ],
+  };
+}
+
+/** PUT {base}/{id}/state: only for an entity with a state machine and a transition endpoint. */
+function transitionHandler(ctx: RouteContext, workflow: WorkflowIR, move: EndpointIR): HandlerModel {
+  ctx.constants.push({ name: "STATE_FILL", value: fillDict(updateFill(ctx.entity, move)) });
+  const extraEvents = eventsTuple(move);
+  return {
+    method: "put",
+    path: "/{record_id}/state",
+    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "transition", `Move a ${ctx.label} to another state`)],
+    name: `move_${ctx.entity.name}`,
+    params: ["record_id: UUID", "body: StateChange", "user: CurrentUser"],
+    returns: "ORJSONResponse",
+    body: [
+      lookup(ctx),
+      "current = await repo.get(record_id)",
+      "if current is None:",
+      `    ${notFound(ctx)}`,
+      `effects = ${constantName(workflow.name)}.plan(current, body.state)`,
+      "changes = dict(effects.set)",
+      "fill(changes, STATE_FILL, user.id)",
+      extraEvents.length ? `events = (*effects.events, ${extraEvents.map(pyStr).join(", ")})` : "events = effects.events",
+      'record = await repo.transition(record_id, body.state, changes, events, expected_state=current["state"])',
+      "if record is None:",
+      '    raise ApiError(409, "conflict", "the record changed meanwhile; read it again and retry")',
+      "return ORJSONResponse(with_links(record, LINKS))",
+    ],
+  };
+}
+
+/** The model of app/routes/<module>.py for one Route contract. */
+export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR, module: string): RouteModuleModel {
+  const links = route.endpoints.find((e) => e.operation === "get")?.hateoas ?? { self: `${entity.basePath}/{id}` };
+  const ctx: RouteContext = {
+    ir,
+    route,
+    entity,
+    module,
+    cls: entity.className,
+    label: entity.label.toLowerCase(),
+    tag: entity.basePath.replace(/^\//, "") || module,
+    workflow: ir.workflows.find((w) => w.fqn === entity.stateMachine),
+    imports: new Imports(),
+    roleSets: new Map(),
+    constants: [{ name: "LINKS", value: pyValue(links) }],
+  };
+  const move = endpoint(ctx, "transition");
+  const handlers = [listHandler(ctx), getHandler(ctx), createHandler(ctx), updateHandler(ctx), deleteHandler(ctx)];
+  if (ctx.workflow && move) handlers.push(transitionHandler(ctx, ctx.workflow, move));
+  addImports(ctx, handlers);
+  return {
+    docstring: pyDocstring(`${humanList(entity.labelPlural)} API (${route.fqn}).`, route.description ? `${route.description}.` : ""),
+    imports: ctx.imports,
+    prefix: entity.basePath,
+    tag: ctx.tag,
+    roleSets: ctx.roleSets,
+    constants: ctx.constants,
+    handlers,
+  };
+}
+
+/** The names the handlers use, from the modules that define them. */
+function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void {
+  const imp = ctx.imports;
+  const code = handlers.flatMap((h) => h.body).join("\n");
+  // Only what the handlers' code names is imported: ruff refuses unused imports.
+  imp.add("uuid", "UUID");
+  for (const n of ["APIRouter", "Request", "Response"]) imp.add("fastapi", n);
+  if (ctx.constants.some((c) => c.name.endsWith("_RULES"))) {
+    imp.add("app", "expr");
+    imp.add("app.rules", "Rule");
+    imp.add("app.rules", "enforce");
+  }
+  for (const n of ["CurrentUser", "repository", ...(ctx.ir.auth !== null ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
+  imp.add("app.domain", constantName(ctx.entity.name));
+  imp.add("app.errors", "not_found");
+  for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${ctx.entity.name}`, `${ctx.cls}${suffix}`);
+  for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
+    imp.add("app.records", n);
+  }
+  imp.add("app.responses", "ORJSONResponse");
+  if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");
+  if (ctx.workflow && handlers.some((h) => h.method === "put")) {
+    imp.add("app.workflow", "StateChange");
+    imp.add("app.workflows", constantName(ctx.workflow.name));
+  }
+}
+
 /**
- * The route decorator. Paths answer with and without a trailing slash through
- * app/paths.py's middleware rather than a twin route per path: every extra route is one more
- * regular expression tried on every request.
+ * The decorator of a handler. Paths answer with and without a trailing slash through app/edge.py
+ * rather than a twin route per path: every extra route is one more regular expression tried on
+ * every request.
  */
-function decorators(method: string, path: string, args: string[]): string {
-  return pyCall(`@router.${method}`, [pyStr(path), ...args]);
+function renderHandler(h: HandlerModel): string {
+  return [
+    pyCall(`@router.${h.method}`, [pyStr(h.path), ...h.options]),
+    `async def ${h.name}(${h.params.join(", ")}) -> ${h.returns}:`,
+    ...h.body.map((line) => `    ${line}`),
+  ].join("\n");
+}
+
+/** The text of a route module. */
+export function renderRouteModule(m: RouteModuleModel): string {
+  const roleConstants = [...m.roleSets.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
+  return [
+    hashHeader(),
+    m.docstring,
+    "",
+    m.imports.render(),
+    "",
+    `router = APIRouter(prefix=${pyStr(m.prefix)}, tags=[${pyStr(m.tag)}])`,
+    "",
+    ...(roleConstants.length ? [...roleConstants, ""] : []),
+    ...m.constants.map((c) => assign(c.name, c.value)),
+    "",
+    "",
+    `${m.handlers.map(renderHandler).join("\n\n\n")}\n`,
+  ].join("\n");
 }
 
 export interface RouteModule {
@@ -80,186 +363,9 @@ export interface RouteModule {
   content: string;
 }
 
-/** app/routes/<module>.py for one Route contract. */
+/** app/routes/<module>.py for one Route contract: its model, rendered. */
 export function generateRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR, module: string): RouteModule {
-  const auth = ir.auth !== null;
-  const cls = entity.className;
-  const label = entity.label.toLowerCase();
-  const plural = module;
-  const tag = entity.basePath.replace(/^\//, "") || module;
-  const workflow: WorkflowIR | undefined = ir.workflows.find((w) => w.fqn === entity.stateMachine);
-  const ep = (op: Operation): EndpointIR | undefined => route.endpoints.find((e) => e.operation === op);
-  const links = ep("get")?.hateoas ?? { self: `${entity.basePath}/{id}` };
-  const lookup = `    repo = repository(${pyStr(entity.name)})`;
-  const meta = constantName(entity.name);
-
-  const roleSets = new Map<string, string[]>();
-  const deps = (endpoint: EndpointIR | undefined): string[] => {
-    if (!auth || !endpoint) return [];
-    const roles = [...endpoint.roles].sort();
-    const name = rolesConstant(roles);
-    roleSets.set(name, roles);
-    return [`dependencies=${name}`];
-  };
-  const common = (op: Operation, fallback: string): string[] => {
-    const e = ep(op);
-    const summary = e?.summary || fallback;
-    return [`operation_id=${pyStr(`${tag}-${op}`)}`, `summary=${pyStr(summary)}`, ...deps(e)];
-  };
-
-  const body: string[] = [];
-  const constants: string[] = [`LINKS = ${pyValue(links)}`];
-
-  // list
-  body.push(
-    decorators("get", "", [`response_model=${cls}List`, ...common("list", `List ${entity.labelPlural.toLowerCase()}`)]),
-    `async def list_${plural}(params: Annotated[${cls}Filters, Query()]) -> ORJSONResponse:`,
-    lookup,
-    "    page = await repo.list(list_query(params))",
-    '    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})',
-    "",
-    "",
-  );
-  // get
-  body.push(
-    decorators("get", "/{record_id}", [`response_model=${cls}Response`, ...common("get", `Get a ${label}`)]),
-    `async def get_${entity.name}(record_id: UUID) -> ORJSONResponse:`,
-    lookup,
-    "    record = await repo.get(record_id)",
-    "    if record is None:",
-    `        raise not_found(${pyStr(entity.name)}, record_id)`,
-    "    return ORJSONResponse(with_links(record, LINKS))",
-    "",
-    "",
-  );
-  // create
-  const create = ep("create");
-  const createRules = create?.validation ?? [];
-  const createEvents = eventsTuple(create);
-  constants.push(`CREATE_FILL = ${fillDict(createFill(entity, create))}`);
-  if (createRules.length) constants.push(`CREATE_RULES = ${rulesTuple(createRules)}`);
-  body.push(
-    decorators("post", "", [`response_model=${cls}Response`, "status_code=201", ...common("create", `Create a ${label}`)]),
-    `async def create_${entity.name}(body: ${cls}Create, user: CurrentUser) -> ORJSONResponse:`,
-    lookup,
-    "    values = body.model_dump(by_alias=True)",
-    ...(createRules.length ? ["    enforce(CREATE_RULES, values)"] : []),
-    "    fill(values, CREATE_FILL, user.id)",
-    ...(workflow ? [`    values["state"] = ${constantName(workflow.name)}.initial`] : []),
-    `    record = await repo.create(values, events=${pyStrTuple(createEvents)})`,
-    "    return ORJSONResponse(with_links(record, LINKS), status_code=201)",
-    "",
-    "",
-  );
-  // update
-  const update = ep("update");
-  const updateRules = update?.validation ?? [];
-  constants.push(`UPDATE_FILL = ${fillDict(updateFill(entity, update))}`);
-  if (updateRules.length) constants.push(`UPDATE_RULES = ${rulesTuple(updateRules)}`);
-  body.push(
-    decorators("patch", "/{record_id}", [`response_model=${cls}Response`, ...common("update", `Update a ${label}`)]),
-    `async def update_${entity.name}(record_id: UUID, body: ${cls}Update, user: CurrentUser) -> ORJSONResponse:`,
-    lookup,
-    "    changes = body.model_dump(by_alias=True, exclude_unset=True)",
-    `    check_changes(${meta}, changes)`,
-    ...(updateRules.length
-      ? [
-          "    current = await repo.get(record_id)",
-          "    if current is None:",
-          `        raise not_found(${pyStr(entity.name)}, record_id)`,
-          "    enforce(UPDATE_RULES, {**current, **changes})",
-        ]
-      : []),
-    "    fill(changes, UPDATE_FILL, user.id)",
-    `    record = await repo.update(record_id, changes, events=${pyStrTuple(eventsTuple(update))})`,
-    "    if record is None:",
-    `        raise not_found(${pyStr(entity.name)}, record_id)`,
-    "    return ORJSONResponse(with_links(record, LINKS))",
-    "",
-    "",
-  );
-  // delete
-  const del = ep("delete");
-  body.push(
-    decorators("delete", "/{record_id}", ["status_code=204", ...common("delete", `Delete a ${label}`)]),
-    `async def delete_${entity.name}(record_id: UUID, user: CurrentUser) -> Response:`,
-    lookup,
-    `    if not await repo.delete(record_id, user.id, events=${pyStrTuple(eventsTuple(del))}):`,
-    `        raise not_found(${pyStr(entity.name)}, record_id)`,
-    "    return Response(status_code=204)",
-    "",
-    "",
-  );
-  // transition
-  const move = ep("transition");
-  if (workflow && move) {
-    constants.push(`STATE_FILL = ${fillDict(updateFill(entity, move))}`);
-    const wf = constantName(workflow.name);
-    body.push(
-      decorators("put", "/{record_id}/state", [
-        `response_model=${cls}Response`,
-        ...common("transition", `Move a ${label} to another state`),
-      ]),
-      `async def move_${entity.name}(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:`,
-      lookup,
-      "    current = await repo.get(record_id)",
-      "    if current is None:",
-      `        raise not_found(${pyStr(entity.name)}, record_id)`,
-      `    effects = ${wf}.plan(current, body.state)`,
-      "    changes = dict(effects.set)",
-      "    fill(changes, STATE_FILL, user.id)",
-      eventsTuple(move).length
-        ? `    events = (*effects.events, ${eventsTuple(move).map(pyStr).join(", ")})`
-        : "    events = effects.events",
-      '    record = await repo.transition(record_id, body.state, changes, events, expected_state=current["state"])',
-      "    if record is None:",
-      '        raise ApiError(409, "conflict", "the record changed meanwhile; read it again and retry")',
-      "    return ORJSONResponse(with_links(record, LINKS))",
-      "",
-      "",
-    );
-  }
-
-  const roleConstants = [...roleSets.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
-
-  const imp = new Imports();
-  imp.add("typing", "Annotated");
-  imp.add("uuid", "UUID");
-  for (const n of ["APIRouter", "Query", "Response"]) imp.add("fastapi", n);
-  if (createRules.length || updateRules.length) {
-    imp.add("app", "expr");
-    imp.add("app.rules", "Rule");
-    imp.add("app.rules", "enforce");
-  }
-  for (const n of ["CurrentUser", "repository", ...(auth ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
-  imp.add("app.domain", meta);
-  imp.add("app.errors", "not_found");
-  for (const suffix of ["Create", "Filters", "List", "Response", "Update"]) imp.add(`app.models.${entity.name}`, `${cls}${suffix}`);
-  for (const n of ["check_changes", "fill", "list_query", "with_links"]) imp.add("app.records", n);
-  imp.add("app.responses", "ORJSONResponse");
-  if (workflow && move) {
-    imp.add("app.errors", "ApiError");
-    imp.add("app.workflow", "StateChange");
-    imp.add("app.workflows", constantName(workflow.name));
-  }
-  const description = route.description ? `: ${route.description}` : "";
-  const content = [
-    hashHeader(),
-    `"""${humanList(entity.labelPlural)} API (${route.fqn})${description}."""`,
-    "",
-    imp.render(),
-    "",
-    `router = APIRouter(prefix=${pyStr(entity.basePath)}, tags=[${pyStr(tag)}])`,
-    "",
-    ...(roleConstants.length ? [...roleConstants, ""] : []),
-    ...constants,
-    "",
-    "",
-    body.join("\n").replace(/\n+$/, "\n"),
-  ].join("\n");
-  return { module, content };
+  return { module, content: renderRouteModule(buildRouteModule(ir, route, entity, module)) };
 }
 
 function humanList(labelPlural: string): string {

@@ -1,6 +1,6 @@
 import type { DomainIR } from "../../compiler/index.js";
 import { sqlHeader } from "../header.js";
-import { convertStatements } from "../postgres/convertor.js";
+import { convertStatements, warningOf } from "../postgres/convertor.js";
 import { buildSchemaModel } from "../postgres/model.js";
 import { createSchemaStatements, type Statement } from "../postgres/statements.js";
 import { MIGRATIONS_DIR, SNAPSHOT_PATH } from "../postgres/types.js";
@@ -20,7 +20,8 @@ const MAX_SLUG = 60;
  * written, diffs the snapshot against the schema of the current contracts and, when anything
  * changed, returns one new numbered migration and the updated snapshot. With no change it returns
  * the snapshot as it is on disk, so nothing is written. Past migrations are history, not output:
- * they are never returned (the CLI would otherwise repeat their warnings on every run).
+ * they are never returned again, and each is marked `permanent` when written so the writer never
+ * takes it for stale output.
  *
  * No snapshot yet: the first migration is the full schema, idempotent like schema.sql, so it is
  * also safe on a database that schema.sql already built.
@@ -52,8 +53,9 @@ export function generateMigrations({ ir, existing }: GeneratorInput): GeneratedF
 
   const name = `${String(lastNumber + 1).padStart(4, "0")}_${slug}`;
   const content = `${sqlHeader()}-- Migration ${name} of domain ${ir.domain}, from ${from}.\n-- Applied once, inside a transaction, by the app's migration runner.\n\n${convertStatements(statements)}`;
+  const warnings = statements.flatMap((st) => warningOf(st) ?? []);
   return [
-    { path: `${MIGRATIONS_DIR}${name}.sql`, content },
+    { path: `${MIGRATIONS_DIR}${name}.sql`, content, permanent: true, ...(warnings.length > 0 ? { warnings } : {}) },
     { path: SNAPSHOT_PATH, content: serializeSnapshot({ migration: name, schema: next }) },
   ];
 }

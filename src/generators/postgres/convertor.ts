@@ -1,3 +1,4 @@
+import type { GenerationWarning } from "../types.js";
 import type { CheckModel, ColumnModel } from "./model.js";
 import type { Statement } from "./statements.js";
 import { isWidening, quoteIdent as q, quoteLiteral, type SqlType, sqlLiteral } from "./types.js";
@@ -9,7 +10,7 @@ import { isWidening, quoteIdent as q, quoteLiteral, type SqlType, sqlLiteral } f
  * No BEGIN/COMMIT: the app's migration runner wraps each file in a transaction.
  */
 
-/** The marker the CLI echoes (`forge generate` prints every `-- charter: WARNING ...` line). */
+/** The comment a warned statement carries in the SQL, for whoever reads the file (the CLI reads the data). */
 export const WARNING_PREFIX = "-- charter: WARNING ";
 
 /** A dollar-quote tag that a contract value (an enum, a pattern) will not contain by accident. */
@@ -19,8 +20,8 @@ export function convertStatements(statements: readonly Statement[]): string {
   const blocks: string[] = [];
   let previous: Statement | null = null;
   for (const st of statements) {
-    const warning = statementWarning(st);
-    const sql = (warning === null ? "" : `${WARNING_PREFIX}${warning}\n`) + convertStatement(st);
+    const warning = warningOf(st);
+    const sql = (warning === null ? "" : `${WARNING_PREFIX}${warning.kind}: ${warning.message}\n`) + convertStatement(st);
     // Runs of one-line statements of a kind stay together; anything else gets a blank line.
     const sameRun = previous !== null && previous.type === st.type && warning === null && !sql.includes("\n");
     if (sameRun && blocks.length > 0) blocks[blocks.length - 1] += `\n${sql}`;
@@ -87,33 +88,48 @@ export function convertStatement(st: Statement): string {
   }
 }
 
+/** The warning of a statement as the text of its SQL comment (`destructive: drop table ...`). */
+export function statementWarning(st: Statement): string | null {
+  const w = warningOf(st);
+  return w === null ? null : `${w.kind}: ${w.message}`;
+}
+
 /**
  * What a user must read before applying a statement, or null. `destructive` marks steps that can
  * lose data or fail on existing rows; `review` marks steps that hold back (a NOT NULL that cannot be
  * enforced yet, a new check that existing rows must satisfy).
  */
-export function statementWarning(st: Statement): string | null {
+export function warningOf(st: Statement): GenerationWarning | null {
   switch (st.type) {
     case "drop_table":
-      return `destructive: drop table ${st.table} (all its rows are lost)`;
+      return { kind: "destructive", message: `drop table ${st.table} (all its rows are lost)` };
     case "drop_column":
-      return `destructive: drop column ${st.table}.${st.column} (its data is lost)`;
+      return { kind: "destructive", message: `drop column ${st.table}.${st.column} (its data is lost)` };
     case "drop_sequence":
-      return `destructive: drop sequence ${st.name} (its counter is lost)`;
+      return { kind: "destructive", message: `drop sequence ${st.name} (its counter is lost)` };
     case "alter_column_type":
       return isWidening(st.from, st.to)
         ? null
-        : `destructive: narrow ${st.table}.${st.column} from ${st.from} to ${st.to} (values may be rounded, truncated or fail to convert)`;
+        : {
+            kind: "destructive",
+            message: `narrow ${st.table}.${st.column} from ${st.from} to ${st.to} (values may be rounded, truncated or fail to convert)`,
+          };
     case "set_not_null":
       return st.fill !== null
-        ? `destructive: ${st.table}.${st.column} becomes NOT NULL; rows holding NULL get the default ${st.fill}`
-        : `destructive: ${st.table}.${st.column} becomes NOT NULL; enforced only when no row holds NULL (fill them, then regenerate)`;
+        ? { kind: "destructive", message: `${st.table}.${st.column} becomes NOT NULL; rows holding NULL get the default ${st.fill}` }
+        : {
+            kind: "destructive",
+            message: `${st.table}.${st.column} becomes NOT NULL; enforced only when no row holds NULL (fill them, then regenerate)`,
+          };
     case "add_column":
       return st.column.notNull && st.column.default === null
-        ? `review: ${st.table}.${st.column.name} is required without a default; added as nullable, NOT NULL enforced only when the table is empty`
+        ? {
+            kind: "review",
+            message: `${st.table}.${st.column.name} is required without a default; added as nullable, NOT NULL enforced only when the table is empty`,
+          }
         : null;
     case "add_check":
-      return st.mayRejectRows ? `review: existing rows of ${st.table} must satisfy ${st.check.name}` : null;
+      return st.mayRejectRows ? { kind: "review", message: `existing rows of ${st.table} must satisfy ${st.check.name}` } : null;
     case "create_sequence":
     case "create_table":
     case "ensure_columns":

@@ -128,10 +128,10 @@ function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): Ta
       indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
     }
     if (sequenceOf(f) !== null) indexes.push({ name: uniqueIndexName(t, f.name), columns: [f.name], unique: true });
-    // created_at is the default sort key of every list endpoint; state is the kanban's filter.
-    if (isStateField(entity, f) || f.name === "created_at") {
-      indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
-    }
+    // (created_at, id) is the default order of every list endpoint and the keyset its cursors
+    // continue from; state is the kanban's filter.
+    if (f.name === "created_at") indexes.push({ name: indexName(t, f.name), columns: ["created_at", "id"], unique: false });
+    if (isStateField(entity, f)) indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
   }
   return { key: entity.fqn, name: t, columns, checks, foreignKeys, indexes: dedupeIndexes(indexes) };
 }

@@ -7,6 +7,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from app import healer
+from app.cursor import InvalidCursor
 from app.responses import ORJSONResponse
 
 _NAMES = {
@@ -67,15 +68,22 @@ async def _http_error(_request: Request, exc: Exception) -> ORJSONResponse:
     assert isinstance(exc, HTTPException)
     name = _NAMES.get(exc.status_code, "error")
     message = exc.detail if isinstance(exc.detail, str) else name
-    return error_response(exc.status_code, name, message, headers=exc.headers)
+    return error_response(exc.status_code, name, message, headers=dict(exc.headers) if exc.headers else None)
 
 
 async def _validation_error(_request: Request, exc: Exception) -> ORJSONResponse:
     assert isinstance(exc, RequestValidationError)
     # Only location, message and type: pydantic's `input` and `ctx` may hold values that are
     # not JSON (or that echo secrets back).
-    details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()]
+    details = [
+        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()
+    ]
     return error_response(422, "validation_error", "the request is invalid", details)
+
+
+async def _invalid_cursor(_request: Request, exc: Exception) -> ORJSONResponse:
+    details = [{"loc": ["query", "after"], "msg": str(exc), "type": "cursor"}]
+    return error_response(422, "validation_error", str(exc), details)
 
 
 async def _unhandled(request: Request, exc: Exception) -> ORJSONResponse:
@@ -87,4 +95,5 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(InvalidCursor, _invalid_cursor)
     app.add_exception_handler(Exception, _unhandled)

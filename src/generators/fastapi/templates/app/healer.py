@@ -26,7 +26,9 @@ def contracts_for_path(path: str) -> tuple[str, str] | None:
     """The entity and Route contracts that serve `path`, by longest matching base path."""
     best: tuple[int, str, str] | None = None
     for base_path, entity_fqn, route_fqn in ROUTE_CONTRACTS:
-        if (path == base_path or path.startswith(base_path.rstrip("/") + "/")) and (best is None or len(base_path) > best[0]):
+        if (path == base_path or path.startswith(base_path.rstrip("/") + "/")) and (
+            best is None or len(base_path) > best[0]
+        ):
             best = (len(base_path), entity_fqn, route_fqn)
     return (best[1], best[2]) if best else None
 

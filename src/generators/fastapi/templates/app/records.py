@@ -2,15 +2,45 @@
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import uuid4
 
-from pydantic import BaseModel
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 
 from app.errors import ApiError
-from app.repositories.base import EntityMeta, ListQuery
+from app.repositories.base import EntityMeta, ListQuery, Page
 
-_LIST_PARAMS = frozenset({"limit", "offset", "sort", "q"})
+_LIST_PARAMS = frozenset({"limit", "offset", "sort", "q", "after", "with_total"})
+
+
+Q = TypeVar("Q", bound=BaseModel)
+
+
+def parse_query(model: type[Q], request: Request) -> Q:
+    """The query string validated by `model` in one pass (422 like any invalid parameter).
+
+    FastAPI's own query models (`Annotated[Model, Query()]`) inspect every field on every request;
+    a list endpoint has one per filterable field, so the list routes validate the query here and
+    declare it in the OpenAPI document with query_parameters().
+    """
+    try:
+        return model.model_validate(dict(request.query_params))
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("query", *e["loc"])} for e in exc.errors(include_url=False)]
+        raise RequestValidationError(errors) from None
+
+
+def query_parameters(model: type[BaseModel]) -> dict[str, Any]:
+    """`openapi_extra` declaring the fields of a query model as the route's query parameters."""
+    schema = model.model_json_schema(by_alias=True)
+    required = set(schema.get("required", ()))
+    parameters = [
+        {"name": name, "in": "query", "required": name in required, "schema": field}
+        for name, field in schema["properties"].items()
+    ]
+    return {"parameters": parameters}
 
 
 def fill(values: dict[str, Any], generators: Mapping[str, str], user_id: str) -> None:
@@ -37,13 +67,32 @@ def check_changes(meta: EntityMeta, changes: Mapping[str, Any]) -> None:
         )
     nulls = sorted(name for name in meta.required.intersection(changes) if changes[name] is None)
     if nulls:
-        raise ApiError(422, "validation_error", f"required fields cannot be null: {', '.join(nulls)}", {"null_fields": nulls})
+        raise ApiError(
+            422, "validation_error", f"required fields cannot be null: {', '.join(nulls)}", {"null_fields": nulls}
+        )
 
 
 def with_links(record: dict[str, Any], links: Mapping[str, str]) -> dict[str, Any]:
     record_id = str(record["id"])
     record["_links"] = {name: template.replace("{id}", record_id) for name, template in links.items()}
     return record
+
+
+def sort_key(meta: EntityMeta, value: str | None) -> str | None:
+    """Checks a list's `sort` parameter (`field` or `-field`) against the sortable fields."""
+    if value is not None and value.removeprefix("-") not in meta.sortable:
+        raise ValueError(f"not a sort key of {meta.name}; sortable: {', '.join(sorted(meta.sortable))}")
+    return value
+
+
+def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
+    """The body of a list response: {items, total, next_cursor}, each record with its links."""
+    # with_links inlined: the templates are split once per page, not once per record.
+    templates = [(name, template.split("{id}")) for name, template in links.items()]
+    for record in page.items:
+        record_id = str(record["id"])
+        record["_links"] = {name: record_id.join(parts) for name, parts in templates}
+    return {"items": page.items, "total": page.total, "next_cursor": page.next_cursor}
 
 
 def list_query(params: BaseModel) -> ListQuery:
@@ -56,4 +105,6 @@ def list_query(params: BaseModel) -> ListQuery:
         filters=filters,
         sort=values.get("sort"),
         search=values.get("q") or None,
+        after=values.get("after"),
+        with_total=values.get("with_total", True),
     )

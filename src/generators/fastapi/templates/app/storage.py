@@ -34,6 +34,9 @@ def _json_text(value: object) -> str:
 async def _init_connection(conn: asyncpg.Connection) -> None:
     for name in ("json", "jsonb"):
         await conn.set_type_codec(name, encoder=_json_text, decoder=orjson.loads, schema="pg_catalog")
+    # UUIDs as text: asyncpg's own UUID type is not one orjson serialises natively, and every
+    # response carries ids. Parameters may still be uuid.UUID (str() encodes them).
+    await conn.set_type_codec("uuid", encoder=str, decoder=str, schema="pg_catalog", format="text")
 
 
 async def _keep_session(_conn: asyncpg.Connection) -> None:

@@ -14,7 +14,17 @@ import asyncpg
 
 from app import events as event_bus
 from app.errors import ApiError
-from app.repositories.base import EntityMeta, ListQuery, Page, Record, Repository, check_query
+from app.repositories.base import (
+    EntityMeta,
+    ListQuery,
+    OrderKeys,
+    Page,
+    Record,
+    Repository,
+    check_query,
+    page_of,
+    position,
+)
 
 _PLACEHOLDER = re.compile(r"\{(prefix|n)(?::0(\d+))?\}")
 
@@ -51,6 +61,39 @@ def sequence_sql(fmt: str, prefix: str, n: str) -> str:
     return "(" + " || ".join(parts or ["''"]) + ")"
 
 
+def keyset(keys: OrderKeys, after: tuple[Any, ...], default_order: bool, args: list[Any]) -> str:
+    """The condition "the row comes after `after` in the order `keys`", with bound values.
+
+    The default order (created_at, id; never null, ascending) is one row comparison that the
+    (created_at, id) index answers directly. A requested sort column comes first and may be null:
+    PostgreSQL puts nulls last ascending and first descending, and the condition follows that.
+    """
+
+    def bind(value: Any) -> str:
+        args.append(value)
+        return f"${len(args)}"
+
+    head = () if default_order else keys[:1]
+    tail_keys = keys[len(head) :]
+    tail_values = after[len(head) :]
+    tail = (
+        f"({', '.join(ident(c) for c, _ in tail_keys)}) > ({', '.join(bind(v) for v in tail_values)})"
+        if tail_keys
+        else "FALSE"
+    )
+    if not head:
+        return tail
+    (column, descending), value = head[0], after[0]
+    col = ident(column)
+    if value is None:
+        # Nulls come first descending (then every non-null row follows), last ascending.
+        return f"({col} IS NOT NULL OR ({col} IS NULL AND {tail}))" if descending else f"({col} IS NULL AND {tail})"
+    v = bind(value)
+    if descending:
+        return f"({col} < {v} OR ({col} = {v} AND {tail}))"
+    return f"({col} > {v} OR {col} IS NULL OR ({col} = {v} AND {tail}))"
+
+
 def _conflict(exc: asyncpg.PostgresError) -> ApiError:
     detail = getattr(exc, "detail", None) or str(exc)
     return ApiError(409, "conflict", detail)
@@ -65,7 +108,6 @@ class PostgresRepository(Repository):
         self._returning = ", ".join(ident(c) for c in meta.columns)
         self._alive = ' AND "is_deleted" IS NOT TRUE' if meta.soft_delete else ""
         self._get_sql = f"SELECT {self._returning} FROM {self._table} WHERE id = $1{self._alive}"
-        self._order = ", ".join(ident(c) for c in meta.default_order)
         self._statements: dict[tuple[Any, ...], str] = {}
 
     def _with_events(self, write: str, events_param: int | None) -> str:
@@ -81,7 +123,8 @@ class PostgresRepository(Repository):
         )
 
     async def list(self, query: ListQuery) -> Page:
-        sort_column, descending = check_query(self.meta, query)
+        keys = check_query(self.meta, query)
+        after = position(query, keys)
         where: list[str] = ['"is_deleted" IS NOT TRUE'] if self.meta.soft_delete else []
         args: list[Any] = []
         for column, value in query.filters.items():
@@ -91,25 +134,33 @@ class PostgresRepository(Repository):
             args.append(f"%{escape_like(query.search)}%")
             n = len(args)
             where.append("(" + " OR ".join(f"{ident(c)}::text ILIKE ${n}" for c in self.meta.searchable) + ")")
-        where_sql = f" WHERE {' AND '.join(where)}" if where else ""
-        order = self._order
-        if sort_column is not None:
-            order = f"{ident(sort_column)} {'DESC' if descending else 'ASC'}, {order}"
-        args += [query.limit, query.offset]
+        matching = f" WHERE {' AND '.join(where)}" if where else ""
+        count_args = list(args)
+        # The total is a count of its own (an InitPlan, run once per query), never a window over the
+        # sorted rows: counting can use any index, and the page below reads only limit + 1 rows.
+        count = f"SELECT count(*) FROM {self._table}{matching}"
+        total_column = f", ({count}) AS __total" if query.with_total else ""
+        page_where = [*where, keyset(keys, after, query.sort is None, args)] if after is not None else where
+        order = ", ".join(f"{ident(c)} DESC" if descending else ident(c) for c, descending in keys)
+        page_sql = f" WHERE {' AND '.join(page_where)}" if page_where else ""
+        # LIMIT and OFFSET are validated integers, written into the statement so the planner knows
+        # them (a prepared statement's generic plan would have to guess how many rows are read).
         sql = (
-            f"SELECT {self._returning}, count(*) OVER () AS __total FROM {self._table}{where_sql} "
-            f"ORDER BY {order} LIMIT ${len(args) - 1} OFFSET ${len(args)}"
+            f"SELECT {self._returning}{total_column} FROM {self._table}{page_sql} "
+            f"ORDER BY {order} LIMIT {int(query.limit) + 1}"
         )
+        if query.offset:
+            sql += f" OFFSET {int(query.offset)}"
         rows = await self._pool.fetch(sql, *args)
-        if rows:
+        total: int | None = None
+        if rows and query.with_total:
             total = rows[0]["__total"]
-        elif query.offset > 0:
-            # Past the end the window count has no row to ride on: count on its own.
-            total = await self._pool.fetchval(f"SELECT count(*) FROM {self._table}{where_sql}", *args[:-2])
-        else:
-            total = 0
+        elif query.with_total:
+            # No row to carry the count (past the end, or nothing matches): count on its own.
+            total = await self._pool.fetchval(count, *count_args)
         columns = self._columns
-        return Page(items=[dict(zip(columns, row, strict=False)) for row in rows], total=total)
+        records = [dict(zip(columns, row, strict=False)) for row in rows]
+        return page_of(records, query, keys, total)
 
     async def get(self, record_id: UUID) -> Record | None:
         row = await self._pool.fetchrow(self._get_sql, record_id)

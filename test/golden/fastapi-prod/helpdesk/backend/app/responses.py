@@ -4,7 +4,7 @@
 from typing import Any
 
 import orjson
-from starlette.responses import Response
+from starlette.responses import JSONResponse
 
 
 def _fallback(value: Any) -> str:
@@ -12,8 +12,9 @@ def _fallback(value: Any) -> str:
     return str(value)
 
 
-class ORJSONResponse(Response):
-    media_type = "application/json"
+class ORJSONResponse(JSONResponse):
+    """JSONResponse (so FastAPI declares the route's response model in the OpenAPI document) with
+    orjson rendering."""
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content, default=_fallback, option=orjson.OPT_NON_STR_KEYS)

@@ -39,7 +39,5 @@ TICKET_LIFECYCLE = Workflow(
         ("resolved", "in_progress"): Effects(events=("ticket_reopened",), set={"escalated": True}),
     },
     type_field="type",
-    type_overrides={
-        "incident": {"new": ("in_progress", "cancelled")},
-    },
+    type_overrides={"incident": {"new": ("in_progress", "cancelled")}},
 )

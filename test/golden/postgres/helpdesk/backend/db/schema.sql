@@ -284,11 +284,11 @@ BEGIN
 END
 $charter$;
 
-CREATE INDEX IF NOT EXISTS "ix_support_agents_created_at" ON "support_agents" ("created_at");
-CREATE INDEX IF NOT EXISTS "ix_customers_created_at" ON "customers" ("created_at");
+CREATE INDEX IF NOT EXISTS "ix_support_agents_created_at" ON "support_agents" ("created_at", "id");
+CREATE INDEX IF NOT EXISTS "ix_customers_created_at" ON "customers" ("created_at", "id");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_customers_number" ON "customers" ("number");
 CREATE INDEX IF NOT EXISTS "ix_tickets_assignee_id" ON "tickets" ("assignee_id");
-CREATE INDEX IF NOT EXISTS "ix_tickets_created_at" ON "tickets" ("created_at");
+CREATE INDEX IF NOT EXISTS "ix_tickets_created_at" ON "tickets" ("created_at", "id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_customer_id" ON "tickets" ("customer_id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_state" ON "tickets" ("state");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_tickets_number" ON "tickets" ("number");

@@ -4,9 +4,9 @@
 import logging
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import jwt
+from jwt.types import Options
 from starlette.concurrency import run_in_threadpool
 
 from app.principal import User
@@ -95,7 +95,7 @@ class ExternalProvider(AuthProvider):
         except (jwt.PyJWTError, ValueError):
             # A malformed token, a kid the set does not have, or a set that is not JSON.
             return None
-        options: dict[str, Any] = {"require": ["sub", "exp"], "verify_aud": self._audience is not None}
+        options: Options = {"require": ["sub", "exp"], "verify_aud": self._audience is not None}
         try:
             # The PyJWK, not its raw key: decode then refuses a token whose alg is not the key's own
             # (an ES256 header on an RSA key), instead of failing inside the signature check.

@@ -67,7 +67,9 @@ class PostgresUserStore(UserStore):
                 "SELECT id, email, role, password_hash FROM auth_users WHERE lower(email) = lower($1)", email
             )
         else:
-            row = await self._pool.fetchrow("SELECT id, email, role, password_hash FROM auth_users WHERE id = $1", user_id)
+            row = await self._pool.fetchrow(
+                "SELECT id, email, role, password_hash FROM auth_users WHERE id = $1", user_id
+            )
         return StoredUser(**dict(row)) if row is not None else None
 
     async def missing(self, ids: Sequence[str]) -> set[str]:

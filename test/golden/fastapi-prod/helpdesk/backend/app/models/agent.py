@@ -6,39 +6,30 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
 
+from app.domain import AGENT
 from app.fieldtypes import Int64, UtcDatetime
+from app.records import sort_key
 
 AgentTeam = Literal["support", "engineering", "billing"]
 AgentMaxOpenTickets = Annotated[Int64, Field(ge=1, le=50)]
-AgentSortKey = Literal[
-    "id",
-    "-id",
-    "created_at",
-    "-created_at",
-    "updated_at",
-    "-updated_at",
-    "name",
-    "-name",
-    "email",
-    "-email",
-    "team",
-    "-team",
-    "active",
-    "-active",
-    "max_open_tickets",
-    "-max_open_tickets",
-]
 
 
-class AgentCreate(BaseModel):
-    """Body of POST /agents: required fields are mandatory, the others optional."""
+class AgentBase(BaseModel):
+    """The fields every agent model declares alike."""
 
-    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     name: str
     email: EmailStr
+
+
+class AgentCreate(AgentBase):
+    """Body of POST /agents: required fields are mandatory, the others optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
     team: AgentTeam = "support"
     active: bool = True
     max_open_tickets: AgentMaxOpenTickets = 10
@@ -56,25 +47,32 @@ class AgentUpdate(BaseModel):
     max_open_tickets: AgentMaxOpenTickets | None = None
 
 
-class AgentResponse(BaseModel):
-    """One agent record as the API returns it, with its links."""
+class AgentPublic(AgentBase):
+    """One agent record as the API returns it: every field present, null only where the column allows it."""
 
-    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
-    id: UUID
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    name: str | None = None
-    email: str | None = None
-    team: str | None = None
+    team: AgentTeam | None = None
     active: bool | None = None
-    max_open_tickets: int | None = None
-    links: dict[str, str] = Field(alias="_links")
+    max_open_tickets: AgentMaxOpenTickets | None = None
+    id: UUID = Field(description="Primary key")
+    created_at: datetime = Field(description="When the record was created")
+    updated_at: datetime = Field(description="When the record last changed")
+    links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
+
+
+# The name SPEC.md gives the response model.
+AgentResponse = AgentPublic
 
 
 class AgentList(BaseModel):
-    items: list[AgentResponse]
-    total: int
+    """A page of agents: `next_cursor` continues after its last record (null on the last page)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    items: list[AgentPublic]
+    total: int | None = Field(description="Records matching the filters; null when with_total=false")
+    next_cursor: str | None
 
 
 class AgentFilters(BaseModel):
@@ -84,8 +82,10 @@ class AgentFilters(BaseModel):
 
     limit: int = Field(100, ge=1, le=1000)
     offset: int = Field(0, ge=0)
-    sort: AgentSortKey | None = None
-    q: str | None = None
+    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: str | None = Field(None, description="Case-insensitive search over the text fields")
+    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
@@ -94,3 +94,8 @@ class AgentFilters(BaseModel):
     team: AgentTeam | None = None
     active: bool | None = None
     max_open_tickets: Int64 | None = None
+
+    @field_validator("sort")
+    @classmethod
+    def _sortable(cls, value: str | None) -> str | None:
+        return sort_key(AGENT, value)

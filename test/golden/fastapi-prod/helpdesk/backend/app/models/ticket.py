@@ -3,12 +3,14 @@
 """Request and response models of ticket records (entity/helpdesk/ticket). A customer support request."""
 
 from datetime import date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
 
+from app.domain import TICKET
 from app.fieldtypes import Int64, JsonObject, UtcDatetime
+from app.records import sort_key
 
 TicketTitle = Annotated[str, Field(min_length=3, max_length=200)]
 TicketPriority = Literal["low", "medium", "high", "critical"]
@@ -17,83 +19,38 @@ TicketEstimateHours = Annotated[float, Field(ge=0, le=1000)]
 TicketStoryPoints = Annotated[Int64, Field(ge=0, le=100)]
 TicketExternalUrl = Annotated[str, Field(pattern="^https?://")]
 TicketState = Literal["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"]
-TicketSortKey = Literal[
-    "id",
-    "-id",
-    "number",
-    "-number",
-    "created_at",
-    "-created_at",
-    "updated_at",
-    "-updated_at",
-    "deleted_at",
-    "-deleted_at",
-    "deleted_by",
-    "-deleted_by",
-    "is_deleted",
-    "-is_deleted",
-    "due_at",
-    "-due_at",
-    "sla_breached",
-    "-sla_breached",
-    "title",
-    "-title",
-    "description",
-    "-description",
-    "priority",
-    "-priority",
-    "type",
-    "-type",
-    "customer_id",
-    "-customer_id",
-    "assignee_id",
-    "-assignee_id",
-    "reporter_email",
-    "-reporter_email",
-    "resolution",
-    "-resolution",
-    "estimate_hours",
-    "-estimate_hours",
-    "story_points",
-    "-story_points",
-    "due_date",
-    "-due_date",
-    "escalated",
-    "-escalated",
-    "external_url",
-    "-external_url",
-    "reference_code",
-    "-reference_code",
-    "created_by",
-    "-created_by",
-    "state",
-    "-state",
-]
 
 
-class TicketCreate(BaseModel):
-    """Body of POST /tickets: required fields are mandatory, the others optional."""
+class TicketBase(BaseModel):
+    """The fields every ticket model declares alike."""
 
-    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
-    tags: list[str] = Field(default_factory=list, description="Free-form labels")
     due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
-    sla_breached: bool = False
     title: TicketTitle = Field(description="One-line summary")
     description: str | None = Field(None, description="Full description of the problem")
-    priority: TicketPriority = "medium"
-    type: TicketType = "request"
     customer_id: UUID
     assignee_id: UUID | None = None
     reporter_email: EmailStr | None = None
     resolution: str | None = None
     estimate_hours: TicketEstimateHours | None = None
-    story_points: TicketStoryPoints = 1
     due_date: date | None = None
-    escalated: bool = False
     external_url: TicketExternalUrl | None = None
-    attachments: list[str] = Field(default_factory=list)
     custom_data: JsonObject | None = None
+
+
+class TicketCreate(TicketBase):
+    """Body of POST /tickets: required fields are mandatory, the others optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tags: list[str] = Field(default_factory=list, description="Free-form labels")
+    sla_breached: bool = False
+    priority: TicketPriority = "medium"
+    type: TicketType = "request"
+    story_points: TicketStoryPoints = 1
+    escalated: bool = False
+    attachments: list[str] = Field(default_factory=list)
 
 
 class TicketUpdate(BaseModel):
@@ -121,45 +78,43 @@ class TicketUpdate(BaseModel):
     custom_data: JsonObject | None = None
 
 
-class TicketResponse(BaseModel):
-    """One ticket record as the API returns it, with its links."""
+class TicketPublic(TicketBase):
+    """One ticket record as the API returns it: every field present, null only where the column allows it."""
 
-    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
-    id: UUID
-    number: str | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    deleted_at: datetime | None = None
-    deleted_by: str | None = None
-    is_deleted: bool | None = None
-    tags: list[str] | None = None
-    due_at: datetime | None = None
+    tags: list[str] | None = Field(None, description="Free-form labels")
     sla_breached: bool | None = None
-    title: str | None = None
-    description: str | None = None
-    priority: str | None = None
-    type: str | None = None
-    customer_id: UUID | None = None
-    assignee_id: UUID | None = None
-    reporter_email: str | None = None
-    resolution: str | None = None
-    estimate_hours: float | None = None
-    story_points: int | None = None
-    due_date: date | None = None
+    priority: TicketPriority | None = None
+    type: TicketType | None = None
+    story_points: TicketStoryPoints | None = None
     escalated: bool | None = None
-    external_url: str | None = None
     attachments: list[str] | None = None
-    custom_data: dict[str, Any] | None = None
+    id: UUID = Field(description="Primary key")
+    number: str | None = Field(None, description="Sequential, human-readable number")
+    created_at: datetime = Field(description="When the record was created")
+    updated_at: datetime = Field(description="When the record last changed")
+    deleted_at: datetime | None = Field(None, description="When the record was deleted")
+    deleted_by: str | None = Field(None, description="Who deleted the record")
+    is_deleted: bool | None = Field(None, description="Whether the record is deleted")
     reference_code: UUID | None = None
     created_by: str | None = None
-    state: str | None = None
-    links: dict[str, str] = Field(alias="_links")
+    state: TicketState = Field(description="Workflow state")
+    links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
+
+
+# The name SPEC.md gives the response model.
+TicketResponse = TicketPublic
 
 
 class TicketList(BaseModel):
-    items: list[TicketResponse]
-    total: int
+    """A page of tickets: `next_cursor` continues after its last record (null on the last page)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    items: list[TicketPublic]
+    total: int | None = Field(description="Records matching the filters; null when with_total=false")
+    next_cursor: str | None
 
 
 class TicketFilters(BaseModel):
@@ -169,8 +124,10 @@ class TicketFilters(BaseModel):
 
     limit: int = Field(100, ge=1, le=1000)
     offset: int = Field(0, ge=0)
-    sort: TicketSortKey | None = None
-    q: str | None = None
+    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: str | None = Field(None, description="Case-insensitive search over the text fields")
+    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
     number: str | None = None
     created_at: UtcDatetime | None = None
@@ -196,3 +153,8 @@ class TicketFilters(BaseModel):
     reference_code: UUID | None = None
     created_by: str | None = None
     state: TicketState | None = None
+
+    @field_validator("sort")
+    @classmethod
+    def _sortable(cls, value: str | None) -> str | None:
+        return sort_key(TICKET, value)

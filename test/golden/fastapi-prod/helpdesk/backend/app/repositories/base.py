@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from app import cursor
+
 Record = dict[str, Any]
 
 
@@ -58,12 +60,19 @@ class ListQuery:
     # `field` or `-field` (descending); validated against EntityMeta.sortable.
     sort: str | None = None
     search: str | None = None
+    # An opaque cursor (app/cursor.py): the page starts after the row it points at.
+    after: str | None = None
+    # False skips counting the matching rows (`total` is then None): a client paging with cursors
+    # already knows the total from its first page.
+    with_total: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
     items: list[Record]
-    total: int
+    total: int | None
+    # The cursor of the next page, None on the last one.
+    next_cursor: str | None = None
 
 
 class Repository(ABC):
@@ -105,15 +114,40 @@ class Repository(ABC):
         return await self.update(record_id, {**changes, "state": new_state}, events, expected_state)
 
 
-def check_query(meta: EntityMeta, query: ListQuery) -> tuple[str | None, bool]:
-    """The sort column and direction; refuses anything not declared (defence in depth)."""
+# (column, descending) pairs: the order of a list, most significant first.
+OrderKeys = tuple[tuple[str, bool], ...]
+
+
+def check_query(meta: EntityMeta, query: ListQuery) -> OrderKeys:
+    """The order of the list: the requested sort column (if any), then the default order, which
+    ends with the primary key so that every row has a distinct position for cursors. Refuses any
+    filter or sort not declared (defence in depth: the query model already does)."""
     for name in query.filters:
         if name not in meta.filterable:
             raise ValueError(f"{name!r} is not a filter of {meta.name}")
     if query.sort is None:
-        return None, False
+        return tuple((column, False) for column in meta.default_order)
     descending = query.sort.startswith("-")
     column = query.sort.removeprefix("-")
     if column not in meta.sortable:
         raise ValueError(f"{column!r} is not a sort key of {meta.name}")
-    return column, descending
+    return ((column, descending), *((c, False) for c in meta.default_order if c != column))
+
+
+def position(query: ListQuery, keys: OrderKeys) -> tuple[Any, ...] | None:
+    """The decoded `after` cursor of the query, or None for a list from its start."""
+    if query.after is None:
+        return None
+    if query.offset:
+        raise cursor.InvalidCursor("`after` and `offset` cannot be combined; use one way of paging")
+    return cursor.decode(query.after, query.sort, len(keys))
+
+
+def page_of(rows: Sequence[Record], query: ListQuery, keys: OrderKeys, total: int | None) -> Page:
+    """A page from up to limit + 1 rows: the extra row only tells that a next page exists."""
+    items = list(rows[: query.limit])
+    next_cursor = None
+    if len(rows) > query.limit and items:
+        last = items[-1]
+        next_cursor = cursor.encode(query.sort, [last[column] for column, _ in keys])
+    return Page(items=items, total=total, next_cursor=next_cursor)

@@ -4,12 +4,37 @@
 import copy
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 from uuid import UUID, uuid4
 
 from app import events as event_bus
 from app.errors import ApiError
-from app.repositories.base import EntityMeta, ListQuery, Page, Record, Repository, check_query
+from app.repositories.base import (
+    EntityMeta,
+    ListQuery,
+    OrderKeys,
+    Page,
+    Record,
+    Repository,
+    check_query,
+    page_of,
+    position,
+)
+
+
+def comes_after(row: Record, keys: OrderKeys, after: tuple[Any, ...]) -> bool:
+    """Whether `row` sorts after the position `after` (the same rule as the SQL keyset condition)."""
+    for (column, descending), mark in zip(keys, after, strict=True):
+        value = row.get(column)
+        if value == mark:
+            continue
+        if value is None:  # nulls: after everything ascending, before everything descending
+            return not descending
+        if mark is None:
+            return descending
+        return bool(value < mark) if descending else bool(value > mark)
+    return False
 
 
 class MemoryStore:
@@ -63,7 +88,8 @@ class MemoryRepository(Repository):
             )
 
     async def list(self, query: ListQuery) -> Page:
-        sort_column, descending = check_query(self.meta, query)
+        keys = check_query(self.meta, query)
+        after = position(query, keys)
         rows = [row for row in self._rows.values() if self._visible(row)]
         for column, value in query.filters.items():
             rows = [row for row in rows if row.get(column) == value]
@@ -74,14 +100,18 @@ class MemoryRepository(Repository):
                 for row in rows
                 if any(needle in str(row.get(column) or "").casefold() for column in self.meta.searchable)
             ]
-        if sort_column is not None:
-            present = [row for row in rows if row.get(sort_column) is not None]
-            absent = [row for row in rows if row.get(sort_column) is None]
-            present.sort(key=lambda row: row[sort_column], reverse=descending)
-            # As in PostgreSQL: missing values sort last ascending, first descending.
+        total = len(rows) if query.with_total else None
+        # Stable sorts from the least significant key up. As in PostgreSQL, missing values sort
+        # last ascending and first descending.
+        for column, descending in reversed(keys):
+            present = [row for row in rows if row.get(column) is not None]
+            absent = [row for row in rows if row.get(column) is None]
+            present.sort(key=itemgetter(column), reverse=descending)
             rows = absent + present if descending else present + absent
-        page = rows[query.offset : query.offset + query.limit]
-        return Page(items=[copy.deepcopy(row) for row in page], total=len(rows))
+        if after is not None:
+            rows = [row for row in rows if comes_after(row, keys, after)]
+        page = rows[query.offset : query.offset + query.limit + 1]
+        return page_of([copy.deepcopy(row) for row in page], query, keys, total)
 
     async def get(self, record_id: UUID) -> Record | None:
         row = self._rows.get(record_id)
@@ -89,7 +119,7 @@ class MemoryRepository(Repository):
 
     async def create(self, values: Record, events: Sequence[str] = ()) -> Record:
         self._check_references(values)
-        row = {column: None for column in self.meta.columns}
+        row: Record = dict.fromkeys(self.meta.columns)
         row.update(copy.deepcopy(self.meta.server_defaults))
         row.update(copy.deepcopy(values))
         if row.get("id") is None:

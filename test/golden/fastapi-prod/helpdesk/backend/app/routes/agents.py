@@ -2,17 +2,16 @@
 
 """Agents API (route/helpdesk/agent_api)."""
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import not_found
-from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentResponse, AgentUpdate
-from app.records import check_changes, fill, list_query, with_links
+from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 
@@ -26,7 +25,11 @@ CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
 CREATE_RULES = (
     Rule(
         source="max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'",
-        check=lambda values: values.get("max_open_tickets") is None or expr.le(values.get("max_open_tickets"), 30) or values.get("team") == "engineering",
+        check=lambda values: (
+            values.get("max_open_tickets") is None
+            or expr.le(values.get("max_open_tickets"), 30)
+            or values.get("team") == "engineering"
+        ),
         status=422,
         error="validation_error",
     ),
@@ -40,16 +43,17 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
     operation_id="agents-list",
     summary="List agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
+    openapi_extra=query_parameters(AgentFilters),
 )
-async def list_agents(params: Annotated[AgentFilters, Query()]) -> ORJSONResponse:
+async def list_agents(request: Request) -> ORJSONResponse:
     repo = repository("agent")
-    page = await repo.list(list_query(params))
-    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
+    page = await repo.list(list_query(parse_query(AgentFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(
     "/{record_id}",
-    response_model=AgentResponse,
+    response_model=AgentPublic,
     operation_id="agents-get",
     summary="Get agent",
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
@@ -64,7 +68,7 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
 
 @router.post(
     "",
-    response_model=AgentResponse,
+    response_model=AgentPublic,
     status_code=201,
     operation_id="agents-create",
     summary="Create agent",
@@ -81,7 +85,7 @@ async def create_agent(body: AgentCreate, user: CurrentUser) -> ORJSONResponse:
 
 @router.patch(
     "/{record_id}",
-    response_model=AgentResponse,
+    response_model=AgentPublic,
     operation_id="agents-update",
     summary="Update agent",
     dependencies=ADMIN,

@@ -2,17 +2,16 @@
 
 """Customers API (route/helpdesk/customer_api)."""
 
-from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import not_found
-from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerResponse, CustomerUpdate
-from app.records import check_changes, fill, list_query, with_links
+from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.rules import Rule, enforce
 
@@ -22,7 +21,13 @@ ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 
 LINKS = {"self": "/customers/{id}"}
-CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update", "created_by": "current_user", "updated_by": "current_user"}
+CREATE_FILL = {
+    "id": "uuid",
+    "created_at": "now",
+    "updated_at": "now_on_update",
+    "created_by": "current_user",
+    "updated_by": "current_user",
+}
 CREATE_RULES = (
     Rule(
         source="plan != 'enterprise' or is_set(company)",
@@ -41,16 +46,17 @@ UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
     operation_id="customers-list",
     summary="List customers",
     dependencies=ADMIN_OR_AGENT,
+    openapi_extra=query_parameters(CustomerFilters),
 )
-async def list_customers(params: Annotated[CustomerFilters, Query()]) -> ORJSONResponse:
+async def list_customers(request: Request) -> ORJSONResponse:
     repo = repository("customer")
-    page = await repo.list(list_query(params))
-    return ORJSONResponse({"items": [with_links(r, LINKS) for r in page.items], "total": page.total})
+    page = await repo.list(list_query(parse_query(CustomerFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(
     "/{record_id}",
-    response_model=CustomerResponse,
+    response_model=CustomerPublic,
     operation_id="customers-get",
     summary="Get a customer",
     dependencies=ADMIN_OR_AGENT,
@@ -65,7 +71,7 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
 
 @router.post(
     "",
-    response_model=CustomerResponse,
+    response_model=CustomerPublic,
     status_code=201,
     operation_id="customers-create",
     summary="Create a customer",
@@ -82,7 +88,7 @@ async def create_customer(body: CustomerCreate, user: CurrentUser) -> ORJSONResp
 
 @router.patch(
     "/{record_id}",
-    response_model=CustomerResponse,
+    response_model=CustomerPublic,
     operation_id="customers-update",
     summary="Update a customer",
     dependencies=ADMIN_OR_AGENT,

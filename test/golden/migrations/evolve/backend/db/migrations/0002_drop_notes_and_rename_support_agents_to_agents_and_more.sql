@@ -120,6 +120,6 @@ BEGIN
 END
 $charter$;
 
-CREATE INDEX IF NOT EXISTS "ix_products_created_at" ON "products" ("created_at");
+CREATE INDEX IF NOT EXISTS "ix_products_created_at" ON "products" ("created_at", "id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_product_id" ON "tickets" ("product_id");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_auth_users_email" ON "auth_users" ("email");

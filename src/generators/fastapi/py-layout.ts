@@ -1,0 +1,190 @@
+import type { Expr } from "../../contracts/expression.js";
+import { compileChain, compileExpr, LINE_LENGTH, pyStr } from "./python.js";
+
+/**
+ * Python expressions as a small tree, laid out the way `ruff format` (black's style) lays them out:
+ * a statement stays on one line when it fits in LINE_LENGTH; otherwise its last bracket is split,
+ * first with the whole content on one indented line, then, when that does not fit either, with one
+ * element per line and a trailing comma, each element laid out the same way. Generated modules
+ * then pass `ruff format --check` by construction, and emitters never count characters.
+ */
+export type PyExpr =
+  | string
+  /** `explode`: one argument per line even when they fit on one (kept so by ruff's magic trailing comma). */
+  | { kind: "call"; callee: string; args: readonly PyExpr[]; explode?: boolean }
+  | { kind: "tuple" | "list" | "set"; items: readonly PyExpr[] }
+  | { kind: "dict"; entries: readonly (readonly [PyExpr, PyExpr])[]; explode?: boolean }
+  | { kind: "keyword"; name: string; value: PyExpr }
+  | { kind: "lambda"; params: string; body: PyExpr }
+  /** `a or b or c`: split before each operator, inside the parentheses of its context. */
+  | { kind: "chain"; op: "and" | "or"; operands: readonly PyExpr[] }
+  /** `(inner)`: a parenthesised sub-expression, split inside its parentheses. */
+  | { kind: "paren"; inner: PyExpr }
+  /** `name[a, b]`: a subscript (a `Literal[...]`), split like a list. */
+  | { kind: "subscript"; value: string; items: readonly PyExpr[] }
+  /** A string literal; too long for its line, it becomes implicitly concatenated pieces in parentheses. */
+  | { kind: "string"; text: string };
+
+export const call = (callee: string, args: readonly PyExpr[]): PyExpr => ({ kind: "call", callee, args });
+/** A call or dict that always takes one line per argument or entry (a list of facts reads best so). */
+export const exploded = (e: PyExpr): PyExpr =>
+  typeof e === "object" && (e.kind === "call" || e.kind === "dict") ? { ...e, explode: true } : e;
+export const tuple = (items: readonly PyExpr[]): PyExpr => ({ kind: "tuple", items });
+export const set = (items: readonly PyExpr[]): PyExpr => ({ kind: "set", items });
+export const dict = (entries: readonly (readonly [PyExpr, PyExpr])[]): PyExpr => ({ kind: "dict", entries });
+export const kw = (name: string, value: PyExpr): PyExpr => ({ kind: "keyword", name, value });
+export const lambda = (params: string, body: PyExpr): PyExpr => ({ kind: "lambda", params, body });
+export const subscript = (value: string, items: readonly PyExpr[]): PyExpr => ({ kind: "subscript", value, items });
+export const str = (text: string): PyExpr => ({ kind: "string", text });
+
+// layout() asks for the one-line form of each subtree at every level: remembered per node.
+const flatCache = new WeakMap<object, string>();
+
+/** The expression on one line. */
+export function flat(e: PyExpr): string {
+  if (typeof e === "string") return e;
+  let text = flatCache.get(e);
+  if (text === undefined) {
+    text = flatUncached(e);
+    flatCache.set(e, text);
+  }
+  return text;
+}
+
+function flatUncached(e: Exclude<PyExpr, string>): string {
+  switch (e.kind) {
+    case "call":
+      return `${e.callee}(${e.args.map(flat).join(", ")})`;
+    case "tuple":
+      return e.items.length === 1 ? `(${flat(e.items[0] as PyExpr)},)` : `(${e.items.map(flat).join(", ")})`;
+    case "list":
+      return `[${e.items.map(flat).join(", ")}]`;
+    case "set":
+      return e.items.length === 0 ? "set()" : `{${e.items.map(flat).join(", ")}}`;
+    case "dict":
+      return `{${e.entries.map(([k, v]) => `${flat(k)}: ${flat(v)}`).join(", ")}}`;
+    case "keyword":
+      return `${e.name}=${flat(e.value)}`;
+    case "lambda":
+      return `lambda ${e.params}: ${flat(e.body)}`;
+    case "chain":
+      return e.operands.map(flat).join(` ${e.op} `);
+    case "paren":
+      return `(${flat(e.inner)})`;
+    case "subscript":
+      return `${e.value}[${e.items.map(flat).join(", ")}]`;
+    case "string":
+      return pyStr(e.text);
+  }
+}
+
+const pad = (n: number): string => " ".repeat(n);
+
+/**
+ * `prefix + e + suffix` at `indent` spaces, split over lines as ruff format would. `prefix` is what
+ * precedes the expression on its first line (`NAME = `, `@`, `return `), `suffix` what follows it.
+ */
+export function layout(e: PyExpr, indent = 0, prefix = "", suffix = ""): string {
+  const one = `${pad(indent)}${prefix}${flat(e)}${suffix}`;
+  const lead = `${pad(indent)}${prefix}`;
+  if (typeof e === "object" && (e.kind === "call" || e.kind === "dict") && e.explode) {
+    const items =
+      e.kind === "call"
+        ? e.args.map((a) => layout(a, indent + 4, "", ","))
+        : e.entries.map(([k, v]) => layout(v, indent + 4, `${flat(k)}: `, ","));
+    if (items.length > 0) {
+      const [open, close] = e.kind === "call" ? [`${e.callee}(`, ")"] : ["{", "}"];
+      return `${lead}${open}\n${items.join("\n")}\n${pad(indent)}${close}${suffix}`;
+    }
+  }
+  if (one.length <= LINE_LENGTH || typeof e === "string") return one;
+  switch (e.kind) {
+    case "keyword":
+      return layout(e.value, indent, `${prefix}${e.name}=`, suffix);
+    case "lambda": {
+      // ruff wraps a long lambda body in parentheses and splits inside them.
+      return `${lead}lambda ${e.params}: (\n${body([e.body], indent + 4, false, e.body)}\n${pad(indent)})${suffix}`;
+    }
+    case "chain":
+      return [
+        layout(e.operands[0] as PyExpr, indent, prefix),
+        ...e.operands.slice(1).map((o, i) => layout(o, indent, `${e.op} `, i === e.operands.length - 2 ? suffix : "")),
+      ].join("\n");
+    case "paren":
+      return `${lead}(\n${body([e.inner], indent + 4, false, e.inner)}\n${pad(indent)})${suffix}`;
+    case "subscript":
+      return `${lead}${e.value}[\n${body(e.items, indent + 4, true)}\n${pad(indent)}]${suffix}`;
+    case "string":
+      return `${lead}(\n${stringPieces(e.text, indent + 4).join("\n")}\n${pad(indent)})${suffix}`;
+    case "call":
+      return `${lead}${e.callee}(\n${body(e.args, indent + 4, true)}\n${pad(indent)})${suffix}`;
+    case "tuple":
+      return `${lead}(\n${body(e.items, indent + 4, true, undefined, e.items.length === 1)}\n${pad(indent)})${suffix}`;
+    case "list":
+      return `${lead}[\n${body(e.items, indent + 4, true)}\n${pad(indent)}]${suffix}`;
+    case "set":
+      return `${lead}{\n${body(e.items, indent + 4, true)}\n${pad(indent)}}${suffix}`;
+    case "dict": {
+      const entries = e.entries.map(([k, v]) => ({ k, v }));
+      const inner = pad(indent + 4);
+      const hug = `${inner}${e.entries.map(([k, v]) => `${flat(k)}: ${flat(v)}`).join(", ")}`;
+      if (hug.length <= LINE_LENGTH && entries.length > 1) return `${lead}{\n${hug}\n${pad(indent)}}${suffix}`;
+      const lines = entries.map(({ k, v }) => layout(v, indent + 4, `${flat(k)}: `, ","));
+      return `${lead}{\n${lines.join("\n")}\n${pad(indent)}}${suffix}`;
+    }
+  }
+}
+
+/**
+ * The content of a split bracket: on one line when it fits (ruff keeps a lone argument there too,
+ * without a trailing comma); otherwise one element per line, each with a trailing comma.
+ */
+function body(items: readonly PyExpr[], indent: number, commas: boolean, only?: PyExpr, forceComma = false): string {
+  if (only !== undefined) {
+    const one = `${pad(indent)}${flat(only)}`;
+    if (one.length <= LINE_LENGTH) return one;
+    return layout(only, indent);
+  }
+  const hug = `${pad(indent)}${items.map(flat).join(", ")}${forceComma ? "," : ""}`;
+  if (hug.length <= LINE_LENGTH) return hug;
+  // A lone argument that does not fit is split itself, without a comma after it.
+  if (items.length === 1 && !forceComma) return layout(items[0] as PyExpr, indent);
+  return items.map((item) => layout(item, indent, "", commas ? "," : "")).join("\n");
+}
+
+/** Pieces of a long string, each a literal that fits on its line, split after spaces. */
+function stringPieces(text: string, indent: number): string[] {
+  const room = Math.max(20, LINE_LENGTH - indent - 2);
+  const pieces: string[] = [];
+  let current = "";
+  for (const word of text.split(/(?<= )/)) {
+    if (current && pyStr(current + word).length > room) {
+      pieces.push(current);
+      current = word;
+    } else current += word;
+  }
+  if (current) pieces.push(current);
+  return pieces.map((p) => `${pad(indent)}${pyStr(p)}`);
+}
+
+/**
+ * A contract expression as Python, split before its `and`/`or` operators when it is too long;
+ * a parenthesised chain inside a chain splits inside its own parentheses.
+ */
+export function condition(e: Expr): PyExpr {
+  const chain = compileChain(e);
+  if (!chain) return compileExpr(e);
+  return {
+    kind: "chain",
+    op: chain.op,
+    operands: chain.operands.map((o, i) => {
+      const inner = chain.nested[i];
+      return inner !== undefined && o.startsWith("(") ? { kind: "paren", inner: condition(inner) } : o;
+    }),
+  };
+}
+
+/** `NAME = value`, laid out. */
+export function assign(name: string, value: PyExpr, indent = 0): string {
+  return layout(value, indent, `${name} = `);
+}

@@ -1,0 +1,51 @@
+"""The __domain__ API: the FastAPI application and its wiring."""
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app import deps, errors
+# charter: if auth
+from app.auth import routes as auth_routes
+from app.auth import setup as auth_setup
+# charter: end
+from app.config import settings
+from app.domain import DOMAIN, ENTITIES
+from app.edge import EdgeMiddleware
+from app.responses import ORJSONResponse
+from app.routes import __route_modules__
+from app.storage import open_storage
+
+logger = logging.getLogger("app")
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
+    async with open_storage(backend, url, pool_size, ENTITIES) as storage:
+        deps.use_repositories(storage.repositories)
+        # charter: if auth
+        app.state.auth_provider = auth_setup.make_provider()
+        app.state.user_store = await auth_setup.make_user_store(storage.pool)
+        if not settings.AUTH_ENABLED:
+            logger.warning("AUTH_ENABLED=false: every request is treated as an administrator")
+        # charter: end
+        yield
+
+
+app = FastAPI(title="__title__ API", lifespan=lifespan, default_response_class=ORJSONResponse)
+errors.install(app)
+app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
+
+
+@app.get("/health", tags=["health"], operation_id="health")
+async def health() -> dict[str, str]:
+    return {"status": "ok", "domain": DOMAIN}
+
+
+# charter: if auth
+app.include_router(auth_routes.router)
+# charter: end
+app.include_router(__route_module__.router)  # charter: each route module
