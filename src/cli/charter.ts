@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { extractCommand } from "./commands/extract.js";
+import { factoryCommand } from "./commands/factory.js";
 import { forgeCommand } from "./commands/forge.js";
 import { healerCommand } from "./commands/healer.js";
 import { runProgram } from "./run.js";
@@ -14,6 +16,8 @@ export function charterProgram(): Command {
     .showSuggestionAfterError();
   program.addCommand(forgeCommand());
   program.addCommand(healerCommand());
+  program.addCommand(factoryCommand());
+  program.addCommand(extractCommand());
   return program;
 }
 

@@ -1,0 +1,73 @@
+import { join } from "node:path";
+import { Command, Option } from "commander";
+import { NAME_PATTERN } from "../../contracts/fqn.js";
+import type { SqlDialect } from "../../importers/index.js";
+import { detectFormat, ImportError, planImport, readModel, writeImport } from "../../importers/index.js";
+import { summaryJson, summaryText } from "../../importers/report.js";
+import { UserError } from "../output.js";
+
+interface MigrateOptions {
+  domain: string;
+  format?: string;
+  dialect?: SqlDialect;
+  output?: string;
+  dir?: string;
+  force?: boolean;
+  routes?: boolean;
+  pages?: boolean;
+  workflows: boolean;
+  dryRun?: boolean;
+}
+
+/** `charter factory migrate`: an API spec, SQL schema or Prisma schema -> contracts. */
+export function factoryCommand(): Command {
+  const factory = new Command("factory").description("import existing schemas as contracts");
+  factory
+    .command("migrate")
+    .description("migrate an OpenAPI/Swagger spec (default), a SQL schema or a Prisma schema to contracts")
+    .argument("<file>", "spec file, .sql file or directory of migrations, or schema.prisma")
+    .requiredOption("-d, --domain <domain>", "domain of the contracts (snake_case)")
+    .option("-f, --format <format>", "openapi, sql or prisma (default: by extension, else openapi)")
+    .addOption(new Option("--dialect <dialect>", "SQL dialect (default: detected)").choices(["postgres", "mysql"]))
+    .option("-o, --output <dir|json|text>", "domain directory to write (default domains/<domain>), or json/text for the summary format")
+    .option("--dir <dir>", "domain directory to write (when --output names the summary format)")
+    .option("--force", "replace contract files that already exist")
+    .option("--routes", "a Route per entity (an OpenAPI spec gets routes for its paths anyway)")
+    .option("--pages", "a Page per entity")
+    .option("--no-workflows", "never turn status enums into workflows")
+    .option("--dry-run", "write nothing; print what would be written")
+    .action(async (file: string, opts: MigrateOptions) => {
+      const target = importTarget(opts.domain, opts.output, opts.dir);
+      try {
+        const format = detectFormat(file, opts.format);
+        const model = await readModel(file, format, opts.dialect);
+        const options = {
+          domain: opts.domain,
+          directory: target.directory,
+          routes: format === "openapi" ? (opts.routes ? ("all" as const) : ("operations" as const)) : opts.routes ? ("all" as const) : ("none" as const),
+          pages: opts.pages === true,
+          workflows: opts.workflows,
+        };
+        const { checked, notes } = planImport(model, options);
+        const summary = writeImport(model, checked, notes, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
+        process.stdout.write(target.json ? summaryJson(summary) : summaryText(summary));
+        if (summary.rejected.length > 0) process.exitCode = 1;
+      } catch (e) {
+        if (e instanceof ImportError) throw new UserError(e.message);
+        throw e;
+      }
+    });
+  return factory;
+}
+
+/**
+ * Where an import writes and how it reports: `--output DIR` names the domain directory, while
+ * `--output json` (or `text`) picks the summary format, as other commands' `--output` does; `--dir`
+ * gives the directory alongside a format.
+ */
+export function importTarget(domain: string, output: string | undefined, dir: string | undefined): { directory: string; json: boolean } {
+  if (!new RegExp(NAME_PATTERN).test(domain)) throw new UserError(`domain '${domain}' does not match '${NAME_PATTERN}'`, 2);
+  const isFormat = output === "json" || output === "text";
+  const directory = dir ?? (output !== undefined && !isFormat ? output : join("domains", domain));
+  return { directory, json: output === "json" };
+}
