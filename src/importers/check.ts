@@ -50,7 +50,11 @@ export function checkPlanned(planned: readonly PlannedContract[], domainDir: str
 }
 
 /** Validates contracts as one domain and returns the error findings per planned file. */
-export function validate(contracts: readonly PlannedContract[], root: string, existing: readonly LoadedContract[] = []): Map<string, Finding[]> {
+export function validate(
+  contracts: readonly PlannedContract[],
+  root: string,
+  existing: readonly LoadedContract[] = [],
+): Map<string, Finding[]> {
   const out = new Map<string, Finding[]>();
   const loaded: LoadedContract[] = [];
   const fileOf = new Map<string, string>();

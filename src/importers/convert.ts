@@ -1,6 +1,6 @@
+import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
 import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
-import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
 import type { ContractType, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
 import { defaultTable, entityName, RESERVED_FIELD_NAMES, snakeCase, uniqueNames } from "./naming.js";
 import { breakCycles, joinTableEnds, pickDisplay, type RefEdge, singleColumnKey } from "./relations.js";
@@ -40,7 +40,15 @@ type FieldDef = Record<string, unknown>;
 
 const KIND_DIRS: Record<ContractKind, string> = { Entity: "entities", Workflow: "workflows", Route: "routes", Page: "pages" };
 
-export function plannedContract(kind: ContractKind, name: string, domain: string, entity: string, spec: Record<string, unknown>, description?: string, source?: SourceLocation): PlannedContract {
+export function plannedContract(
+  kind: ContractKind,
+  name: string,
+  domain: string,
+  entity: string,
+  spec: Record<string, unknown>,
+  description?: string,
+  source?: SourceLocation,
+): PlannedContract {
   const metadata: Record<string, unknown> = { name, domain };
   if (description) metadata.description = description;
   const c: PlannedContract = {
@@ -70,7 +78,11 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     entityName,
   );
   for (const c of collisions) {
-    notes.push({ kind: "changed", subject: c.raw, reason: `name collides with '${c.clashesWith}' after normalisation; entity named '${c.name}'` });
+    notes.push({
+      kind: "changed",
+      subject: c.raw,
+      reason: `name collides with '${c.clashesWith}' after normalisation; entity named '${c.name}'`,
+    });
   }
   const byTable = new Map<string, ImportTable>();
   for (const t of tables) {
@@ -78,12 +90,17 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (t.tableName && !byTable.has(t.tableName)) byTable.set(t.tableName, t);
   }
   const entityOf = (tableRef: string): string | undefined => {
-    const t = byTable.get(tableRef) ?? tables.find((x) => x.name.toLowerCase() === tableRef.toLowerCase() || x.tableName?.toLowerCase() === tableRef.toLowerCase());
+    const t =
+      byTable.get(tableRef) ??
+      tables.find((x) => x.name.toLowerCase() === tableRef.toLowerCase() || x.tableName?.toLowerCase() === tableRef.toLowerCase());
     return t ? entityNames.get(t.name) : undefined;
   };
 
   // Fields first (names, types, mixins), references after, once every entity's fields are known.
-  const built = new Map<string, { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> }>();
+  const built = new Map<
+    string,
+    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> }
+  >();
   for (const t of tables) {
     const entity = entityNames.get(t.name) as string;
     built.set(entity, buildFields(t, entity, notes));
@@ -94,9 +111,24 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   for (const [entity, b] of built) {
     const wf = options.workflows ? inferWorkflow(entity, b.fields) : undefined;
     if (!wf) continue;
-    workflows.set(entity, plannedContract("Workflow", wf.name, domain, entity, wf.spec, `Lifecycle of ${humanize(entity).toLowerCase()}, from its '${wf.field}' values`, b.table.location));
+    workflows.set(
+      entity,
+      plannedContract(
+        "Workflow",
+        wf.name,
+        domain,
+        entity,
+        wf.spec,
+        `Lifecycle of ${humanize(entity).toLowerCase()}, from its '${wf.field}' values`,
+        b.table.location,
+      ),
+    );
     b.fields.delete(wf.field);
-    notes.push({ kind: "changed", subject: `${entity}.${wf.field}`, reason: `status-like enum became workflow ${wf.name} (the entity's 'state')` });
+    notes.push({
+      kind: "changed",
+      subject: `${entity}.${wf.field}`,
+      reason: `status-like enum became workflow ${wf.name} (the entity's 'state')`,
+    });
   }
 
   const refs: RefEdge[] = [];
@@ -106,11 +138,21 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       const target = entityOf(fk.table);
       const cols = fk.columns.map((c) => b.sourceNames.get(c) ?? snakeCase(c));
       if (!target) {
-        notes.push({ kind: "skipped", subject: `${entity}.${cols.join(", ")}`, reason: `references '${fk.table}', which is not in the input; kept as a plain field`, location: t.location });
+        notes.push({
+          kind: "skipped",
+          subject: `${entity}.${cols.join(", ")}`,
+          reason: `references '${fk.table}', which is not in the input; kept as a plain field`,
+          location: t.location,
+        });
         continue;
       }
       if (fk.columns.length !== 1) {
-        notes.push({ kind: "skipped", subject: `${entity}.(${cols.join(", ")})`, reason: `composite foreign key to ${target} cannot be a contract reference (references point at the id); the columns are kept as plain fields`, location: t.location });
+        notes.push({
+          kind: "skipped",
+          subject: `${entity}.(${cols.join(", ")})`,
+          reason: `composite foreign key to ${target} cannot be a contract reference (references point at the id); the columns are kept as plain fields`,
+          location: t.location,
+        });
         continue;
       }
       const field = cols[0] as string;
@@ -119,17 +161,30 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       const targetTable = built.get(target)?.table;
       const targetKey = targetTable?.primaryKey.length === 1 ? targetTable.primaryKey[0] : undefined;
       if (fk.targetColumns.length === 1 && targetKey && fk.targetColumns[0] !== targetKey) {
-        notes.push({ kind: "changed", subject: `${entity}.${field}`, reason: `references ${fk.table}.${fk.targetColumns[0]}, not its key; a contract reference points at the record (its id)`, location: t.location });
+        notes.push({
+          kind: "changed",
+          subject: `${entity}.${field}`,
+          reason: `references ${fk.table}.${fk.targetColumns[0]}, not its key; a contract reference points at the record (its id)`,
+          location: t.location,
+        });
       }
       if (def.type !== "uuid") {
-        notes.push({ kind: "changed", subject: `${entity}.${field}`, reason: `${String(def.type)} foreign key becomes a uuid reference to ${target} (every contract entity has a UUID id)` });
+        notes.push({
+          kind: "changed",
+          subject: `${entity}.${field}`,
+          reason: `${String(def.type)} foreign key becomes a uuid reference to ${target} (every contract entity has a UUID id)`,
+        });
       }
       refs.push({ from: entity, field, to: target, required: def.required === true });
     }
   }
   const dropped = new Set(breakCycles([...built.keys()].sort(compareText), refs));
   for (const r of dropped) {
-    notes.push({ kind: "changed", subject: `${r.from}.${r.field}`, reason: `reference to ${r.to} dropped to break a dependency cycle (${r.from} and ${r.to} reference each other); the field stays a plain uuid` });
+    notes.push({
+      kind: "changed",
+      subject: `${r.from}.${r.field}`,
+      reason: `reference to ${r.to} dropped to break a dependency cycle (${r.from} and ${r.to} reference each other); the field stays a plain uuid`,
+    });
   }
   for (const r of refs) {
     const b = built.get(r.from);
@@ -141,7 +196,11 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     delete def.computed;
     def.type = "uuid";
     if (dropped.has(r)) continue;
-    const targetFields = [...(built.get(r.to)?.fields.entries() ?? [])].map(([name, d]) => ({ name, type: String(d.type), required: d.required === true }));
+    const targetFields = [...(built.get(r.to)?.fields.entries() ?? [])].map(([name, d]) => ({
+      name,
+      type: String(d.type),
+      required: d.required === true,
+    }));
     const display = pickDisplay(targetFields);
     const references: Record<string, unknown> = { entity: `entity/${domain}/${r.to}` };
     if (display) references.display = display;
@@ -150,7 +209,11 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   for (const [entity, b] of built) {
     const ends = joinTableEnds(b.table);
     if (ends) {
-      notes.push({ kind: "changed", subject: entity, reason: `many-to-many join table between ${entityOf(ends[0]) ?? ends[0]} and ${entityOf(ends[1]) ?? ends[1]}; kept as an entity with two references` });
+      notes.push({
+        kind: "changed",
+        subject: entity,
+        reason: `many-to-many join table between ${entityOf(ends[0]) ?? ends[0]} and ${entityOf(ends[1]) ?? ends[1]}; kept as an entity with two references`,
+      });
     }
   }
 
@@ -194,14 +257,25 @@ function buildFields(
       return RESERVED_FIELD_NAMES.has(s) && !/^(status|state)$/.test(raw) ? `${s}_value` : s;
     },
   );
-  for (const c of collisions) notes.push({ kind: "changed", subject: subject(c.raw), reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`, location: t.location });
+  for (const c of collisions)
+    notes.push({
+      kind: "changed",
+      subject: subject(c.raw),
+      reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`,
+      location: t.location,
+    });
   const byName = new Map<string, ImportField>();
   for (const f of t.fields) byName.set(sourceNames.get(f.name) as string, f);
 
   if (pk.length > 1) {
     const ends = joinTableEnds(t);
     if (!ends) {
-      notes.push({ kind: "changed", subject: entity, reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`, location: t.location });
+      notes.push({
+        kind: "changed",
+        subject: entity,
+        reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`,
+        location: t.location,
+      });
     }
   }
   const mixins: string[] = [];
@@ -214,7 +288,12 @@ function buildFields(
   if (idField && (pk.length === 0 || (pk.length === 1 && sourceNames.get(pk[0] as string) === "id"))) {
     drop.add("id");
     if (idField.type !== "uuid") {
-      notes.push({ kind: "changed", subject: subject("id"), reason: `${idField.sourceType ?? idField.type} primary key becomes the implicit UUID id`, location: idField.location ?? t.location });
+      notes.push({
+        kind: "changed",
+        subject: subject("id"),
+        reason: `${idField.sourceType ?? idField.type} primary key becomes the implicit UUID id`,
+        location: idField.location ?? t.location,
+      });
     }
     if (has("number") && byName.get("number")?.type === "string") {
       mixins.push("mixin/stdlib/identifiable");
@@ -222,9 +301,19 @@ function buildFields(
       recognised.push("id, number -> mixin/stdlib/identifiable");
     }
   } else if (idField) {
-    notes.push({ kind: "changed", subject: subject("id"), reason: "an 'id' that is not the primary key is renamed 'source_id' (every entity has its own UUID id)", location: t.location });
+    notes.push({
+      kind: "changed",
+      subject: subject("id"),
+      reason: "an 'id' that is not the primary key is renamed 'source_id' (every entity has its own UUID id)",
+      location: t.location,
+    });
   } else if (pk.length === 1) {
-    notes.push({ kind: "changed", subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])), reason: "primary key kept as a required field; the entity's id is an implicit UUID", location: t.location });
+    notes.push({
+      kind: "changed",
+      subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])),
+      reason: "primary key kept as a required field; the entity's id is an implicit UUID",
+      location: t.location,
+    });
   }
   if (has("created_at") && has("updated_at") && isTime("created_at") && isTime("updated_at")) {
     if (has("created_by") && has("updated_by")) {
@@ -264,11 +353,21 @@ function buildFields(
     const name = name0 === "id" ? "source_id" : name0;
     const isKey = pk.length === 1 && pk[0] === f.name;
     if (f.arrayOf) {
-      notes.push({ kind: "changed", subject: subject(name), reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`, location: f.location ?? t.location });
+      notes.push({
+        kind: "changed",
+        subject: subject(name),
+        reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`,
+        location: f.location ?? t.location,
+      });
     }
     fields.set(name, fieldDefinition(f, isKey || pk.includes(f.name), subject(name), notes, t.location));
   }
-  return { table: t, fields, mixins, sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])) };
+  return {
+    table: t,
+    fields,
+    mixins,
+    sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])),
+  };
 }
 
 const NUMERIC = new Set<ContractType>(["integer", "number"]);
@@ -289,7 +388,12 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     def.computed = "uuid";
     required = false;
   } else if (f.generated === "increment") {
-    notes.push({ kind: "changed", subject, reason: "auto-increment column kept as a plain integer (sequences are for the identifiable mixin's number)", location });
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: "auto-increment column kept as a plain integer (sequences are for the identifiable mixin's number)",
+      location,
+    });
     required = false;
   }
   if (f.default !== undefined && def.computed === undefined) {
@@ -297,13 +401,20 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
       def.default = f.default;
       required = false;
     } else {
-      notes.push({ kind: "skipped", subject, reason: `default ${JSON.stringify(f.default)} does not fit a ${f.type} field; left out`, location });
+      notes.push({
+        kind: "skipped",
+        subject,
+        reason: `default ${JSON.stringify(f.default)} does not fit a ${f.type} field; left out`,
+        location,
+      });
     }
   }
   if (required) def.required = true;
   if (f.format && !["date-time", "date", "uuid", "email"].includes(f.format)) def.format = f.format;
   if (f.enum && f.enum.length > 0) {
-    const fits = f.enum.filter((v) => (f.type === "integer" ? Number.isInteger(v) : NUMERIC.has(f.type) ? typeof v === "number" : typeof v === "string"));
+    const fits = f.enum.filter((v) =>
+      f.type === "integer" ? Number.isInteger(v) : NUMERIC.has(f.type) ? typeof v === "number" : typeof v === "string",
+    );
     if (fits.length === f.enum.length && f.type !== "boolean" && f.type !== "array" && f.type !== "object") def.enum = [...new Set(f.enum)];
     else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location });
   }
@@ -318,7 +429,13 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     if (c.minLength !== undefined && c.minLength > 0) constraints.minLength = c.minLength;
     if (c.maxLength !== undefined) constraints.maxLength = c.maxLength;
     if (c.pattern !== undefined && validPattern(c.pattern)) constraints.pattern = c.pattern;
-    else if (c.pattern !== undefined) notes.push({ kind: "skipped", subject, reason: `pattern ${JSON.stringify(c.pattern)} is not a JavaScript regular expression; left out`, location });
+    else if (c.pattern !== undefined)
+      notes.push({
+        kind: "skipped",
+        subject,
+        reason: `pattern ${JSON.stringify(c.pattern)} is not a JavaScript regular expression; left out`,
+        location,
+      });
   }
   if (typeof constraints.min === "number" && typeof constraints.max === "number" && constraints.min > constraints.max) {
     delete constraints.min;
@@ -357,12 +474,21 @@ function defaultFits(value: unknown, type: ContractType, values: ImportField["en
 }
 
 /** Operations grouped by the entity they serve; those with no entity are noted. */
-function groupOperations(ops: readonly ImportOperation[], entityOf: (t: string) => string | undefined, notes: ImportNote[]): Map<string, ImportOperation[]> {
+function groupOperations(
+  ops: readonly ImportOperation[],
+  entityOf: (t: string) => string | undefined,
+  notes: ImportNote[],
+): Map<string, ImportOperation[]> {
   const out = new Map<string, ImportOperation[]>();
   for (const op of ops) {
     const entity = op.table ? entityOf(op.table) : undefined;
     if (!entity) {
-      notes.push({ kind: "skipped", subject: `${op.method} ${op.path}`, reason: "no entity found for this operation (no schema it returns or accepts)", location: op.location });
+      notes.push({
+        kind: "skipped",
+        subject: `${op.method} ${op.path}`,
+        reason: "no entity found for this operation (no schema it returns or accepts)",
+        location: op.location,
+      });
       continue;
     }
     const list = out.get(entity) ?? [];
@@ -391,12 +517,15 @@ function buildRoute(entity: string, domain: string, ops: readonly ImportOperatio
       ["update", "PATCH", "/{id}"],
       ["delete", "DELETE", "/{id}"],
     ];
-    for (const [op, method, path] of all) endpoints.push({ method, path, summary: `${humanize(op)} ${humanize(op === "list" ? pluralize(entity) : entity).toLowerCase()}` });
+    for (const [op, method, path] of all)
+      endpoints.push({ method, path, summary: `${humanize(op)} ${humanize(op === "list" ? pluralize(entity) : entity).toLowerCase()}` });
   } else {
     const collections = ops.map((o) => o.path.replace(/\/+$/, "")).filter((p) => !/\{[^}]+\}/.test(p));
     const counts = new Map<string, number>();
     for (const p of collections) counts.set(p, (counts.get(p) ?? 0) + 1);
-    const itemParents = ops.map((o) => /^(.*)\/\{[^}/]+\}\/?$/.exec(o.path)?.[1]).filter((p): p is string => p !== undefined && !/\{/.test(p));
+    const itemParents = ops
+      .map((o) => /^(.*)\/\{[^}/]+\}\/?$/.exec(o.path)?.[1])
+      .filter((p): p is string => p !== undefined && !/\{/.test(p));
     for (const p of itemParents) counts.set(p, (counts.get(p) ?? 0) + 1);
     const best = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || compareText(a[0], b[0]))[0];
     if (best && /^\/[A-Za-z0-9_\-/]*$/.test(best[0])) base = best[0];
@@ -410,11 +539,21 @@ function buildRoute(entity: string, domain: string, ops: readonly ImportOperatio
         op = method === "GET" ? "get" : method === "PUT" || method === "PATCH" ? "update" : method === "DELETE" ? "delete" : undefined;
       }
       if (!op) {
-        notes.push({ kind: "skipped", subject: `${method} ${o.path}`, reason: `not one of the standard operations of ${base} (list, get, create, update, delete)`, location: o.location });
+        notes.push({
+          kind: "skipped",
+          subject: `${method} ${o.path}`,
+          reason: `not one of the standard operations of ${base} (list, get, create, update, delete)`,
+          location: o.location,
+        });
         continue;
       }
       if (seen.has(op)) {
-        notes.push({ kind: "skipped", subject: `${method} ${o.path}`, reason: `a second ${op} operation for ${base}`, location: o.location });
+        notes.push({
+          kind: "skipped",
+          subject: `${method} ${o.path}`,
+          reason: `a second ${op} operation for ${base}`,
+          location: o.location,
+        });
         continue;
       }
       seen.add(op);
@@ -431,7 +570,10 @@ function buildRoute(entity: string, domain: string, ops: readonly ImportOperatio
 }
 
 function buildPage(entity: string, domain: string, fields: ReadonlyMap<string, FieldDef>, hasWorkflow: boolean): PlannedContract {
-  const columns = [...fields].filter(([, d]) => d.type !== "object" && d.type !== "array" && d.type !== "text").slice(0, 5).map(([n]) => n);
+  const columns = [...fields]
+    .filter(([, d]) => d.type !== "object" && d.type !== "array" && d.type !== "text")
+    .slice(0, 5)
+    .map(([n]) => n);
   const views: Record<string, unknown>[] = [];
   if (hasWorkflow) views.push({ type: "kanban", default: true, card_fields: columns.slice(0, 3) });
   views.push(hasWorkflow ? { type: "table", columns } : { type: "table", default: true, columns });

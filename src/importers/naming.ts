@@ -30,7 +30,22 @@ const IRREGULAR_SINGULAR: Record<string, string> = {
 };
 
 /** Words that look plural but are not (`status`, `news`), left alone. */
-const NOT_PLURAL = new Set(["status", "news", "series", "species", "access", "address", "process", "class", "business", "analysis", "bus", "gas", "alias", "canvas"]);
+const NOT_PLURAL = new Set([
+  "status",
+  "news",
+  "series",
+  "species",
+  "access",
+  "address",
+  "process",
+  "class",
+  "business",
+  "analysis",
+  "bus",
+  "gas",
+  "alias",
+  "canvas",
+]);
 
 /** Singular of the last word of a snake_case name: `order_items` -> `order_item`, `categories` -> `category`. */
 export function singularize(snake: string): string {

@@ -44,9 +44,24 @@ export function writeImport(
   return summarise(model, checked, notes, options, written);
 }
 
-export function summarise(model: ImportModel, checked: CheckedPlan, notes: ImportNote[], options: PlanOptions & { dryRun: boolean }, written: string[]): ImportSummary {
+export function summarise(
+  model: ImportModel,
+  checked: CheckedPlan,
+  notes: ImportNote[],
+  options: PlanOptions & { dryRun: boolean },
+  written: string[],
+): ImportSummary {
   const names = (k: PlannedContract["kind"]): string[] => checked.accepted.filter((c) => c.kind === k).map((c) => c.name);
-  const allNotes = [...notes, ...checked.unlinked.map((u): ImportNote => ({ kind: "changed", subject: u.split(" -> ")[0] ?? u, reason: `reference to ${u.split(" -> ")[1]} removed: that contract was not written` }))];
+  const allNotes = [
+    ...notes,
+    ...checked.unlinked.map(
+      (u): ImportNote => ({
+        kind: "changed",
+        subject: u.split(" -> ")[0] ?? u,
+        reason: `reference to ${u.split(" -> ")[1]} removed: that contract was not written`,
+      }),
+    ),
+  ];
   return {
     format: model.format,
     domain: options.domain,

@@ -1,9 +1,21 @@
-import { compareText } from "../contracts/findings.js";
 import { findCycles } from "../compiler/graph.js";
+import { compareText } from "../contracts/findings.js";
 import type { ImportField, ImportTable } from "./model.js";
 
 /** Target fields that make a good `display` for a reference, best first. */
-const DISPLAY_CANDIDATES = ["name", "title", "label", "display_name", "full_name", "username", "email", "code", "slug", "subject", "number"];
+const DISPLAY_CANDIDATES = [
+  "name",
+  "title",
+  "label",
+  "display_name",
+  "full_name",
+  "username",
+  "email",
+  "code",
+  "slug",
+  "subject",
+  "number",
+];
 
 /** The field of a target entity a reference shows instead of the id, if any reads well. */
 export function pickDisplay(fields: readonly { name: string; type: string; required?: boolean }[]): string | undefined {

@@ -3,7 +3,19 @@ import { humanize } from "../compiler/naming.js";
 /** Field names that hold a record's lifecycle. */
 const STATUS_FIELDS = new Set(["status", "state", "stage", "phase", "lifecycle"]);
 /** Values that end a lifecycle (terminal, category closed). */
-const TERMINAL = new Set(["closed", "done", "completed", "complete", "cancelled", "canceled", "archived", "rejected", "deleted", "refunded", "expired"]);
+const TERMINAL = new Set([
+  "closed",
+  "done",
+  "completed",
+  "complete",
+  "cancelled",
+  "canceled",
+  "archived",
+  "rejected",
+  "deleted",
+  "refunded",
+  "expired",
+]);
 /** Values where a record waits (category hold). */
 const HOLD = new Set(["on_hold", "hold", "paused", "pending", "waiting", "blocked", "suspended", "draft"]);
 

@@ -1,9 +1,12 @@
 import { join } from "node:path";
 import { Command, Option } from "commander";
+import { parse } from "yaml";
 import { NAME_PATTERN } from "../../contracts/fqn.js";
+import { readSource } from "../../importers/factory/read.js";
 import type { SqlDialect } from "../../importers/index.js";
 import { detectFormat, ImportError, planImport, readModel, writeImport } from "../../importers/index.js";
 import { summaryJson, summaryText } from "../../importers/report.js";
+import { compareOpenApi, roundTripText } from "../../importers/round-trip.js";
 import { UserError } from "../output.js";
 
 interface MigrateOptions {
@@ -44,7 +47,14 @@ export function factoryCommand(): Command {
         const options = {
           domain: opts.domain,
           directory: target.directory,
-          routes: format === "openapi" ? (opts.routes ? ("all" as const) : ("operations" as const)) : opts.routes ? ("all" as const) : ("none" as const),
+          routes:
+            format === "openapi"
+              ? opts.routes
+                ? ("all" as const)
+                : ("operations" as const)
+              : opts.routes
+                ? ("all" as const)
+                : ("none" as const),
           pages: opts.pages === true,
           workflows: opts.workflows,
         };
@@ -57,7 +67,42 @@ export function factoryCommand(): Command {
         throw e;
       }
     });
+  factory
+    .command("compare")
+    .description("compare an original OpenAPI spec with a generated app's OpenAPI (a file or a URL), by path and schema")
+    .argument("<original>", "the spec that was imported")
+    .argument("<generated>", "the generated app's openapi.json, as a file or http(s) URL")
+    .option("-o, --output <format>", "text or json", "text")
+    .action(async (original: string, generated: string, opts: { output: string }) => {
+      try {
+        const a = await readSpecObject(original);
+        const b = /^https?:\/\//.test(generated) ? await fetchJson(generated) : await readSpecObject(generated);
+        const result = compareOpenApi(a, b);
+        process.stdout.write(opts.output === "json" ? `${JSON.stringify(result, null, 2)}\n` : roundTripText(result));
+      } catch (e) {
+        if (e instanceof ImportError) throw new UserError(e.message);
+        throw e;
+      }
+    });
   return factory;
+}
+
+async function readSpecObject(file: string): Promise<Record<string, unknown>> {
+  const value: unknown = parse(readSource(file));
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new ImportError("not a spec (a mapping was expected)", { file });
+  return value as Record<string, unknown>;
+}
+
+async function fetchJson(url: string): Promise<Record<string, unknown>> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  } catch (e) {
+    throw new ImportError(`cannot fetch ${url}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!res.ok) throw new ImportError(`cannot fetch ${url}: HTTP ${res.status}`);
+  return (await res.json()) as Record<string, unknown>;
 }
 
 /**

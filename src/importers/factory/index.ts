@@ -15,7 +15,8 @@ export const FACTORY_FORMATS: readonly FactoryFormat[] = ["openapi", "sql", "pri
  */
 export function detectFormat(file: string, format?: string): FactoryFormat {
   if (format !== undefined) {
-    if (!(FACTORY_FORMATS as readonly string[]).includes(format)) throw new ImportError(`unknown format '${format}' (openapi, sql, prisma)`);
+    if (!(FACTORY_FORMATS as readonly string[]).includes(format))
+      throw new ImportError(`unknown format '${format}' (openapi, sql, prisma)`);
     return format as FactoryFormat;
   }
   const ext = extname(file).toLowerCase();

@@ -31,7 +31,11 @@ export async function readOpenApi(file: string): Promise<ImportModel> {
   const locate = (pointer: string): SourceLocation => pointerLocation(file, doc, lineCounter, pointer);
   const root = rec(doc.toJS());
   if (typeof root.openapi !== "string" && root.swagger !== "2.0") {
-    throw new ImportError("not an OpenAPI document: neither 'openapi: 3.x' nor 'swagger: \"2.0\"' at the top", { file, line: 1, column: 1 });
+    throw new ImportError("not an OpenAPI document: neither 'openapi: 3.x' nor 'swagger: \"2.0\"' at the top", {
+      file,
+      line: 1,
+      column: 1,
+    });
   }
   let api: Schema;
   try {
@@ -46,7 +50,10 @@ export async function readOpenApi(file: string): Promise<ImportModel> {
 /** swagger-parser's messages name the JSON pointer of the problem; the first line, with its place. */
 function specError(e: unknown, file: string, locate: (p: string) => SourceLocation): ImportError {
   const message = e instanceof Error ? e.message : String(e);
-  const lines = message.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   const pointerLine = lines.find((l) => l.startsWith("#/"));
   if (pointerLine) {
     const pointer = pointerLine.split(/\s/)[0]?.slice(1) ?? "";
@@ -63,7 +70,10 @@ function pointerLocation(file: string, doc: Document, lc: LineCounter, pointer: 
     .slice(1)
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   for (let n = path.length; n >= 0; n--) {
-    const node = doc.getIn(path.slice(0, n).map((s) => (/^\d+$/.test(s) ? Number(s) : s)), true) as { range?: [number, number, number] } | undefined;
+    const node = doc.getIn(
+      path.slice(0, n).map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+      true,
+    ) as { range?: [number, number, number] } | undefined;
     if (node?.range) {
       const pos = lc.linePos(node.range[0]);
       return { file, line: pos.line, column: pos.col, pointer };
@@ -89,8 +99,19 @@ class OpenApiReader {
 
   read(): ImportModel {
     const tables: ImportTable[] = [];
+    const parts = this.allOfParts();
     for (const name of Object.keys(this.schemas)) {
       const pointer = `${this.base}${escape(name)}`;
+      const whole = parts.get(name);
+      if (whole) {
+        this.notes.push({
+          kind: "changed",
+          subject: name,
+          reason: `only a part of ${whole} (allOf); merged into it`,
+          location: this.locate(pointer),
+        });
+        continue;
+      }
       const schema = this.resolve({ $ref: `#${pointer}` }, []);
       if (!isObjectSchema(schema)) continue;
       if (ERROR_NAME.test(name)) {
@@ -101,6 +122,22 @@ class OpenApiReader {
     }
     const names = new Set(tables.map((t) => t.name));
     return { format: "openapi", files: [this.file], tables, operations: this.operations(names), notes: this.notes };
+  }
+
+  /** Schemas that are only `allOf` parts of another schema: they are merged, not entities of their own. */
+  private allOfParts(): Map<string, string> {
+    const parts = new Map<string, string>();
+    const prefix = `#${this.base}`;
+    for (const [name, raw] of Object.entries(this.schemas)) {
+      for (const part of Array.isArray(rec(raw).allOf) ? (rec(raw).allOf as unknown[]) : []) {
+        const ref = rec(part).$ref;
+        if (typeof ref === "string" && ref.startsWith(prefix))
+          parts.set(ref.slice(prefix.length).replace(/~1/g, "/").replace(/~0/g, "~"), name);
+      }
+    }
+    const used = JSON.stringify(this.api.paths ?? {});
+    for (const part of [...parts.keys()]) if (used.includes(`${prefix}${escape(part)}"`)) parts.delete(part);
+    return parts;
   }
 
   /** Follows `$ref`s and merges `allOf`; a chain that comes back to where it started is an error. */
@@ -144,7 +181,10 @@ class OpenApiReader {
   private entityRef(schema: unknown): string | undefined {
     const ref = rec(schema).$ref;
     if (typeof ref !== "string" || !ref.startsWith(`#${this.base}`)) return undefined;
-    const name = ref.slice(this.base.length + 1).replace(/~1/g, "/").replace(/~0/g, "~");
+    const name = ref
+      .slice(this.base.length + 1)
+      .replace(/~1/g, "/")
+      .replace(/~0/g, "~");
     const target = this.resolve(schema, []);
     return isObjectSchema(target) && !ERROR_NAME.test(name) ? name : undefined;
   }
@@ -174,14 +214,23 @@ class OpenApiReader {
       }
       fields.push(field);
     }
-    const t: ImportTable = { name, fields, primaryKey: fields.some((f) => f.name === "id") ? ["id"] : [], foreignKeys, location: this.locate(pointer) };
+    const t: ImportTable = {
+      name,
+      fields,
+      primaryKey: fields.some((f) => f.name === "id") ? ["id"] : [],
+      foreignKeys,
+      location: this.locate(pointer),
+    };
     if (typeof schema.description === "string") t.description = schema.description;
     return t;
   }
 
   private field(name: string, p: Schema, required: boolean, location: SourceLocation): ImportField {
     const declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
-    const { type, format } = mapOpenApiType(typeof declared === "string" ? declared : undefined, typeof p.format === "string" ? p.format : undefined);
+    const { type, format } = mapOpenApiType(
+      typeof declared === "string" ? declared : undefined,
+      typeof p.format === "string" ? p.format : undefined,
+    );
     const f: ImportField = { name, type, required: required && p.readOnly !== true, location };
     if (typeof p.format === "string") f.sourceType = `${String(declared)}/${p.format}`;
     if (format) f.format = format;
@@ -191,7 +240,10 @@ class OpenApiReader {
     if (type === "array") {
       const items = this.resolve(p.items, []);
       const it = Array.isArray(items.type) ? items.type.find((t) => t !== "null") : items.type;
-      f.itemsType = mapOpenApiType(typeof it === "string" ? it : undefined, typeof items.format === "string" ? items.format : undefined).type;
+      f.itemsType = mapOpenApiType(
+        typeof it === "string" ? it : undefined,
+        typeof items.format === "string" ? items.format : undefined,
+      ).type;
     }
     const c: ImportField["constraints"] = {};
     if (typeof p.minimum === "number") c.min = p.minimum;
@@ -200,7 +252,8 @@ class OpenApiReader {
     if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
     if (typeof p.pattern === "string") c.pattern = p.pattern;
     if (Object.keys(c).length > 0) f.constraints = c;
-    if (p.readOnly === true && /(^|_)(created|updated)_?at$/i.test(snakeCase(name))) f.generated = /updated/i.test(name) ? "now_on_update" : "now";
+    if (p.readOnly === true && /(^|_)(created|updated)_?at$/i.test(snakeCase(name)))
+      f.generated = /updated/i.test(name) ? "now_on_update" : "now";
     return f;
   }
 

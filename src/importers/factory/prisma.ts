@@ -41,7 +41,13 @@ export function prismaModel(text: string, file: string): ImportModel {
   const lineOf = lineFinder(text, file);
   const enums = new Map<string, string[]>();
   for (const e of list.filter((n) => n.type === "enum")) {
-    enums.set(String(e.name), arr(e.enumerators).map(rec).filter((x) => x.type === "enumerator").map((x) => String(x.name)));
+    enums.set(
+      String(e.name),
+      arr(e.enumerators)
+        .map(rec)
+        .filter((x) => x.type === "enumerator")
+        .map((x) => String(x.name)),
+    );
   }
   const models = list.filter((n) => n.type === "model");
   const modelNames = new Set(models.map((m) => String(m.name)));
@@ -55,22 +61,36 @@ export function prismaModel(text: string, file: string): ImportModel {
       if (p.name === "map") {
         const mapped = unquote(args[0]);
         if (mapped) t.tableName = mapped;
-      }
-      else if (p.name === "id") t.primaryKey = arrayArgs(args[0]);
+      } else if (p.name === "id") t.primaryKey = arrayArgs(args[0]);
       else if (p.name === "index" || p.name === "unique") {
         const cols = arrayArgs(args[0]);
-        if (cols.length > 1) notes.push({ kind: "skipped", subject: `@@${String(p.name)}([${cols.join(", ")}]) on ${name}`, reason: `composite ${p.name === "unique" ? "unique constraint" : "index"} is not expressible in a contract`, location: t.location });
+        if (cols.length > 1)
+          notes.push({
+            kind: "skipped",
+            subject: `@@${String(p.name)}([${cols.join(", ")}]) on ${name}`,
+            reason: `composite ${p.name === "unique" ? "unique constraint" : "index"} is not expressible in a contract`,
+            location: t.location,
+          });
       }
     }
     for (const p of props.filter((x) => x.type === "field")) {
       const fieldName = String(p.name);
       const fieldType = String(p.fieldType);
-      const attrs = new Map(arr(p.attributes).map(rec).map((a) => [String(a.name), arr(a.args).map((x) => rec(x).value)]));
+      const attrs = new Map(
+        arr(p.attributes)
+          .map(rec)
+          .map((a) => [String(a.name), arr(a.args).map((x) => rec(x).value)]),
+      );
       const location = lineOf(`${fieldName} `, t.location.line);
       if (modelNames.has(fieldType)) {
         // A relation field: the foreign key lives in `fields:` of @relation; list sides are back-references.
         const rel = attrs.get("relation");
-        const kv = new Map((rel ?? []).map(rec).filter((x) => x.type === "keyValue").map((x) => [String(x.key), arrayArgs(x.value)]));
+        const kv = new Map(
+          (rel ?? [])
+            .map(rec)
+            .filter((x) => x.type === "keyValue")
+            .map((x) => [String(x.key), arrayArgs(x.value)]),
+        );
         const cols = kv.get("fields");
         if (cols && cols.length > 0) {
           const fk: ForeignKey = { columns: cols, table: fieldType, targetColumns: kv.get("references") ?? [] };
@@ -82,7 +102,8 @@ export function prismaModel(text: string, file: string): ImportModel {
       const enumValues = enums.get(fieldType);
       if (enumValues) f.enum = enumValues;
       else if (PRISMA_TYPES[fieldType]) f.type = PRISMA_TYPES[fieldType];
-      else notes.push({ kind: "changed", subject: `${name}.${fieldName}`, reason: `type ${fieldType} is unknown; read as string`, location });
+      else
+        notes.push({ kind: "changed", subject: `${name}.${fieldName}`, reason: `type ${fieldType} is unknown; read as string`, location });
       if (p.array === true) {
         f.itemsType = f.type;
         f.type = "array";
@@ -102,7 +123,9 @@ export function prismaModel(text: string, file: string): ImportModel {
     for (const fk of t.foreignKeys) {
       fk.columns = fk.columns.map((c) => {
         const p = props.find((x) => x.type === "field" && x.name === c);
-        const mapArg = arr(p?.attributes).map(rec).find((a) => a.name === "map");
+        const mapArg = arr(p?.attributes)
+          .map(rec)
+          .find((a) => a.name === "map");
         return mapArg ? (unquote(rec(arr(mapArg.args)[0]).value) ?? c) : c;
       });
     }

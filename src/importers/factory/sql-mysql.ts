@@ -14,10 +14,19 @@ const parser = new sqlParser.Parser();
 
 /** One MySQL statement, parsed by node-sql-parser's MySQL grammar, applied to the schema. */
 export function applyMysql(state: SchemaState, stmt: SqlStatement, at: SourceLocation): void {
-  const words = stmt.text.slice(0, 80).toLowerCase().split(/[^a-z_]+/).filter(Boolean);
+  const words = stmt.text
+    .slice(0, 80)
+    .toLowerCase()
+    .split(/[^a-z_]+/)
+    .filter(Boolean);
   const head = `${words[0] ?? ""} ${words[1] ?? ""}`;
   const relevant =
-    head === "create table" || (head === "create temporary" && words[2] === "table") || head === "alter table" || head === "drop table" || head === "create index" || (head === "create unique" && words[2] === "index");
+    head === "create table" ||
+    (head === "create temporary" && words[2] === "table") ||
+    head === "alter table" ||
+    head === "drop table" ||
+    head === "create index" ||
+    (head === "create unique" && words[2] === "index");
   if (!relevant) {
     state.skip(head.trim().toUpperCase() || "statement", at);
     return;
@@ -63,7 +72,8 @@ function applyNode(state: SchemaState, node: Node, at: SourceLocation): void {
     }
     for (const e of arr(node.expr).map(rec)) {
       if (e.action === "add" && e.resource === "column") addColumn(state, t, e, at);
-      else if (e.action === "add" && (e.resource === "constraint" || e.resource === "index")) constraint(state, t, rec(e.create_definitions ?? e), at);
+      else if (e.action === "add" && (e.resource === "constraint" || e.resource === "index"))
+        constraint(state, t, rec(e.create_definitions ?? e), at);
       else if (e.action === "drop" && e.resource === "column") {
         const col = columnName(e.column);
         t.fields = t.fields.filter((f) => f.name !== col);
@@ -83,7 +93,10 @@ function addColumn(state: SchemaState, t: ImportTable, def: Node, at: SourceLoca
   const rawType = String(d.dataType ?? "").toLowerCase();
   const facts: ColumnFacts = { name: columnName(def.column), rawType };
   if (typeof d.length === "number") facts.length = d.length;
-  if (rawType === "enum" || rawType === "set") facts.enumValues = arr(rec(d.expr).value).map((v) => str(rec(v).value)).filter((v): v is string => v !== undefined);
+  if (rawType === "enum" || rawType === "set")
+    facts.enumValues = arr(rec(d.expr).value)
+      .map((v) => str(rec(v).value))
+      .filter((v): v is string => v !== undefined);
   if (rec(def.nullable).type === "not null") facts.notNull = true;
   if (def.primary_key) facts.primaryKey = true;
   if (def.unique || def.unique_or_primary === "unique") facts.unique = true;

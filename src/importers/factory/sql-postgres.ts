@@ -33,7 +33,11 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
     if (/^create\s+(unlogged\s+|temporary\s+|temp\s+)?table\b/i.test(stmt.text) || /^create\s+type\b/i.test(stmt.text)) {
       throw new ImportError(`unsupported SQL (postgres grammar): ${message}`, place);
     }
-    state.note(`statement ${stmt.text.split(/\s+/).slice(0, 2).join(" ").toUpperCase()}`, `PostgreSQL's parser refuses it (${message})`, place);
+    state.note(
+      `statement ${stmt.text.split(/\s+/).slice(0, 2).join(" ").toUpperCase()}`,
+      `PostgreSQL's parser refuses it (${message})`,
+      place,
+    );
     return;
   }
   for (const raw of arr(result.stmts)) {
@@ -84,11 +88,19 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
       case "IndexStmt": {
         const rel = rec(node.relation);
         const cols = arr(node.indexParams).map((p) => String(rec(rec(p).IndexElem).name ?? "(expression)"));
-        state.index(state.table(String(rel.relname)), String(rel.relname), String(node.idxname ?? ""), cols, node.unique === true, loc(rel.location));
+        state.index(
+          state.table(String(rel.relname)),
+          String(rel.relname),
+          String(node.idxname ?? ""),
+          cols,
+          node.unique === true,
+          loc(rel.location),
+        );
         break;
       }
       case "DropStmt":
-        if (node.removeType === "OBJECT_TABLE") for (const o of arr(node.objects)) state.dropTable(lastName(rec(o).List ? rec(rec(o).List).items : o));
+        if (node.removeType === "OBJECT_TABLE")
+          for (const o of arr(node.objects)) state.dropTable(lastName(rec(o).List ? rec(rec(o).List).items : o));
         else state.skip("DROP (not a table)", at);
         break;
       case "CommentStmt": {
@@ -180,7 +192,13 @@ function constraint(state: SchemaState, t: ImportTable, c: Node, loc: (o: unknow
       state.applyCheck(t, toCheck(rec(c.raw_expr)), at);
       return;
     default:
-      state.note(`${String(c.contype ?? "constraint").replace(/^CONSTR_/, "").toLowerCase()} constraint on ${t.name}`, "not part of the data model", at);
+      state.note(
+        `${String(c.contype ?? "constraint")
+          .replace(/^CONSTR_/, "")
+          .toLowerCase()} constraint on ${t.name}`,
+        "not part of the data model",
+        at,
+      );
   }
 }
 
@@ -196,7 +214,12 @@ function defaultOf(e: Node): ColumnFacts["defaultValue"] {
   const fn = rec(e.FuncCall);
   if (Object.keys(fn).length > 0) return { expression: `${arr(fn.funcname).map(stringOf).pop() ?? "function"}()` };
   const sv = rec(e.SQLValueFunction);
-  if (Object.keys(sv).length > 0) return { expression: String(sv.op ?? "").replace(/^SVFOP_/, "").toLowerCase() };
+  if (Object.keys(sv).length > 0)
+    return {
+      expression: String(sv.op ?? "")
+        .replace(/^SVFOP_/, "")
+        .toLowerCase(),
+    };
   const cast = rec(e.TypeCast);
   if (Object.keys(cast).length > 0) return defaultOf(rec(cast.arg));
   return { expression: Object.keys(e)[0] ?? "expression" };
@@ -239,10 +262,12 @@ function toCheck(e: Node): Check {
   }
   if (column && x.kind === "AEXPR_OP_ANY" && op === "=") {
     const elements = arr(rec(rec(unwrapCast(rec(x.rexpr))).A_ArrayExpr).elements).map((v) => constantOf(rec(v)));
-    if (elements.length > 0 && elements.every((v): v is string | number => typeof v === "string" || typeof v === "number")) return { kind: "in", column, values: elements };
+    if (elements.length > 0 && elements.every((v): v is string | number => typeof v === "string" || typeof v === "number"))
+      return { kind: "in", column, values: elements };
   }
   const bound = constantOf(rec(x.rexpr));
-  if (column && x.kind === "AEXPR_OP" && typeof bound === "number" && [">", ">=", "<", "<="].includes(op)) return { kind: "compare", column, op, value: bound };
+  if (column && x.kind === "AEXPR_OP" && typeof bound === "number" && [">", ">=", "<", "<="].includes(op))
+    return { kind: "compare", column, op, value: bound };
   if (column && x.kind === "AEXPR_BETWEEN") {
     const [low, high] = arr(rec(rec(x.rexpr).List).items ?? x.rexpr).map((v) => constantOf(rec(v)));
     if (typeof low === "number" && typeof high === "number") return { kind: "between", column, low, high };

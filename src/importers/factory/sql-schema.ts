@@ -26,7 +26,12 @@ export class SchemaState {
 
   finishNotes(): ImportNote[] {
     for (const [kind, s] of [...this.skipped].sort(([a], [b]) => a.localeCompare(b))) {
-      this.notes.push({ kind: "skipped", subject: `${kind} (${s.count} statement${s.count === 1 ? "" : "s"})`, reason: "not part of the data model", location: s.first });
+      this.notes.push({
+        kind: "skipped",
+        subject: `${kind} (${s.count} statement${s.count === 1 ? "" : "s"})`,
+        reason: "not part of the data model",
+        location: s.first,
+      });
     }
     return this.notes;
   }
@@ -71,12 +76,21 @@ export class SchemaState {
     if (columns.length === 1) {
       const f = t.fields.find((x) => x.name === columns[0]);
       if (f) f.unique = true;
-    } else this.note(`unique (${columns.join(", ")}) on ${t.name}`, "a unique constraint over several columns is not expressible in a contract", at);
+    } else
+      this.note(
+        `unique (${columns.join(", ")}) on ${t.name}`,
+        "a unique constraint over several columns is not expressible in a contract",
+        at,
+      );
   }
 
   index(t: ImportTable | undefined, tableName: string, name: string, columns: string[], unique: boolean, at: SourceLocation): void {
     if (columns.length > 1) {
-      this.note(`index ${name} on ${t?.name ?? tableName} (${columns.join(", ")})`, `composite ${unique ? "unique " : ""}index is not expressible in a contract`, at);
+      this.note(
+        `index ${name} on ${t?.name ?? tableName} (${columns.join(", ")})`,
+        `composite ${unique ? "unique " : ""}index is not expressible in a contract`,
+        at,
+      );
     } else if (unique && t) this.markUnique(t, columns, at);
   }
 
