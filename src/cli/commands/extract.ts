@@ -1,6 +1,95 @@
 import { Command } from "commander";
+import { topologicalOrder } from "../../compiler/graph.js";
+import { convertModel, type PlannedContract } from "../../importers/convert.js";
+import { discover, extractModel } from "../../importers/extract/index.js";
+import { reviewEntities } from "../../importers/extract/review.js";
+import { ImportError } from "../../importers/model.js";
+import { refuseOverwrite } from "../../importers/write.js";
+import { UserError } from "../output.js";
+import { importTarget } from "./factory.js";
 
-/** `charter extract PATH --domain D`: reverse-engineer a code base into contracts. */
+interface ExtractOptions {
+  domain: string;
+  output?: string;
+  dir?: string;
+  yes?: boolean;
+  force?: boolean;
+  pages?: boolean;
+  workflows: boolean;
+}
+
+/** `charter extract PATH --domain D`: reverse-engineer a code base into contracts, entity by entity. */
 export function extractCommand(): Command {
-  return new Command("extract").description("reverse-engineer contracts from an existing code base");
+  return new Command("extract")
+    .description("reverse-engineer contracts from an existing code base (SQLAlchemy/SQLModel, Django, FastAPI)")
+    .argument("<path>", "the code base (a directory or one file)")
+    .requiredOption("-d, --domain <domain>", "domain of the contracts (snake_case)")
+    .option("-o, --output <dir|json|text>", "domain directory to write (default domains/<domain>), or json/text for the summary format")
+    .option("--dir <dir>", "domain directory to write")
+    .option("-y, --yes", "accept every entity without asking")
+    .option("--force", "replace contract files that already exist")
+    .option("--pages", "a Page per entity")
+    .option("--no-workflows", "never turn status enums into workflows")
+    .action(async (path: string, opts: ExtractOptions) => {
+      const target = importTarget(opts.domain, opts.output, opts.dir);
+      const progress = (line: string): void => {
+        process.stderr.write(`${line}\n`);
+      };
+      try {
+        progress("[1/4] discover");
+        const found = discover(path);
+        progress(`  ${found.python.length} Python, ${found.typescript.length} TypeScript, ${found.prisma.length} Prisma files`);
+        progress("[2/4] entities  [3/4] relations and workflows  [4/4] routes and pages");
+        const { model, frameworks } = extractModel(path, found, (l) => progress(`  ${l}`));
+        progress(`  frameworks: ${frameworks.join(", ") || "none recognised"}`);
+        const conversion = convertModel(model, { domain: opts.domain, routes: "operations", pages: opts.pages === true, workflows: opts.workflows });
+        refuseOverwrite(conversion.contracts, target.directory, opts.force === true);
+        const units = entityUnits(conversion.contracts);
+        const outcome = await reviewEntities(units, target.directory, { yes: opts.yes === true, input: process.stdin, output: process.stdout });
+        const summary = {
+          path,
+          domain: opts.domain,
+          directory: target.directory,
+          frameworks,
+          files: model.files,
+          accepted: outcome.accepted,
+          skipped: outcome.skipped,
+          written: outcome.written,
+          interrupted: outcome.interrupted,
+          notes: conversion.notes,
+        };
+        if (target.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        else {
+          process.stdout.write(
+            `\n${outcome.interrupted ? "Interrupted" : "Done"}: ${outcome.accepted.length} accepted, ${outcome.skipped.length} skipped, ${units.length - outcome.accepted.length - outcome.skipped.length} not reviewed; ${outcome.written.length} files in ${target.directory}\n`,
+          );
+          for (const n of conversion.notes) process.stdout.write(`  ${n.kind}: ${n.subject}: ${n.reason}\n`);
+        }
+        if (outcome.interrupted) process.exitCode = 130;
+      } catch (e) {
+        if (e instanceof ImportError) throw new UserError(e.message);
+        throw e;
+      }
+    });
+}
+
+/** Contracts grouped by entity, referenced entities first, so each decision sees its targets decided. */
+function entityUnits(contracts: readonly PlannedContract[]): PlannedContract[][] {
+  const entities = contracts.filter((c) => c.kind === "Entity");
+  const edges = entities.flatMap((e) =>
+    Object.values((e.data.spec as { fields: Record<string, { references?: { entity?: string } }> }).fields)
+      .map((f) => f.references?.entity)
+      .filter((t): t is string => t !== undefined && t !== e.fqn)
+      .map((to) => ({ from: e.fqn, to, via: "reference" as const })),
+  );
+  const { order, rest } = topologicalOrder(
+    entities.map((e) => e.fqn),
+    edges,
+  );
+  // Kahn's order puts dependencies first when edges point from dependent to dependency.
+  return [...order, ...rest].map((fqn) => {
+    const name = entities.find((e) => e.fqn === fqn)?.entity;
+    const unit = contracts.filter((c) => c.entity === name);
+    return [...unit.filter((c) => c.kind === "Workflow"), ...unit.filter((c) => c.kind === "Entity"), ...unit.filter((c) => c.kind !== "Workflow" && c.kind !== "Entity")];
+  });
 }
