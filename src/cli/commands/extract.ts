@@ -21,7 +21,7 @@ interface ExtractOptions {
 /** `charter extract PATH --domain D`: reverse-engineer a code base into contracts, entity by entity. */
 export function extractCommand(): Command {
   return new Command("extract")
-    .description("reverse-engineer contracts from an existing code base (SQLAlchemy/SQLModel, Django, FastAPI)")
+    .description("reverse-engineer contracts from an existing code base (SQLAlchemy/SQLModel, Django, FastAPI, TypeORM, Express, Prisma)")
     .argument("<path>", "the code base (a directory or one file)")
     .requiredOption("-d, --domain <domain>", "domain of the contracts (snake_case)")
     .option("-o, --output <dir|json|text>", "domain directory to write (default domains/<domain>), or json/text for the summary format")
@@ -40,7 +40,7 @@ export function extractCommand(): Command {
         const found = discover(path);
         progress(`  ${found.python.length} Python, ${found.typescript.length} TypeScript, ${found.prisma.length} Prisma files`);
         progress("[2/4] entities  [3/4] relations and workflows  [4/4] routes and pages");
-        const { model, frameworks } = extractModel(path, found, (l) => progress(`  ${l}`));
+        const { model, frameworks } = extractModel(found, (l) => progress(`  ${l}`));
         progress(`  frameworks: ${frameworks.join(", ") || "none recognised"}`);
         const conversion = convertModel(model, { domain: opts.domain, routes: "operations", pages: opts.pages === true, workflows: opts.workflows });
         refuseOverwrite(conversion.contracts, target.directory, opts.force === true);

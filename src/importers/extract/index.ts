@@ -3,7 +3,9 @@ import { join } from "node:path";
 import type { ImportModel, ImportOperation } from "../model.js";
 import { ImportError } from "../model.js";
 import { entityName, snakeCase } from "../naming.js";
+import { readPrismaSchema } from "../factory/prisma.js";
 import { interpretPython, readPythonFiles } from "./python.js";
+import { readTypeScriptFiles } from "./typescript.js";
 
 const IGNORED = new Set(["node_modules", ".git", ".venv", "venv", "__pycache__", "dist", "build", ".tox", "migrations"]);
 
@@ -50,12 +52,14 @@ export interface ExtractResult {
  * keys, later turned into references and workflows by the shared conversion) and routes, each
  * operation tied to the entity its path names.
  */
-export function extractModel(root: string, found: Discovery, progress: (line: string) => void = () => undefined): ExtractResult {
+export function extractModel(found: Discovery, progress: (line: string) => void = () => undefined): ExtractResult {
   const py = interpretPython(readPythonFiles(found.python));
-  progress(`entities: ${py.tables.length} model classes`);
-  const tables = py.tables;
+  const tsx = readTypeScriptFiles(found.typescript);
+  const prisma = found.prisma.map((f) => readPrismaSchema(f));
+  const tables = [...py.tables, ...tsx.tables, ...prisma.flatMap((m) => m.tables)];
+  progress(`entities: ${tables.length} model classes`);
   const names = tables.map((t) => ({ table: t.name, keys: new Set([entityName(t.name), snakeCase(t.tableName ?? t.name), snakeCase(t.name)]) }));
-  const operations: ImportOperation[] = py.operations.map((op) => {
+  const operations: ImportOperation[] = [...py.operations, ...tsx.operations].map((op) => {
     const segment = op.path.split("/").filter((s) => s && !s.startsWith("{"))[0];
     const hit = segment ? names.find((n) => n.keys.has(snakeCase(segment)) || n.keys.has(entityName(segment))) : undefined;
     return hit ? { ...op, table: hit.table } : op;
@@ -63,6 +67,7 @@ export function extractModel(root: string, found: Discovery, progress: (line: st
   progress(`relations: ${tables.reduce((n, t) => n + t.foreignKeys.length, 0)} foreign keys`);
   progress(`routes: ${operations.length} operations`);
   const files = [...found.python, ...found.typescript, ...found.prisma];
-  void root;
-  return { model: { format: "code", files, tables, operations, notes: py.notes }, frameworks: [...py.frameworks].sort() };
+  const frameworks = new Set([...py.frameworks, ...tsx.frameworks, ...(prisma.length > 0 ? ["Prisma"] : [])]);
+  const notes = [...py.notes, ...tsx.notes, ...prisma.flatMap((m) => m.notes)];
+  return { model: { format: "code", files, tables, operations, notes }, frameworks: [...frameworks].sort() };
 }
