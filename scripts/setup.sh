@@ -9,6 +9,8 @@ log() { printf '[setup] %s\n' "$*"; }
 
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# tmux drives the interactive review of `charter extract` in a real terminal (test/importers).
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then

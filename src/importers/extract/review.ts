@@ -56,6 +56,14 @@ export async function reviewEntities(
     if (closed) return Promise.resolve(null);
     return new Promise((resolve) => waiters.push(resolve));
   };
+  // Ctrl-C ends the review like `q`: what was accepted is on disk already, and the summary says so.
+  const onInterrupt = (): void => {
+    closed = true;
+    outcome.interrupted = true;
+    say("\n");
+    for (const w of waiters.splice(0)) w(null);
+  };
+  if (!options.yes) process.once("SIGINT", onInterrupt);
   const skippedFqns = new Set<string>();
   try {
     for (let i = 0; i < units.length; i++) {
@@ -106,6 +114,7 @@ export async function reviewEntities(
       }
     }
   } finally {
+    process.removeListener("SIGINT", onInterrupt);
     rl?.close();
   }
   return outcome;
