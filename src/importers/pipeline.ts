@@ -1,6 +1,8 @@
 import type { Finding } from "../contracts/findings.js";
 import { type CheckedPlan, checkPlanned } from "./check.js";
 import { type ConvertOptions, convertModel, type PlannedContract } from "./convert.js";
+import { enrichContracts } from "./enrich.js";
+import { selectProvider } from "../llm/providers.js";
 import type { ImportModel, ImportNote } from "./model.js";
 import { refuseOverwrite, writeContracts } from "./write.js";
 
@@ -20,37 +22,56 @@ export interface ImportSummary {
   /** Contracts with parts an LLM suggested, and which parts. */
   llm: { fqn: string; paths: string[] }[];
   dryRun: boolean;
+  /** Whether an LLM was asked, and what came of it. */
+  llmStatus: string;
 }
 
 export interface PlanOptions extends ConvertOptions {
   directory: string;
 }
 
-/** Converts and validates; nothing is written. */
-export function planImport(model: ImportModel, options: PlanOptions): { checked: CheckedPlan; notes: ImportNote[] } {
+/**
+ * Converts, enriches with the LLM when one is configured (and not turned off), and validates;
+ * nothing is written. Without a provider the deterministic conversion is the result.
+ */
+export async function planImport(model: ImportModel, options: PlanOptions & { llm: boolean }): Promise<{ checked: CheckedPlan; notes: ImportNote[]; llm: string }> {
   const conversion = convertModel(model, options);
-  return { checked: checkPlanned(conversion.contracts, options.directory), notes: conversion.notes };
+  const { contracts, notes, llm } = await maybeEnrich(conversion.contracts, options, options.llm, model.files.join(", "));
+  return { checked: checkPlanned(contracts, options.directory), notes: [...conversion.notes, ...notes], llm };
+}
+
+/** The LLM step shared by the factory and the extractor. */
+export async function maybeEnrich(
+  contracts: PlannedContract[],
+  options: PlanOptions,
+  wanted: boolean,
+  source: string,
+): Promise<{ contracts: PlannedContract[]; notes: ImportNote[]; llm: string }> {
+  if (!wanted) return { contracts, notes: [], llm: "LLM: off (--no-llm); deterministic conversion" };
+  const provider = selectProvider();
+  if (!provider.ok) return { contracts, notes: [], llm: "LLM: none configured; deterministic conversion" };
+  const e = await enrichContracts(contracts, options.directory, options.domain, provider, source);
+  return { contracts: e.contracts, notes: e.notes, llm: e.status };
 }
 
 /** Refuses overwrites (unless forced), then writes every accepted contract at once. */
 export function writeImport(
   model: ImportModel,
-  checked: CheckedPlan,
-  notes: ImportNote[],
+  plan: { checked: CheckedPlan; notes: ImportNote[]; llm: string },
   options: PlanOptions & { force: boolean; dryRun: boolean },
 ): ImportSummary {
-  refuseOverwrite(checked.accepted, options.directory, options.force);
-  const written = options.dryRun ? [] : writeContracts(checked.accepted, options.directory);
-  return summarise(model, checked, notes, options, written);
+  refuseOverwrite(plan.checked.accepted, options.directory, options.force);
+  const written = options.dryRun ? [] : writeContracts(plan.checked.accepted, options.directory);
+  return summarise(model, plan, options, written);
 }
 
 export function summarise(
   model: ImportModel,
-  checked: CheckedPlan,
-  notes: ImportNote[],
+  plan: { checked: CheckedPlan; notes: ImportNote[]; llm: string },
   options: PlanOptions & { dryRun: boolean },
   written: string[],
 ): ImportSummary {
+  const { checked, notes } = plan;
   const names = (k: PlannedContract["kind"]): string[] => checked.accepted.filter((c) => c.kind === k).map((c) => c.name);
   const allNotes = [
     ...notes,
@@ -76,5 +97,6 @@ export function summarise(
     rejected: checked.rejected.map((r) => ({ fqn: r.contract.fqn, file: r.contract.file, findings: r.findings })),
     llm: checked.accepted.filter((c) => (c.fromLlm ?? []).length > 0).map((c) => ({ fqn: c.fqn, paths: c.fromLlm ?? [] })),
     dryRun: options.dryRun,
+    llmStatus: plan.llm,
   };
 }

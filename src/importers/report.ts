@@ -11,6 +11,7 @@ export function summaryText(s: ImportSummary): string {
     `${s.dryRun ? "Would write" : "Wrote"} to ${s.directory}: ${plural(s.entities.length, "entity").replace("entitys", "entities")}, ${plural(s.workflows.length, "workflow")}, ${plural(s.routes.length, "route")}, ${plural(s.pages.length, "page")}`,
   );
   for (const w of s.written) out.push(`  ${w}`);
+  out.push(s.llmStatus);
   const skipped = s.notes.filter((n) => n.kind === "skipped");
   const changed = s.notes.filter((n) => n.kind === "changed");
   if (changed.length > 0) {

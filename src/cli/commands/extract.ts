@@ -3,6 +3,7 @@ import { topologicalOrder } from "../../compiler/graph.js";
 import { convertModel, type PlannedContract } from "../../importers/convert.js";
 import { discover, extractModel } from "../../importers/extract/index.js";
 import { reviewEntities } from "../../importers/extract/review.js";
+import { maybeEnrich } from "../../importers/pipeline.js";
 import { ImportError } from "../../importers/model.js";
 import { refuseOverwrite } from "../../importers/write.js";
 import { UserError } from "../output.js";
@@ -16,6 +17,7 @@ interface ExtractOptions {
   force?: boolean;
   pages?: boolean;
   workflows: boolean;
+  llm: boolean;
 }
 
 /** `charter extract PATH --domain D`: reverse-engineer a code base into contracts, entity by entity. */
@@ -30,6 +32,7 @@ export function extractCommand(): Command {
     .option("--force", "replace contract files that already exist")
     .option("--pages", "a Page per entity")
     .option("--no-workflows", "never turn status enums into workflows")
+    .option("--no-llm", "never ask an LLM, even when one is configured")
     .action(async (path: string, opts: ExtractOptions) => {
       const target = importTarget(opts.domain, opts.output, opts.dir);
       const progress = (line: string): void => {
@@ -42,9 +45,13 @@ export function extractCommand(): Command {
         progress("[2/4] entities  [3/4] relations and workflows  [4/4] routes and pages");
         const { model, frameworks } = extractModel(found, (l) => progress(`  ${l}`));
         progress(`  frameworks: ${frameworks.join(", ") || "none recognised"}`);
-        const conversion = convertModel(model, { domain: opts.domain, routes: "operations", pages: opts.pages === true, workflows: opts.workflows });
-        refuseOverwrite(conversion.contracts, target.directory, opts.force === true);
-        const units = entityUnits(conversion.contracts);
+        const options = { domain: opts.domain, directory: target.directory, routes: "operations" as const, pages: opts.pages === true, workflows: opts.workflows };
+        const conversion = convertModel(model, options);
+        const enriched = await maybeEnrich(conversion.contracts, options, opts.llm, path);
+        progress(`  ${enriched.llm}`);
+        conversion.notes.push(...enriched.notes);
+        refuseOverwrite(enriched.contracts, target.directory, opts.force === true);
+        const units = entityUnits(enriched.contracts);
         const outcome = await reviewEntities(units, target.directory, { yes: opts.yes === true, input: process.stdin, output: process.stdout });
         const summary = {
           path,

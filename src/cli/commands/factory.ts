@@ -20,6 +20,7 @@ interface MigrateOptions {
   pages?: boolean;
   workflows: boolean;
   dryRun?: boolean;
+  llm: boolean;
 }
 
 /** `charter factory migrate`: an API spec, SQL schema or Prisma schema -> contracts. */
@@ -39,6 +40,7 @@ export function factoryCommand(): Command {
     .option("--pages", "a Page per entity")
     .option("--no-workflows", "never turn status enums into workflows")
     .option("--dry-run", "write nothing; print what would be written")
+    .option("--no-llm", "never ask an LLM, even when one is configured")
     .action(async (file: string, opts: MigrateOptions) => {
       const target = importTarget(opts.domain, opts.output, opts.dir);
       try {
@@ -58,8 +60,8 @@ export function factoryCommand(): Command {
           pages: opts.pages === true,
           workflows: opts.workflows,
         };
-        const { checked, notes } = planImport(model, options);
-        const summary = writeImport(model, checked, notes, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
+        const plan = await planImport(model, { ...options, llm: opts.llm });
+        const summary = writeImport(model, plan, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
         process.stdout.write(target.json ? summaryJson(summary) : summaryText(summary));
         if (summary.rejected.length > 0) process.exitCode = 1;
       } catch (e) {
