@@ -63,13 +63,15 @@ export function compareOpenApi(original: Schema, generated: Schema): RoundTrip {
   const generatedSchemas = rec(rec(generated.components).schemas);
   const schemas: SchemaDifference[] = [];
   for (const [name, raw] of Object.entries(originalSchemas)) {
+    const resolved = resolveLocal(original, raw, 0);
+    if (Object.keys(rec(resolved.properties)).length === 0) continue;
     const target = rec(generatedSchemas[`${pascalCase(entityName(name))}Response`]);
     const genProps = rec(target.properties);
     if (Object.keys(genProps).length === 0) {
       schemas.push({ schema: name, property: "*", status: "missing" });
       continue;
     }
-    const own = rec(rec(raw).properties);
+    const own = rec(resolved.properties);
     const seen = new Set<string>();
     for (const [prop, def] of Object.entries(own)) {
       const snake = snakeCase(prop);
@@ -92,6 +94,23 @@ export function compareOpenApi(original: Schema, generated: Schema): RoundTrip {
     }
   }
   return { paths, schemas };
+}
+
+/** Follows local `$ref`s and merges `allOf`, as far as a comparison needs (depth-bounded). */
+function resolveLocal(root: Schema, schema: unknown, depth: number): Schema {
+  const s = rec(schema);
+  if (depth > 20) return s;
+  if (typeof s.$ref === "string" && s.$ref.startsWith("#/")) {
+    let node: unknown = root;
+    for (const part of s.$ref.slice(2).split("/")) node = rec(node)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+    return resolveLocal(root, node, depth + 1);
+  }
+  if (Array.isArray(s.allOf)) {
+    const properties: Schema = {};
+    for (const part of s.allOf) Object.assign(properties, rec(resolveLocal(root, part, depth + 1).properties));
+    return { ...s, properties: { ...properties, ...rec(s.properties) } };
+  }
+  return s;
 }
 
 function typeOf(s: Schema): string | undefined {
