@@ -3,7 +3,7 @@ import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
 import type { ContractType, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
 import { defaultTable, entityName, RESERVED_FIELD_NAMES, snakeCase, uniqueNames } from "./naming.js";
-import { breakCycles, joinTableEnds, pickDisplay, type RefEdge, singleColumnKey } from "./relations.js";
+import { breakCycles, joinTableEnds, pickDisplay, type RefEdge } from "./relations.js";
 import { inferWorkflow } from "./workflows.js";
 
 export type ContractKind = "Entity" | "Workflow" | "Route" | "Page";

@@ -7,7 +7,19 @@ import type { ImportNote } from "./model.js";
 import { printContract } from "./print.js";
 
 /** Field properties a contract may carry (SPEC.md's whitelist); anything else an LLM returns is stripped. */
-const FIELD_KEYS = new Set(["type", "description", "required", "immutable", "default", "format", "enum", "items_type", "computed", "constraints", "references"]);
+const FIELD_KEYS = new Set([
+  "type",
+  "description",
+  "required",
+  "immutable",
+  "default",
+  "format",
+  "enum",
+  "items_type",
+  "computed",
+  "constraints",
+  "references",
+]);
 const CONSTRAINT_KEYS = new Set(["min", "max", "maxLength", "minLength", "pattern"]);
 
 const replySchema = z.object({
@@ -88,7 +100,11 @@ export async function enrichContracts(
     if (bad.length === 0) break;
     const revert = new Set(bad.map((r) => r.contract.entity));
     for (const r of bad) {
-      notes.push({ kind: "skipped", subject: `LLM suggestion for ${r.contract.fqn}`, reason: `fails validation (${r.findings[0]?.message ?? "its entity failed"}); the deterministic contract is kept` });
+      notes.push({
+        kind: "skipped",
+        subject: `LLM suggestion for ${r.contract.fqn}`,
+        reason: `fails validation (${r.findings[0]?.message ?? "its entity failed"}); the deterministic contract is kept`,
+      });
     }
     current = [...current.filter((c) => !revert.has(c.entity)), ...contracts.filter((c) => revert.has(c.entity))];
   }
@@ -96,9 +112,19 @@ export async function enrichContracts(
   return { contracts: current, notes, status: `LLM ${label}: ${used} contract(s) enriched` };
 }
 
-export function applyEnrichment(contracts: readonly PlannedContract[], reply: EnrichmentReply, domain: string, notes: ImportNote[]): PlannedContract[] {
-  const out: (PlannedContract & { fromLlm: string[] })[] = contracts.map((c) => ({ ...c, data: structuredClone(c.data), fromLlm: [...(c.fromLlm ?? [])] }));
-  const entity = (name: string): (PlannedContract & { fromLlm: string[] }) | undefined => out.find((c) => c.kind === "Entity" && c.name === name);
+export function applyEnrichment(
+  contracts: readonly PlannedContract[],
+  reply: EnrichmentReply,
+  domain: string,
+  notes: ImportNote[],
+): PlannedContract[] {
+  const out: (PlannedContract & { fromLlm: string[] })[] = contracts.map((c) => ({
+    ...c,
+    data: structuredClone(c.data),
+    fromLlm: [...(c.fromLlm ?? [])],
+  }));
+  const entity = (name: string): (PlannedContract & { fromLlm: string[] }) | undefined =>
+    out.find((c) => c.kind === "Entity" && c.name === name);
   for (const [name, e] of Object.entries(reply.entities ?? {})) {
     const c = entity(name);
     if (!c) continue;
@@ -133,9 +159,19 @@ export function applyEnrichment(contracts: readonly PlannedContract[], reply: En
     const def = spec.fields[wf.field];
     if (spec.state_machine || !def || !Array.isArray(def.enum)) continue;
     const states = Object.fromEntries(
-      Object.entries(wf.states).map(([k, s]) => [k, Object.fromEntries(Object.entries(s).filter(([p]) => ["label", "category", "terminal", "color"].includes(p)))]),
+      Object.entries(wf.states).map(([k, s]) => [
+        k,
+        Object.fromEntries(Object.entries(s).filter(([p]) => ["label", "category", "terminal", "color"].includes(p))),
+      ]),
     );
-    const w = plannedContract("Workflow", `${wf.entity}_lifecycle`, domain, wf.entity, { initial: wf.initial, states, transitions: wf.transitions }, `Lifecycle of ${wf.entity}, suggested by an LLM from '${wf.field}'`);
+    const w = plannedContract(
+      "Workflow",
+      `${wf.entity}_lifecycle`,
+      domain,
+      wf.entity,
+      { initial: wf.initial, states, transitions: wf.transitions },
+      `Lifecycle of ${wf.entity}, suggested by an LLM from '${wf.field}'`,
+    );
     delete spec.fields[wf.field];
     spec.state_machine = w.fqn;
     c.fromLlm.push(`state_machine (was field ${wf.field})`);

@@ -76,10 +76,9 @@ export function defaultTable(entity: string): string {
 }
 
 /**
- * Field names every entity already has (the implicit primary key and timestamps) or that a workflow
- * owns (`state`). A source column with one of these names is either recognised (mixins) or renamed.
+ * Field names a workflow owns (`state`): a source column with this name is renamed, unless it is
+ * the status field the workflow replaces.
  */
-export const SYSTEM_FIELD_NAMES = new Set(["id", "created_at", "updated_at"]);
 export const RESERVED_FIELD_NAMES = new Set(["state"]);
 
 /**

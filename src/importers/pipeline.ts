@@ -1,8 +1,8 @@
 import type { Finding } from "../contracts/findings.js";
+import { selectProvider } from "../llm/providers.js";
 import { type CheckedPlan, checkPlanned } from "./check.js";
 import { type ConvertOptions, convertModel, type PlannedContract } from "./convert.js";
 import { enrichContracts } from "./enrich.js";
-import { selectProvider } from "../llm/providers.js";
 import type { ImportModel, ImportNote } from "./model.js";
 import { refuseOverwrite, writeContracts } from "./write.js";
 
@@ -34,7 +34,10 @@ export interface PlanOptions extends ConvertOptions {
  * Converts, enriches with the LLM when one is configured (and not turned off), and validates;
  * nothing is written. Without a provider the deterministic conversion is the result.
  */
-export async function planImport(model: ImportModel, options: PlanOptions & { llm: boolean }): Promise<{ checked: CheckedPlan; notes: ImportNote[]; llm: string }> {
+export async function planImport(
+  model: ImportModel,
+  options: PlanOptions & { llm: boolean },
+): Promise<{ checked: CheckedPlan; notes: ImportNote[]; llm: string }> {
   const conversion = convertModel(model, options);
   const { contracts, notes, llm } = await maybeEnrich(conversion.contracts, options, options.llm, model.files.join(", "));
   return { checked: checkPlanned(contracts, options.directory), notes: [...conversion.notes, ...notes], llm };

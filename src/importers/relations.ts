@@ -1,6 +1,6 @@
 import { findCycles } from "../compiler/graph.js";
 import { compareText } from "../contracts/findings.js";
-import type { ImportField, ImportTable } from "./model.js";
+import type { ImportTable } from "./model.js";
 
 /** Target fields that make a good `display` for a reference, best first. */
 const DISPLAY_CANDIDATES = [
@@ -73,9 +73,4 @@ export function breakCycles(entities: readonly string[], refs: readonly RefEdge[
     live = live.filter((r) => r !== victim);
   }
   return dropped;
-}
-
-/** The foreign key of a table whose only column is this field, if any. */
-export function singleColumnKey(t: ImportTable, f: ImportField): ImportTable["foreignKeys"][number] | undefined {
-  return t.foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === f.name);
 }

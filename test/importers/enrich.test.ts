@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse } from "yaml";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { REPO_ROOT, runCharter, TSX_LOADER } from "../support/cli.js";
 import { FakeLlm } from "../support/fake-llm.js";
 
@@ -21,12 +21,31 @@ afterAll(async () => {
 beforeEach(() => llm.reset());
 
 /** The CLI in a child process, asynchronously, so the fake server in this process can answer it. */
-function migrate(extraEnv: Record<string, string> = {}, args: string[] = []): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
+function migrate(
+  extraEnv: Record<string, string> = {},
+  args: string[] = [],
+): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
   const dir = join(work, `out-${n++}`);
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", TSX_LOADER, resolve(REPO_ROOT, "src/cli/charter.ts"), "factory", "migrate", SPEC, "--domain", "store", "--dir", dir, ...args], {
-      env: { ...process.env, NO_COLOR: "1", ...llm.env(), ...extraEnv },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        TSX_LOADER,
+        resolve(REPO_ROOT, "src/cli/charter.ts"),
+        "factory",
+        "migrate",
+        SPEC,
+        "--domain",
+        "store",
+        "--dir",
+        dir,
+        ...args,
+      ],
+      {
+        env: { ...process.env, NO_COLOR: "1", ...llm.env(), ...extraEnv },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -40,7 +59,8 @@ function migrate(extraEnv: Record<string, string> = {}, args: string[] = []): Pr
 }
 
 const read = (dir: string, rel: string): Record<string, unknown> => parse(readFileSync(join(dir, rel), "utf8")) as Record<string, unknown>;
-const petFields = (dir: string): Record<string, Record<string, unknown>> => (read(dir, "entities/pet.contract.yaml").spec as { fields: Record<string, Record<string, unknown>> }).fields;
+const petFields = (dir: string): Record<string, Record<string, unknown>> =>
+  (read(dir, "entities/pet.contract.yaml").spec as { fields: Record<string, Record<string, unknown>> }).fields;
 
 const lifecycle = {
   entity: "pet",
@@ -80,9 +100,14 @@ describe("LLM enrichment (fake OpenAI-compatible server)", () => {
     expect((pet.spec as Record<string, unknown>).state_machine).toBe("workflow/store/pet_lifecycle");
     expect(petFields(r.dir).status).toBeUndefined();
     expect(readFileSync(join(r.dir, "workflows/pet_lifecycle.contract.yaml"), "utf8")).toMatch(/^# Suggested by an LLM, review: spec$/m);
-    expect((read(r.dir, "pages/pet_page.contract.yaml").spec as { views: { columns: string[] }[] }).views[0]?.columns).toEqual(["name", "category_id"]);
+    expect((read(r.dir, "pages/pet_page.contract.yaml").spec as { views: { columns: string[] }[] }).views[0]?.columns).toEqual([
+      "name",
+      "category_id",
+    ]);
     expect(r.stdout).toMatch(/LLM openai:\S+: 3 contract\(s\) enriched/);
-    expect(r.stdout).toMatch(/From the LLM \(3 contracts, review them\):\n {2}entity\/store\/pet: metadata\.description, fields\.name\.description, state_machine \(was field status\)/);
+    expect(r.stdout).toMatch(
+      /From the LLM \(3 contracts, review them\):\n {2}entity\/store\/pet: metadata\.description, fields\.name\.description, state_machine \(was field status\)/,
+    );
     validates(r.dir);
   });
 
@@ -92,7 +117,12 @@ describe("LLM enrichment (fake OpenAI-compatible server)", () => {
         entities: {
           pet: {
             fields: {
-              name: { description: "Name", required_when: "status == 'sold'", conditional_required: true, constraints: { maxLength: 50, unique: true } },
+              name: {
+                description: "Name",
+                required_when: "status == 'sold'",
+                conditional_required: true,
+                constraints: { maxLength: 50, unique: true },
+              },
               photo_urls: { type: "text", references: { entity: "entity/store/tag" } },
             },
           },

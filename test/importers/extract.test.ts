@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { REPO_ROOT, runCharter, TSX_LOADER } from "../support/cli.js";
 
 const CODE = resolve("test/fixtures/importers/codebases");
@@ -14,7 +14,8 @@ const outDir = (): string => join(work, `out-${n++}`);
 function spec(dir: string, rel: string): Record<string, unknown> {
   return (parse(readFileSync(join(dir, rel), "utf8")) as { spec: Record<string, unknown> }).spec;
 }
-const fields = (dir: string, entity: string): Record<string, Record<string, unknown>> => spec(dir, `entities/${entity}.contract.yaml`).fields as Record<string, Record<string, unknown>>;
+const fields = (dir: string, entity: string): Record<string, Record<string, unknown>> =>
+  spec(dir, `entities/${entity}.contract.yaml`).fields as Record<string, Record<string, unknown>>;
 
 function validates(dir: string): void {
   const r = runCharter(["forge", "validate", dir]);
@@ -39,9 +40,16 @@ describe("charter extract --yes", () => {
     const ticket = fields(dir, "ticket");
     expect(ticket.title).toEqual({ type: "string", required: true, constraints: { maxLength: 200 } });
     expect(ticket.body).toEqual({ type: "text" });
-    expect(ticket.customer_id).toEqual({ type: "uuid", required: true, references: { entity: "entity/helpdesk/customer", display: "name" } });
+    expect(ticket.customer_id).toEqual({
+      type: "uuid",
+      required: true,
+      references: { entity: "entity/helpdesk/customer", display: "name" },
+    });
     expect(ticket.opened_at).toEqual({ type: "datetime", computed: "now" });
-    expect(spec(dir, "workflows/ticket_lifecycle.contract.yaml")).toMatchObject({ initial: "open", states: { closed: { terminal: true } } });
+    expect(spec(dir, "workflows/ticket_lifecycle.contract.yaml")).toMatchObject({
+      initial: "open",
+      states: { closed: { terminal: true } },
+    });
     const routes = spec(dir, "routes/ticket_api.contract.yaml") as { endpoints: { method: string; path: string }[] };
     expect(routes.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "PATCH /{id}"]);
     expect(r.stdout).toMatch(/POST \/tickets\/\{ticket_id\}\/escalate: not one of the standard operations/);
@@ -79,7 +87,10 @@ describe("charter extract --yes", () => {
       description: { type: "text" },
       budget: { type: "integer", default: 0 },
     });
-    expect(spec(dir, "workflows/project_lifecycle.contract.yaml")).toMatchObject({ initial: "active", states: { archived: { terminal: true } } });
+    expect(spec(dir, "workflows/project_lifecycle.contract.yaml")).toMatchObject({
+      initial: "active",
+      states: { archived: { terminal: true } },
+    });
     const task = fields(dir, "task");
     expect(task.project_id).toEqual({ type: "uuid", required: true, references: { entity: "entity/work/project", display: "name" } });
     expect(task.parent_id).toEqual({ type: "uuid", references: { entity: "entity/work/task", display: "title" } });

@@ -3,8 +3,8 @@ import { topologicalOrder } from "../../compiler/graph.js";
 import { convertModel, type PlannedContract } from "../../importers/convert.js";
 import { discover, extractModel } from "../../importers/extract/index.js";
 import { reviewEntities } from "../../importers/extract/review.js";
-import { maybeEnrich } from "../../importers/pipeline.js";
 import { ImportError } from "../../importers/model.js";
+import { maybeEnrich } from "../../importers/pipeline.js";
 import { refuseOverwrite } from "../../importers/write.js";
 import { UserError } from "../output.js";
 import { importTarget } from "./factory.js";
@@ -45,14 +45,24 @@ export function extractCommand(): Command {
         progress("[2/4] entities  [3/4] relations and workflows  [4/4] routes and pages");
         const { model, frameworks } = extractModel(found, (l) => progress(`  ${l}`));
         progress(`  frameworks: ${frameworks.join(", ") || "none recognised"}`);
-        const options = { domain: opts.domain, directory: target.directory, routes: "operations" as const, pages: opts.pages === true, workflows: opts.workflows };
+        const options = {
+          domain: opts.domain,
+          directory: target.directory,
+          routes: "operations" as const,
+          pages: opts.pages === true,
+          workflows: opts.workflows,
+        };
         const conversion = convertModel(model, options);
         const enriched = await maybeEnrich(conversion.contracts, options, opts.llm, path);
         progress(`  ${enriched.llm}`);
         conversion.notes.push(...enriched.notes);
         refuseOverwrite(enriched.contracts, target.directory, opts.force === true);
         const units = entityUnits(enriched.contracts);
-        const outcome = await reviewEntities(units, target.directory, { yes: opts.yes === true, input: process.stdin, output: process.stdout });
+        const outcome = await reviewEntities(units, target.directory, {
+          yes: opts.yes === true,
+          input: process.stdin,
+          output: process.stdout,
+        });
         const summary = {
           path,
           domain: opts.domain,
@@ -97,6 +107,10 @@ function entityUnits(contracts: readonly PlannedContract[]): PlannedContract[][]
   return [...order, ...rest].map((fqn) => {
     const name = entities.find((e) => e.fqn === fqn)?.entity;
     const unit = contracts.filter((c) => c.entity === name);
-    return [...unit.filter((c) => c.kind === "Workflow"), ...unit.filter((c) => c.kind === "Entity"), ...unit.filter((c) => c.kind !== "Workflow" && c.kind !== "Entity")];
+    return [
+      ...unit.filter((c) => c.kind === "Workflow"),
+      ...unit.filter((c) => c.kind === "Entity"),
+      ...unit.filter((c) => c.kind !== "Workflow" && c.kind !== "Entity"),
+    ];
   });
 }

@@ -1,9 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readPrismaSchema } from "../factory/prisma.js";
 import type { ImportModel, ImportOperation } from "../model.js";
 import { ImportError } from "../model.js";
 import { entityName, snakeCase } from "../naming.js";
-import { readPrismaSchema } from "../factory/prisma.js";
 import { interpretPython, readPythonFiles } from "./python.js";
 import { readTypeScriptFiles } from "./typescript.js";
 
@@ -58,7 +58,10 @@ export function extractModel(found: Discovery, progress: (line: string) => void 
   const prisma = found.prisma.map((f) => readPrismaSchema(f));
   const tables = [...py.tables, ...tsx.tables, ...prisma.flatMap((m) => m.tables)];
   progress(`entities: ${tables.length} model classes`);
-  const names = tables.map((t) => ({ table: t.name, keys: new Set([entityName(t.name), snakeCase(t.tableName ?? t.name), snakeCase(t.name)]) }));
+  const names = tables.map((t) => ({
+    table: t.name,
+    keys: new Set([entityName(t.name), snakeCase(t.tableName ?? t.name), snakeCase(t.name)]),
+  }));
   const operations: ImportOperation[] = [...py.operations, ...tsx.operations].map((op) => {
     const segment = op.path.split("/").filter((s) => s && !s.startsWith("{"))[0];
     const hit = segment ? names.find((n) => n.keys.has(snakeCase(segment)) || n.keys.has(entityName(segment))) : undefined;

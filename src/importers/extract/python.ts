@@ -52,7 +52,10 @@ function scriptPath(): string {
 /** Parses Python files with `python3` and the shipped script (the standard library's `ast`). */
 export function readPythonFiles(files: readonly string[]): PyFile[] {
   if (files.length === 0) return [];
-  const r = spawnSync(process.env.CHARTER_PYTHON ?? "python3", [scriptPath(), ...files], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(process.env.CHARTER_PYTHON ?? "python3", [scriptPath(), ...files], {
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (r.error) throw new ImportError(`python3 is needed to read Python code: ${r.error.message}`);
   if (r.status !== 0) throw new ImportError(`reading Python files failed: ${r.stderr.trim().split("\n").pop() ?? ""}`);
   return (JSON.parse(r.stdout) as { files: PyFile[] }).files;
@@ -65,8 +68,10 @@ export interface PythonFindings {
   notes: ImportNote[];
 }
 
-const str = (v: PyValue | null | undefined): string | undefined => (v?.kind === "const" && typeof v.value === "string" ? v.value : undefined);
-const num = (v: PyValue | null | undefined): number | undefined => (v?.kind === "const" && typeof v.value === "number" ? v.value : undefined);
+const str = (v: PyValue | null | undefined): string | undefined =>
+  v?.kind === "const" && typeof v.value === "string" ? v.value : undefined;
+const num = (v: PyValue | null | undefined): number | undefined =>
+  v?.kind === "const" && typeof v.value === "number" ? v.value : undefined;
 const last = (dotted: string): string => dotted.split(".").pop() ?? dotted;
 
 /**
@@ -79,10 +84,20 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
   const enums = new Map<string, string[]>();
   for (const f of files) {
     if (f.error) {
-      out.notes.push({ kind: "skipped", subject: f.path, reason: `Python syntax error: ${f.error.message}`, location: { file: f.path, line: f.error.line, column: f.error.column } });
+      out.notes.push({
+        kind: "skipped",
+        subject: f.path,
+        reason: `Python syntax error: ${f.error.message}`,
+        location: { file: f.path, line: f.error.line, column: f.error.column },
+      });
       continue;
     }
-    for (const c of f.classes) if (c.bases.some((b) => /(^|\.)(Enum|StrEnum|IntEnum)$/.test(b))) enums.set(c.name, c.body.map((a) => String(str(a.value) ?? num(a.value) ?? a.name)));
+    for (const c of f.classes)
+      if (c.bases.some((b) => /(^|\.)(Enum|StrEnum|IntEnum)$/.test(b)))
+        enums.set(
+          c.name,
+          c.body.map((a) => String(str(a.value) ?? num(a.value) ?? a.name)),
+        );
   }
   for (const f of files) {
     if (f.error) continue;
@@ -94,7 +109,8 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
     if (/\bfastapi\b/.test(imports)) out.frameworks.add("FastAPI");
     for (const c of f.classes) {
       if (c.bases.some((b) => /(^|\.)Model$/.test(b) && /django/.test(imports))) out.tables.push(djangoModel(f.path, c, out.notes));
-      else if (c.body.some((a) => a.name === "__tablename__") || (c.keywords.table?.kind === "const" && c.keywords.table.value === true)) out.tables.push(sqlalchemyModel(f.path, c, enums, out.notes));
+      else if (c.body.some((a) => a.name === "__tablename__") || (c.keywords.table?.kind === "const" && c.keywords.table.value === true))
+        out.tables.push(sqlalchemyModel(f.path, c, enums, out.notes));
     }
     out.operations.push(...fastapiRoutes(f));
   }
@@ -111,7 +127,8 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     const call = a.value?.kind === "call" ? a.value : undefined;
     const fn = call ? last(call.func ?? "") : "";
     if (fn === "relationship" || fn === "Relationship") continue;
-    const isColumn = fn === "Column" || fn === "mapped_column" || fn === "Field" || (a.annotation !== null && /^Mapped\[/.test(a.annotation));
+    const isColumn =
+      fn === "Column" || fn === "mapped_column" || fn === "Field" || (a.annotation !== null && /^Mapped\[/.test(a.annotation));
     if (!isColumn) continue;
     const args = call?.args ?? [];
     const kw = call?.kwargs ?? {};
@@ -125,7 +142,12 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     let type: ContractType | undefined;
     if (typeName === "Enum" && typeArg?.kind === "call") {
       const e = typeArg.args?.[0];
-      const values = e?.kind === "name" ? enums.get(last(e.id ?? "")) : e ? (typeArg.args ?? []).map((x) => str(x)).filter((x): x is string => x !== undefined) : undefined;
+      const values =
+        e?.kind === "name"
+          ? enums.get(last(e.id ?? ""))
+          : e
+            ? (typeArg.args ?? []).map((x) => str(x)).filter((x): x is string => x !== undefined)
+            : undefined;
       if (values) f.enum = values;
       type = "string";
     } else if (typeName) type = mapTypeName(typeName) ?? (typeName === "DateTime" ? "datetime" : undefined);
@@ -133,9 +155,24 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
       if (enums.has(baseAnnotation)) {
         type = "string";
         f.enum = enums.get(baseAnnotation) as string[];
-      } else type = mapTypeName(baseAnnotation) ?? (baseAnnotation === "datetime" ? "datetime" : baseAnnotation === "date" ? "date" : baseAnnotation === "UUID" ? "uuid" : undefined);
+      } else
+        type =
+          mapTypeName(baseAnnotation) ??
+          (baseAnnotation === "datetime"
+            ? "datetime"
+            : baseAnnotation === "date"
+              ? "date"
+              : baseAnnotation === "UUID"
+                ? "uuid"
+                : undefined);
     }
-    if (!type) notes.push({ kind: "changed", subject: `${c.name}.${a.name}`, reason: `type ${typeName ?? baseAnnotation ?? "unknown"} read as string`, location: f.location ?? t.location });
+    if (!type)
+      notes.push({
+        kind: "changed",
+        subject: `${c.name}.${a.name}`,
+        reason: `type ${typeName ?? baseAnnotation ?? "unknown"} read as string`,
+        location: f.location ?? t.location,
+      });
     f.type = type ?? "string";
     f.sourceType = typeName ?? baseAnnotation ?? "";
     const len = num(typeArg?.kind === "call" ? typeArg.args?.[0] : undefined);
@@ -165,16 +202,30 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
 const DJANGO_REL = new Set(["ForeignKey", "OneToOneField"]);
 
 function djangoModel(file: string, c: PyClass, notes: ImportNote[]): ImportTable {
-  const t: ImportTable = { name: c.name, fields: [{ name: "id", type: "integer" }], primaryKey: ["id"], foreignKeys: [], location: { file, line: c.line } };
+  const t: ImportTable = {
+    name: c.name,
+    fields: [{ name: "id", type: "integer" }],
+    primaryKey: ["id"],
+    foreignKeys: [],
+    location: { file, line: c.line },
+  };
   const meta = c.inner.find((i) => i.name === "Meta");
   const dbTable = str(meta?.body.find((a) => a.name === "db_table")?.value);
   if (dbTable) t.tableName = dbTable;
   const choices = new Map<string, (string | number)[]>();
   for (const inner of c.inner) {
-    if (inner.bases.some((b) => /Choices$/.test(b))) choices.set(inner.name, inner.body.map((a) => (a.value?.kind === "list" ? (str(a.value.items?.[0]) ?? a.name) : (str(a.value) ?? a.name))));
+    if (inner.bases.some((b) => /Choices$/.test(b)))
+      choices.set(
+        inner.name,
+        inner.body.map((a) => (a.value?.kind === "list" ? (str(a.value.items?.[0]) ?? a.name) : (str(a.value) ?? a.name))),
+      );
   }
   for (const a of c.body) {
-    if (a.value?.kind === "list" && a.value.items?.every((i) => i.kind === "list")) choices.set(a.name, (a.value.items ?? []).map((i) => str(i.items?.[0]) ?? ""));
+    if (a.value?.kind === "list" && a.value.items?.every((i) => i.kind === "list"))
+      choices.set(
+        a.name,
+        (a.value.items ?? []).map((i) => str(i.items?.[0]) ?? ""),
+      );
   }
   for (const a of c.body) {
     const call = a.value?.kind === "call" ? a.value : undefined;
@@ -183,7 +234,12 @@ function djangoModel(file: string, c: PyClass, notes: ImportNote[]): ImportTable
     if (!/Field$|^ForeignKey$/.test(kind)) continue;
     const kw = call.kwargs ?? {};
     if (kind === "ManyToManyField") {
-      notes.push({ kind: "skipped", subject: `${c.name}.${a.name}`, reason: "a many-to-many field needs a join entity; not created", location: { file, line: a.line } });
+      notes.push({
+        kind: "skipped",
+        subject: `${c.name}.${a.name}`,
+        reason: "a many-to-many field needs a join entity; not created",
+        location: { file, line: a.line },
+      });
       continue;
     }
     const name = DJANGO_REL.has(kind) ? `${a.name}_id` : a.name;
@@ -197,7 +253,8 @@ function djangoModel(file: string, c: PyClass, notes: ImportNote[]): ImportTable
     const nullable = kw.null?.kind === "const" && kw.null.value === true;
     const blank = kw.blank?.kind === "const" && kw.blank.value === true;
     f.required = !nullable && !blank && kw.default === undefined && !(kind === "DateTimeField" && (kw.auto_now || kw.auto_now_add));
-    if (kw.max_length && num(kw.max_length) !== undefined && f.type === "string") f.constraints = { maxLength: num(kw.max_length) as number };
+    if (kw.max_length && num(kw.max_length) !== undefined && f.type === "string")
+      f.constraints = { maxLength: num(kw.max_length) as number };
     if (kind.startsWith("Positive")) f.constraints = { ...f.constraints, min: 0 };
     if (kw.unique?.kind === "const" && kw.unique.value === true) f.unique = true;
     const ch = kw.choices;

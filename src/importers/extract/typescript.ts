@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import ts from "typescript";
-import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
 import { readSource } from "../factory/read.js";
+import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
 
 export interface TypeScriptFindings {
   frameworks: Set<string>;
@@ -33,7 +33,12 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
       if (ts.isEnumDeclaration(n)) {
         enums.set(
           n.name.text,
-          n.members.map((m) => (m.initializer && (ts.isStringLiteral(m.initializer) || ts.isNumericLiteral(m.initializer)) ? literalOf(m.initializer) : m.name.getText(sf)) as string | number),
+          n.members.map(
+            (m) =>
+              (m.initializer && (ts.isStringLiteral(m.initializer) || ts.isNumericLiteral(m.initializer))
+                ? literalOf(m.initializer)
+                : m.name.getText(sf)) as string | number,
+          ),
         );
       }
     });
@@ -112,7 +117,8 @@ function literalOf(e: ts.Expression): string | number | boolean | undefined {
   if (ts.isNumericLiteral(e)) return Number(e.text);
   if (e.kind === ts.SyntaxKind.TrueKeyword) return true;
   if (e.kind === ts.SyntaxKind.FalseKeyword) return false;
-  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(e.operand)) return -Number(e.operand.text);
+  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(e.operand))
+    return -Number(e.operand.text);
   return undefined;
 }
 
@@ -126,9 +132,33 @@ function options(call: ts.CallExpression | undefined): Map<string, ts.Expression
 }
 
 const TS_TYPES: Record<string, ContractType> = { string: "string", number: "number", boolean: "boolean", Date: "datetime" };
-const COLUMN_TYPES: Record<string, ContractType> = { uuid: "uuid", int: "integer", integer: "integer", bigint: "integer", smallint: "integer", text: "text", varchar: "string", decimal: "number", numeric: "number", float: "number", double: "number", boolean: "boolean", date: "date", timestamp: "datetime", timestamptz: "datetime", json: "object", jsonb: "object", enum: "string" };
+const COLUMN_TYPES: Record<string, ContractType> = {
+  uuid: "uuid",
+  int: "integer",
+  integer: "integer",
+  bigint: "integer",
+  smallint: "integer",
+  text: "text",
+  varchar: "string",
+  decimal: "number",
+  numeric: "number",
+  float: "number",
+  double: "number",
+  boolean: "boolean",
+  date: "date",
+  timestamp: "datetime",
+  timestamptz: "datetime",
+  json: "object",
+  jsonb: "object",
+  enum: "string",
+};
 
-function typeormEntity(sf: ts.SourceFile, cls: ts.ClassDeclaration, enums: Map<string, (string | number)[]>, notes: ImportNote[]): ImportTable {
+function typeormEntity(
+  sf: ts.SourceFile,
+  cls: ts.ClassDeclaration,
+  enums: Map<string, (string | number)[]>,
+  notes: ImportNote[],
+): ImportTable {
   const name = cls.name?.text ?? "Entity";
   const entityCall = decorator(cls, "Entity");
   const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: at(sf, cls) };
@@ -145,7 +175,12 @@ function typeormEntity(sf: ts.SourceFile, cls: ts.ClassDeclaration, enums: Map<s
     const tsType = m.type?.getText(sf) ?? "";
     if (decorators.includes("OneToMany")) continue;
     if (decorators.includes("ManyToMany")) {
-      notes.push({ kind: "skipped", subject: `${name}.${prop}`, reason: "a many-to-many relation needs a join entity; not created", location });
+      notes.push({
+        kind: "skipped",
+        subject: `${name}.${prop}`,
+        reason: "a many-to-many relation needs a join entity; not created",
+        location,
+      });
       continue;
     }
     const rel = decorator(m, "ManyToOne") ?? decorator(m, "OneToOne");
@@ -167,7 +202,12 @@ function typeormEntity(sf: ts.SourceFile, cls: ts.ClassDeclaration, enums: Map<s
       continue;
     }
     if (decorators.includes("CreateDateColumn") || decorators.includes("UpdateDateColumn")) {
-      t.fields.push({ name: prop, type: "datetime", generated: decorators.includes("CreateDateColumn") ? "now" : "now_on_update", location });
+      t.fields.push({
+        name: prop,
+        type: "datetime",
+        generated: decorators.includes("CreateDateColumn") ? "now" : "now_on_update",
+        location,
+      });
       continue;
     }
     const col = decorator(m, "Column");
@@ -176,7 +216,12 @@ function typeormEntity(sf: ts.SourceFile, cls: ts.ClassDeclaration, enums: Map<s
     const typeArg = col.arguments[0] && ts.isStringLiteral(col.arguments[0]) ? col.arguments[0].text : undefined;
     const typeOpt = opts.get("type");
     const columnType = typeArg ?? (typeOpt && ts.isStringLiteral(typeOpt) ? typeOpt.text : undefined);
-    const f: ImportField = { name: prop, type: (columnType ? COLUMN_TYPES[columnType] : undefined) ?? TS_TYPES[tsType] ?? "string", sourceType: columnType ?? tsType, location };
+    const f: ImportField = {
+      name: prop,
+      type: (columnType ? COLUMN_TYPES[columnType] : undefined) ?? TS_TYPES[tsType] ?? "string",
+      sourceType: columnType ?? tsType,
+      location,
+    };
     const enumOpt = opts.get("enum");
     if (enumOpt && ts.isIdentifier(enumOpt) && enums.has(enumOpt.text)) {
       f.type = "string";
@@ -192,7 +237,9 @@ function typeormEntity(sf: ts.SourceFile, cls: ts.ClassDeclaration, enums: Map<s
       if (v !== undefined) f.default = v;
       else if (ts.isPropertyAccessExpression(d) && ts.isIdentifier(d.expression)) {
         const values = enums.get(d.expression.text);
-        const members = cls.getSourceFile().statements.find((s): s is ts.EnumDeclaration => ts.isEnumDeclaration(s) && s.name.text === (d.expression as ts.Identifier).text);
+        const members = cls
+          .getSourceFile()
+          .statements.find((s): s is ts.EnumDeclaration => ts.isEnumDeclaration(s) && s.name.text === (d.expression as ts.Identifier).text);
         const member = members?.members.find((mm) => mm.name.getText() === d.name.text);
         const mv = member?.initializer ? literalOf(member.initializer) : undefined;
         if (values && mv !== undefined) f.default = mv;

@@ -59,8 +59,7 @@ function specError(e: unknown, file: string, locate: (p: string) => SourceLocati
     const pointer = pointerLine.split(/\s/)[0]?.slice(1) ?? "";
     return new ImportError(`invalid spec: ${pointerLine.slice(pointer.length + 1).trim() || lines[0]}`, locate(pointer));
   }
-  const refMatch = /Error resolving \$ref pointer "([^"]+)"|Missing \$ref pointer "([^"]+)"/.exec(message);
-  if (refMatch) return new ImportError(`unresolvable $ref: ${lines[0]}`, { file });
+  if (/\$ref pointer/.test(message)) return new ImportError(`unresolvable $ref: ${lines[0]}`, { file });
   return new ImportError(`invalid spec: ${lines[0] ?? message}`, { file });
 }
 
@@ -101,7 +100,7 @@ class OpenApiReader {
     const tables: ImportTable[] = [];
     const parts = this.allOfParts();
     for (const name of Object.keys(this.schemas)) {
-      const pointer = `${this.base}${escape(name)}`;
+      const pointer = `${this.base}${escapePointer(name)}`;
       const whole = parts.get(name);
       if (whole) {
         this.notes.push({
@@ -136,7 +135,7 @@ class OpenApiReader {
       }
     }
     const used = JSON.stringify(this.api.paths ?? {});
-    for (const part of [...parts.keys()]) if (used.includes(`${prefix}${escape(part)}"`)) parts.delete(part);
+    for (const part of [...parts.keys()]) if (used.includes(`${prefix}${escapePointer(part)}"`)) parts.delete(part);
     return parts;
   }
 
@@ -194,7 +193,7 @@ class OpenApiReader {
     const fields: ImportField[] = [];
     const foreignKeys: ForeignKey[] = [];
     for (const [prop, raw] of Object.entries(rec(schema.properties))) {
-      const at = `${pointer}/properties/${escape(prop)}`;
+      const at = `${pointer}/properties/${escapePointer(prop)}`;
       const location = this.locate(at);
       const target = this.entityRef(raw);
       if (target) {
@@ -263,7 +262,7 @@ class OpenApiReader {
       for (const method of METHODS) {
         const op = rec(rec(item)[method]);
         if (Object.keys(op).length === 0) continue;
-        const pointer = `/paths/${escape(path)}/${method}`;
+        const pointer = `/paths/${escapePointer(path)}/${method}`;
         const o: ImportOperation = { method: method.toUpperCase(), path, location: this.locate(pointer) };
         const summary = typeof op.summary === "string" ? op.summary : typeof op.description === "string" ? op.description : undefined;
         if (summary) o.summary = summary;
@@ -316,6 +315,6 @@ function fromPath(path: string, entities: ReadonlySet<string>): string | undefin
   return undefined;
 }
 
-function escape(key: string): string {
+function escapePointer(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }

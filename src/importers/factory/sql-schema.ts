@@ -111,7 +111,8 @@ export class SchemaState {
       case "compare": {
         const f = field(check.column);
         if (!f) break;
-        const c: FieldConstraints = (f.constraints ??= {});
+        f.constraints ??= {};
+        const c: FieldConstraints = f.constraints;
         const step = f.type === "integer" ? 1 : 0;
         if (check.op === ">=" || (check.op === ">" && step)) c.min = check.op === ">" ? check.value + step : check.value;
         else if (check.op === "<=" || (check.op === "<" && step)) c.max = check.op === "<" ? check.value - step : check.value;
@@ -127,7 +128,8 @@ export class SchemaState {
       case "length": {
         const f = field(check.column);
         if (!f) break;
-        const c: FieldConstraints = (f.constraints ??= {});
+        f.constraints ??= {};
+        const c: FieldConstraints = f.constraints;
         if (check.op === "<=" || check.op === "<") c.maxLength = check.op === "<" ? check.value - 1 : check.value;
         else if (check.op === ">=" || check.op === ">") c.minLength = check.op === ">" ? check.value + 1 : check.value;
         else break;
