@@ -63,7 +63,7 @@ export function writeImport(
   plan: { checked: CheckedPlan; notes: ImportNote[]; llm: string },
   options: PlanOptions & { force: boolean; dryRun: boolean },
 ): ImportSummary {
-  refuseOverwrite(plan.checked.accepted, options.directory, options.force);
+  refuseOverwrite(plan.checked.accepted, options.directory, options.force || options.dryRun);
   const written = options.dryRun ? [] : writeContracts(plan.checked.accepted, options.directory);
   return summarise(model, plan, options, written);
 }

@@ -192,6 +192,18 @@ describe("factory migrate (OpenAPI)", () => {
     expect(r.stdout).toMatch(/GET \/pet\/findByStatus: not one of the standard operations of \/pet/);
   });
 
+  it("imports the real ReadMe API spec (OpenAPI 3.1, inline schemas in data envelopes)", () => {
+    const r = migrate("openapi/public/readme-api.yaml", ["--output", "json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { entities: string[]; routes: string[]; notes: { kind: string; subject: string; reason: string }[] };
+    expect(summary.entities).toEqual(expect.arrayContaining(["changelog", "custom_page", "guide", "image", "recipe"]));
+    expect(summary.entities.length).toBeGreaterThanOrEqual(10);
+    expect(summary.routes).toContain("changelog_api");
+    expect(summary.notes).toContainEqual(expect.objectContaining({ subject: "changelog", reason: expect.stringContaining("inferred from the inline schemas") }));
+    validates(r.dir);
+    expect(fields(r.dir, "changelog").title).toEqual({ type: "string", required: true });
+  });
+
   it.each([
     ["openapi/malformed.yaml", /malformed\.yaml:7:1: malformed spec: /],
     ["openapi/invalid.yaml", /invalid\.yaml:2:7 \(at #\/info\): invalid spec: must have required property 'version'/],

@@ -120,7 +120,64 @@ class OpenApiReader {
       tables.push(this.table(name, schema, pointer));
     }
     const names = new Set(tables.map((t) => t.name));
-    return { format: "openapi", files: [this.file], tables, operations: this.operations(names), notes: this.notes };
+    const operations = this.operations(names);
+    for (const [name, t] of this.inline) {
+      tables.push(t);
+      this.notes.push({ kind: "changed", subject: name, reason: "no named schema: the entity is inferred from the inline schemas of its operations", location: t.location });
+    }
+    return { format: "openapi", files: [this.file], tables, operations, notes: this.notes };
+  }
+
+  /** Entities inferred from inline schemas, by the name of the path's last static segment. */
+  private readonly inline = new Map<string, ImportTable>();
+
+  /**
+   * An operation without a named schema: its 2xx JSON body (unwrapped from a `data` envelope and
+   * from an array) or its request body, when that is an object with properties, describes a
+   * record of the resource its path names. Properties of several operations are merged.
+   */
+  private inlineTable(path: string, op: Schema, pointer: string, named: ReadonlySet<string>): string | undefined {
+    const segment = path
+      .split("/")
+      .filter((s) => s && !s.startsWith("{"))
+      .pop();
+    if (!segment) return undefined;
+    const name = snakeCase(segment);
+    if (!name || named.has(name)) return undefined;
+    const bodies: { schema: Schema; at: string }[] = [];
+    for (const [code, res] of Object.entries(rec(op.responses))) {
+      if (!/^2/.test(code)) continue;
+      const media = rec(rec(this.resolveResponse(res).content)["application/json"]);
+      if (media.schema) bodies.push({ schema: this.unwrap(media.schema), at: `${pointer}/responses/${code}` });
+    }
+    const body = rec(rec(this.resolveResponse(op.requestBody).content)["application/json"]);
+    if (body.schema) bodies.push({ schema: this.unwrap(body.schema), at: `${pointer}/requestBody` });
+    const usable = bodies.filter((b) => isObjectSchema(b.schema) && Object.keys(rec(b.schema.properties)).length >= 2);
+    if (usable.length === 0) return undefined;
+    let t = this.inline.get(name);
+    for (const b of usable) {
+      const part = this.table(name, b.schema, b.at);
+      if (!t) {
+        t = part;
+        this.inline.set(name, t);
+        continue;
+      }
+      for (const f of part.fields) if (!t.fields.some((x) => x.name === f.name)) t.fields.push(f);
+      for (const fk of part.foreignKeys) if (!t.foreignKeys.some((x) => x.columns[0] === fk.columns[0])) t.foreignKeys.push(fk);
+      if (t.primaryKey.length === 0) t.primaryKey = part.primaryKey;
+    }
+    return name;
+  }
+
+  private unwrap(schema: unknown): Schema {
+    let s = this.resolve(schema, []);
+    for (let i = 0; i < 3; i++) {
+      const props = rec(s.properties);
+      if (s.type === "array" || s.items) s = this.resolve(s.items, []);
+      else if (props.data && (Object.keys(props).length <= 3 || this.resolve(props.data, []).type === "array")) s = this.resolve(props.data, []);
+      else break;
+    }
+    return s;
   }
 
   /** Schemas that are only `allOf` parts of another schema: they are merged, not entities of their own. */
@@ -266,7 +323,7 @@ class OpenApiReader {
         const o: ImportOperation = { method: method.toUpperCase(), path, location: this.locate(pointer) };
         const summary = typeof op.summary === "string" ? op.summary : typeof op.description === "string" ? op.description : undefined;
         if (summary) o.summary = summary;
-        const table = this.operationSchema(op, entities) ?? fromPath(path, entities);
+        const table = this.operationSchema(op, entities) ?? fromPath(path, entities) ?? this.inlineTable(path, op, pointer, entities);
         if (table) o.table = table;
         out.push(o);
       }
