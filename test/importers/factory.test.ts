@@ -199,7 +199,7 @@ describe("factory migrate (OpenAPI)", () => {
     expect(summary.entities).toEqual(expect.arrayContaining(["changelog", "custom_page", "guide", "image", "recipe"]));
     expect(summary.entities.length).toBeGreaterThanOrEqual(10);
     expect(summary.routes).toContain("changelog_api");
-    expect(summary.notes).toContainEqual(expect.objectContaining({ subject: "changelog", reason: expect.stringContaining("inferred from the inline schemas") }));
+    expect(summary.notes).toContainEqual(expect.objectContaining({ subject: "changelogs", reason: expect.stringContaining("inferred from the inline schemas") }));
     validates(r.dir);
     expect(fields(r.dir, "changelog").title).toEqual({ type: "string", required: true });
   });
