@@ -2,7 +2,6 @@ import type { Finding } from "../contracts/findings.js";
 import { selectProvider } from "../llm/providers.js";
 import { type CheckedPlan, checkPlanned } from "./check.js";
 import { type ConvertOptions, convertModel, type PlannedContract } from "./convert.js";
-import { enrichContracts } from "./enrich.js";
 import type { ImportModel, ImportNote } from "./model.js";
 import { refuseOverwrite, writeContracts } from "./write.js";
 
@@ -53,6 +52,7 @@ export async function maybeEnrich(
   if (!wanted) return { contracts, notes: [], llm: "LLM: off (--no-llm); deterministic conversion" };
   const provider = selectProvider();
   if (!provider.ok) return { contracts, notes: [], llm: "LLM: none configured; deterministic conversion" };
+  const { enrichContracts } = await import("./enrich.js");
   const e = await enrichContracts(contracts, options.directory, options.domain, provider, source);
   return { contracts: e.contracts, notes: e.notes, llm: e.status };
 }

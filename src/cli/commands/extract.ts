@@ -1,11 +1,7 @@
 import { Command } from "commander";
 import { topologicalOrder } from "../../compiler/graph.js";
-import { convertModel, type PlannedContract } from "../../importers/convert.js";
-import { discover, extractModel } from "../../importers/extract/index.js";
-import { reviewEntities } from "../../importers/extract/review.js";
+import type { PlannedContract } from "../../importers/convert.js";
 import { ImportError } from "../../importers/model.js";
-import { maybeEnrich } from "../../importers/pipeline.js";
-import { refuseOverwrite } from "../../importers/write.js";
 import { UserError } from "../output.js";
 import { importTarget } from "./factory.js";
 
@@ -39,11 +35,17 @@ export function extractCommand(): Command {
         process.stderr.write(`${line}\n`);
       };
       try {
+        // The parsers (the TypeScript compiler among them) load on use: other commands never pay for them.
+        const { convertModel } = await import("../../importers/convert.js");
+        const { discover, extractModel } = await import("../../importers/extract/index.js");
+        const { reviewEntities } = await import("../../importers/extract/review.js");
+        const { maybeEnrich } = await import("../../importers/pipeline.js");
+        const { refuseOverwrite } = await import("../../importers/write.js");
         progress("[1/4] discover");
         const found = discover(path);
         progress(`  ${found.python.length} Python, ${found.typescript.length} TypeScript, ${found.prisma.length} Prisma files`);
         progress("[2/4] entities  [3/4] relations and workflows  [4/4] routes and pages");
-        const { model, frameworks } = extractModel(found, (l) => progress(`  ${l}`));
+        const { model, frameworks } = await extractModel(found, (l) => progress(`  ${l}`));
         progress(`  frameworks: ${frameworks.join(", ") || "none recognised"}`);
         const options = {
           domain: opts.domain,

@@ -3,8 +3,8 @@ import { Command, Option } from "commander";
 import { parse } from "yaml";
 import { NAME_PATTERN } from "../../contracts/fqn.js";
 import { readSource } from "../../importers/factory/read.js";
-import type { SqlDialect } from "../../importers/index.js";
-import { detectFormat, ImportError, planImport, readModel, writeImport } from "../../importers/index.js";
+import type { SqlDialect } from "../../importers/factory/sql.js";
+import { ImportError } from "../../importers/model.js";
 import { summaryJson, summaryText } from "../../importers/report.js";
 import { compareOpenApi, roundTripText } from "../../importers/round-trip.js";
 import { UserError } from "../output.js";
@@ -44,6 +44,9 @@ export function factoryCommand(): Command {
     .action(async (file: string, opts: MigrateOptions) => {
       const target = importTarget(opts.domain, opts.output, opts.dir);
       try {
+        // The parsers load on use: other commands never pay for them.
+        const { detectFormat, readModel } = await import("../../importers/factory/index.js");
+        const { planImport, writeImport } = await import("../../importers/pipeline.js");
         const format = detectFormat(file, opts.format);
         const model = await readModel(file, format, opts.dialect);
         const options = {

@@ -1,11 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readPrismaSchema } from "../factory/prisma.js";
 import type { ImportModel, ImportOperation } from "../model.js";
 import { ImportError } from "../model.js";
 import { entityName, snakeCase } from "../naming.js";
 import { interpretPython, readPythonFiles } from "./python.js";
-import { readTypeScriptFiles } from "./typescript.js";
 
 const IGNORED = new Set(["node_modules", ".git", ".venv", "venv", "__pycache__", "dist", "build", ".tox", "migrations"]);
 
@@ -52,10 +50,15 @@ export interface ExtractResult {
  * keys, later turned into references and workflows by the shared conversion) and routes, each
  * operation tied to the entity its path names.
  */
-export function extractModel(found: Discovery, progress: (line: string) => void = () => undefined): ExtractResult {
+export async function extractModel(found: Discovery, progress: (line: string) => void = () => undefined): Promise<ExtractResult> {
   const py = interpretPython(readPythonFiles(found.python));
-  const tsx = readTypeScriptFiles(found.typescript);
-  const prisma = found.prisma.map((f) => readPrismaSchema(f));
+  // The TypeScript compiler and the Prisma parser load only when there are such files.
+  const tsx =
+    found.typescript.length > 0
+      ? (await import("./typescript.js")).readTypeScriptFiles(found.typescript)
+      : { frameworks: new Set<string>(), tables: [], operations: [], notes: [] };
+  const readPrisma = found.prisma.length > 0 ? (await import("../factory/prisma.js")).readPrismaSchema : undefined;
+  const prisma = readPrisma ? found.prisma.map((f) => readPrisma(f)) : [];
   const tables = [...py.tables, ...tsx.tables, ...prisma.flatMap((m) => m.tables)];
   progress(`entities: ${tables.length} model classes`);
   const names = tables.map((t) => ({

@@ -2,9 +2,7 @@ import { statSync } from "node:fs";
 import { extname } from "node:path";
 import type { ImportModel } from "../model.js";
 import { ImportError } from "../model.js";
-import { readOpenApi } from "./openapi.js";
-import { readPrismaSchema } from "./prisma.js";
-import { readSqlSchema, type SqlDialect } from "./sql.js";
+import type { SqlDialect } from "./sql.js";
 
 export type FactoryFormat = "openapi" | "sql" | "prisma";
 export const FACTORY_FORMATS: readonly FactoryFormat[] = ["openapi", "sql", "prisma"];
@@ -33,12 +31,13 @@ export function detectFormat(file: string, format?: string): FactoryFormat {
 /** Parses the input into the neutral model, with the adapter of its format. */
 export async function readModel(file: string, format: FactoryFormat, dialect?: SqlDialect): Promise<ImportModel> {
   switch (format) {
+    // Each parser loads only when its format is read.
     case "openapi":
-      return readOpenApi(file);
+      return (await import("./openapi.js")).readOpenApi(file);
     case "sql":
-      return readSqlSchema(file, dialect);
+      return (await import("./sql.js")).readSqlSchema(file, dialect);
     case "prisma":
-      return readPrismaSchema(file);
+      return (await import("./prisma.js")).readPrismaSchema(file);
     default: {
       const never: never = format;
       throw new Error(`unhandled format ${String(never)}`);

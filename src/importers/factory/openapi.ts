@@ -123,7 +123,12 @@ class OpenApiReader {
     const operations = this.operations(names);
     for (const [name, t] of this.inline) {
       tables.push(t);
-      this.notes.push({ kind: "changed", subject: name, reason: "no named schema: the entity is inferred from the inline schemas of its operations", location: t.location });
+      this.notes.push({
+        kind: "changed",
+        subject: name,
+        reason: "no named schema: the entity is inferred from the inline schemas of its operations",
+        location: t.location,
+      });
     }
     return { format: "openapi", files: [this.file], tables, operations, notes: this.notes };
   }
@@ -174,7 +179,8 @@ class OpenApiReader {
     for (let i = 0; i < 3; i++) {
       const props = rec(s.properties);
       if (s.type === "array" || s.items) s = this.resolve(s.items, []);
-      else if (props.data && (Object.keys(props).length <= 3 || this.resolve(props.data, []).type === "array")) s = this.resolve(props.data, []);
+      else if (props.data && (Object.keys(props).length <= 3 || this.resolve(props.data, []).type === "array"))
+        s = this.resolve(props.data, []);
       else break;
     }
     return s;
