@@ -19,7 +19,10 @@ function timeRun(args) {
   for (let k = 0; k < 3; k++) {
     const dir = join(work, `out-${n++}`);
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [cli, ...args, "--dir", dir, "--no-llm"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+    const r = spawnSync(process.execPath, [cli, ...args, "--dir", dir, "--no-llm"], {
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     if (r.status !== 0) throw new Error(`charter ${args.join(" ")} failed:\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`);
     times.push(ms);
@@ -52,8 +55,14 @@ try {
   const rows = [
     ["factory migrate: 24-table pg_dump", ["factory", "migrate", join(fix, "sql/saas-dump.sql"), "--domain", "bench"]],
     ["factory migrate: MySQL shop", ["factory", "migrate", join(fix, "sql/shop-mysql.sql"), "--domain", "bench"]],
-    ["factory migrate: Petstore (OpenAPI 3.0)", ["factory", "migrate", join(fix, "openapi/public/petstore-openapi3.yaml"), "--domain", "bench"]],
-    ["factory migrate: ReadMe API (OpenAPI 3.1, 11k lines)", ["factory", "migrate", join(fix, "openapi/public/readme-api.yaml"), "--domain", "bench"]],
+    [
+      "factory migrate: Petstore (OpenAPI 3.0)",
+      ["factory", "migrate", join(fix, "openapi/public/petstore-openapi3.yaml"), "--domain", "bench"],
+    ],
+    [
+      "factory migrate: ReadMe API (OpenAPI 3.1, 11k lines)",
+      ["factory", "migrate", join(fix, "openapi/public/readme-api.yaml"), "--domain", "bench"],
+    ],
     ["factory migrate: Prisma schema", ["factory", "migrate", join(fix, "prisma/schema.prisma"), "--domain", "bench"]],
     ["extract --yes: FastAPI + SQLAlchemy", ["extract", join(fix, "codebases/fastapi_app"), "--domain", "bench", "--yes"]],
     ["extract --yes: Django", ["extract", join(fix, "codebases/django_app"), "--domain", "bench", "--yes"]],

@@ -195,11 +195,17 @@ describe("factory migrate (OpenAPI)", () => {
   it("imports the real ReadMe API spec (OpenAPI 3.1, inline schemas in data envelopes)", () => {
     const r = migrate("openapi/public/readme-api.yaml", ["--output", "json"]);
     expect(r.status, r.stderr).toBe(0);
-    const summary = JSON.parse(r.stdout) as { entities: string[]; routes: string[]; notes: { kind: string; subject: string; reason: string }[] };
+    const summary = JSON.parse(r.stdout) as {
+      entities: string[];
+      routes: string[];
+      notes: { kind: string; subject: string; reason: string }[];
+    };
     expect(summary.entities).toEqual(expect.arrayContaining(["changelog", "custom_page", "guide", "image", "recipe"]));
     expect(summary.entities.length).toBeGreaterThanOrEqual(10);
     expect(summary.routes).toContain("changelog_api");
-    expect(summary.notes).toContainEqual(expect.objectContaining({ subject: "changelogs", reason: expect.stringContaining("inferred from the inline schemas") }));
+    expect(summary.notes).toContainEqual(
+      expect.objectContaining({ subject: "changelogs", reason: expect.stringContaining("inferred from the inline schemas") }),
+    );
     validates(r.dir);
     expect(fields(r.dir, "changelog").title).toEqual({ type: "string", required: true });
   });
