@@ -1,3 +1,4 @@
+import { valueFitsType } from "../compiler/fields.js";
 import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
 import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
@@ -457,20 +458,7 @@ function validPattern(p: string): boolean {
 
 function defaultFits(value: unknown, type: ContractType, values: ImportField["enum"]): boolean {
   if (values && values.length > 0 && !values.includes(value as string | number)) return false;
-  switch (type) {
-    case "integer":
-      return Number.isInteger(value);
-    case "number":
-      return typeof value === "number";
-    case "boolean":
-      return typeof value === "boolean";
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return value !== null && typeof value === "object" && !Array.isArray(value);
-    default:
-      return typeof value === "string";
-  }
+  return valueFitsType(value, type);
 }
 
 /** Operations grouped by the entity they serve; those with no entity are noted. */

@@ -5,19 +5,10 @@
  * printing are shared and live beside this file.
  */
 
-/** Field types of the contract language. */
-export type ContractType =
-  | "string"
-  | "integer"
-  | "number"
-  | "boolean"
-  | "text"
-  | "array"
-  | "object"
-  | "datetime"
-  | "date"
-  | "uuid"
-  | "email";
+import type { FieldType } from "../compiler/ir.js";
+
+/** Field types of the contract language (the compiler's own list). */
+export type ContractType = FieldType;
 
 /** Where something was read: a file and, when the parser knows it, a line and column or a JSON pointer. */
 export interface SourceLocation {

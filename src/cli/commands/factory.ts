@@ -26,52 +26,45 @@ interface MigrateOptions {
 /** `charter factory migrate`: an API spec, SQL schema or Prisma schema -> contracts. */
 export function factoryCommand(): Command {
   const factory = new Command("factory").description("import existing schemas as contracts");
-  factory
+  const migrate = factory
     .command("migrate")
     .description("migrate an OpenAPI/Swagger spec (default), a SQL schema or a Prisma schema to contracts")
     .argument("<file>", "spec file, .sql file or directory of migrations, or schema.prisma")
-    .requiredOption("-d, --domain <domain>", "domain of the contracts (snake_case)")
     .option("-f, --format <format>", "openapi, sql or prisma (default: by extension, else openapi)")
     .addOption(new Option("--dialect <dialect>", "SQL dialect (default: detected)").choices(["postgres", "mysql"]))
-    .option("-o, --output <dir|json|text>", "domain directory to write (default domains/<domain>), or json/text for the summary format")
-    .option("--dir <dir>", "domain directory to write (when --output names the summary format)")
-    .option("--force", "replace contract files that already exist")
     .option("--routes", "a Route per entity (an OpenAPI spec gets routes for its paths anyway)")
-    .option("--pages", "a Page per entity")
-    .option("--no-workflows", "never turn status enums into workflows")
-    .option("--dry-run", "write nothing; print what would be written")
-    .option("--no-llm", "never ask an LLM, even when one is configured")
-    .action(async (file: string, opts: MigrateOptions) => {
-      const target = importTarget(opts.domain, opts.output, opts.dir);
-      try {
-        // The parsers load on use: other commands never pay for them.
-        const { detectFormat, readModel } = await import("../../importers/factory/index.js");
-        const { planImport, writeImport } = await import("../../importers/pipeline.js");
-        const format = detectFormat(file, opts.format);
-        const model = await readModel(file, format, opts.dialect);
-        const options = {
-          domain: opts.domain,
-          directory: target.directory,
-          routes:
-            format === "openapi"
-              ? opts.routes
-                ? ("all" as const)
-                : ("operations" as const)
-              : opts.routes
-                ? ("all" as const)
-                : ("none" as const),
-          pages: opts.pages === true,
-          workflows: opts.workflows,
-        };
-        const plan = await planImport(model, { ...options, llm: opts.llm });
-        const summary = writeImport(model, plan, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
-        process.stdout.write(target.json ? summaryJson(summary) : summaryText(summary));
-        if (summary.rejected.length > 0) process.exitCode = 1;
-      } catch (e) {
-        if (e instanceof ImportError) throw new UserError(e.message);
-        throw e;
-      }
-    });
+    .option("--dry-run", "write nothing; print what would be written");
+  withImportOptions(migrate).action(async (file: string, opts: MigrateOptions) => {
+    const target = importTarget(opts.domain, opts.output, opts.dir);
+    try {
+      // The parsers load on use: other commands never pay for them.
+      const { detectFormat, readModel } = await import("../../importers/factory/index.js");
+      const { planImport, writeImport } = await import("../../importers/pipeline.js");
+      const format = detectFormat(file, opts.format);
+      const model = await readModel(file, format, opts.dialect);
+      const options = {
+        domain: opts.domain,
+        directory: target.directory,
+        routes:
+          format === "openapi"
+            ? opts.routes
+              ? ("all" as const)
+              : ("operations" as const)
+            : opts.routes
+              ? ("all" as const)
+              : ("none" as const),
+        pages: opts.pages === true,
+        workflows: opts.workflows,
+      };
+      const plan = await planImport(model, { ...options, llm: opts.llm });
+      const summary = writeImport(model, plan, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
+      process.stdout.write(target.json ? summaryJson(summary) : summaryText(summary));
+      if (summary.rejected.length > 0) process.exitCode = 1;
+    } catch (e) {
+      if (e instanceof ImportError) throw new UserError(e.message);
+      throw e;
+    }
+  });
   factory
     .command("compare")
     .description("compare an original OpenAPI spec with a generated app's OpenAPI (a file or a URL), by path and schema")
@@ -115,6 +108,18 @@ async function fetchJson(url: string): Promise<Record<string, unknown>> {
  * `--output json` (or `text`) picks the summary format, as other commands' `--output` does; `--dir`
  * gives the directory alongside a format.
  */
+/** The options `factory migrate` and `extract` share: domain, where to write, what to add, the LLM. */
+export function withImportOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption("-d, --domain <domain>", "domain of the contracts (snake_case)")
+    .option("-o, --output <dir|json|text>", "domain directory to write (default domains/<domain>), or json/text for the summary format")
+    .option("--dir <dir>", "domain directory to write (when --output names the summary format)")
+    .option("--force", "replace contract files that already exist")
+    .option("--pages", "a Page per entity")
+    .option("--no-workflows", "never turn status enums into workflows")
+    .option("--no-llm", "never ask an LLM, even when one is configured");
+}
+
 export function importTarget(domain: string, output: string | undefined, dir: string | undefined): { directory: string; json: boolean } {
   if (!new RegExp(NAME_PATTERN).test(domain)) throw new UserError(`domain '${domain}' does not match '${NAME_PATTERN}'`, 2);
   const isFormat = output === "json" || output === "text";
