@@ -130,6 +130,13 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       subject: `${entity}.${wf.field}`,
       reason: `status-like enum became workflow ${wf.name} (the entity's 'state')`,
     });
+    // The workflow owns `state`; a column of that name is kept under another name.
+    const clash = b.fields.get("state");
+    if (clash) {
+      b.fields.delete("state");
+      b.fields.set("state_value", clash);
+      notes.push({ kind: "changed", subject: `${entity}.state`, reason: "'state' is the workflow's; the column is named 'state_value'" });
+    }
   }
 
   const refs: RefEdge[] = [];

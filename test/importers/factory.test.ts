@@ -85,7 +85,9 @@ describe("factory migrate --format sql", () => {
     expect(cols).toContain("default_address_id|uuid");
     // The imported rules hold in the database: the CHECK enum, the length, the foreign key.
     psql(db, "INSERT INTO customers (email, full_name, tier) VALUES ('ada@example.com', 'Ada', 'gold');");
-    expect(() => psql(db, "INSERT INTO customers (email, full_name, tier) VALUES ('bob@example.com', 'Bob', 'platinum');")).toThrow(/check constraint/);
+    expect(() => psql(db, "INSERT INTO customers (email, full_name, tier) VALUES ('bob@example.com', 'Bob', 'platinum');")).toThrow(
+      /check constraint/,
+    );
     expect(() => psql(db, `INSERT INTO customers (email, full_name) VALUES ('${"x".repeat(201)}', 'Long');`)).toThrow(/check constraint/);
     expect(() => psql(db, "INSERT INTO orders (customer_id) VALUES (gen_random_uuid());")).toThrow(/foreign key/);
   });
