@@ -179,8 +179,9 @@ describe("convertModel", () => {
     expect(reasons).toContainEqual(
       expect.stringMatching(/^label\.region_id: references 'regions', which is not in the input; kept as a plain field/),
     );
-    const shipment = result.contracts.find((c) => c.name === "shipment");
-    const fields = (shipment?.data.spec as { fields: Record<string, unknown> }).fields;
+    const shipment = result.contracts.find((c) => c.name === "shipment" && c.kind === "Entity");
+    expect(shipment).toBeDefined();
+    const fields = ((shipment?.data.spec ?? {}) as { fields: Record<string, unknown> }).fields;
     expect(Object.keys(fields)).toEqual(["carrier", "code", "region_id", "state_value"]);
   });
 
