@@ -29,7 +29,7 @@ describe("charter extract --yes", () => {
     const r = runCharter(["extract", join(CODE, "fastapi_app"), "--domain", "helpdesk", "--dir", dir, "--yes"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("[1/4] discover");
-    expect(r.stderr).toContain("frameworks: FastAPI, SQLAlchemy");
+    expect(r.stderr).toContain("frameworks: FastAPI, SQLAlchemy, SQLModel");
     validates(dir);
     expect(fields(dir, "customer")).toEqual({
       name: { type: "string", required: true, constraints: { maxLength: 120 } },
@@ -53,6 +53,13 @@ describe("charter extract --yes", () => {
     const routes = spec(dir, "routes/ticket_api.contract.yaml") as { endpoints: { method: string; path: string }[] };
     expect(routes.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "PATCH /{id}"]);
     expect(r.stdout).toMatch(/POST \/tickets\/\{ticket_id\}\/escalate: not one of the standard operations/);
+    // SQLModel: a `table=True` class is an entity, a plain SQLModel schema (TagRead) is not.
+    expect(fields(dir, "tag")).toEqual({
+      name: { type: "string", required: true, constraints: { maxLength: 40 } },
+      colour: { type: "string" },
+      weight: { type: "integer", default: 1, constraints: { min: 0, max: 10 } },
+    });
+    expect(existsSync(join(dir, "entities/tag_read.contract.yaml"))).toBe(false);
   });
 
   it("reads a Django app: fields, choices, ForeignKey, Meta.db_table, auto_now", () => {
@@ -166,19 +173,22 @@ describe("charter extract, interactive review in a terminal", () => {
     const dir = outDir();
     const t = extractIn("fastapi_app", dir, { EDITOR: editor, VISUAL: "" });
     await t.waitFor(/Accept \[a\], skip \[s\], edit \[e\], quit \[q\]\?/);
-    expect(t.screen()).toContain("--- 1/2: entity/app/customer ---");
+    expect(t.screen()).toContain("--- 1/3: entity/app/customer ---");
     t.keys("e", "Enter");
     await t.waitFor(/description: Edited in the editor/);
     t.keys("a", "Enter");
-    await t.waitFor(/--- 2\/2: entity\/app\/ticket ---/);
+    await t.waitFor(/--- 2\/3: entity\/app\/tag ---/);
     // Written right after the decision, before the next question is answered.
     expect(readFileSync(join(dir, "entities/customer.contract.yaml"), "utf8")).toContain("description: Edited in the editor");
     t.keys("s", "Enter");
+    await t.waitFor(/--- 3\/3: entity\/app\/ticket ---/);
+    expect(t.screen()).toContain("skipped entity/app/tag");
+    t.keys("a", "Enter");
     const end = await t.waitFor(/EXIT=\d+/);
-    expect(end).toContain("skipped entity/app/ticket");
-    expect(end).toContain("Done: 1 accepted, 1 skipped, 0 not reviewed");
+    expect(end).toContain("Done: 2 accepted, 1 skipped, 0 not reviewed");
     expect(end).toContain("EXIT=0");
-    expect(existsSync(join(dir, "entities/ticket.contract.yaml"))).toBe(false);
+    expect(existsSync(join(dir, "entities/tag.contract.yaml"))).toBe(false);
+    expect(existsSync(join(dir, "entities/ticket.contract.yaml"))).toBe(true);
     expect(existsSync(join(dir, "routes/customer_api.contract.yaml"))).toBe(true);
     validates(dir);
   });

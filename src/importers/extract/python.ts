@@ -127,8 +127,13 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     const call = a.value?.kind === "call" ? a.value : undefined;
     const fn = call ? last(call.func ?? "") : "";
     if (fn === "relationship" || fn === "Relationship") continue;
+    // SQLModel `table=True` classes declare columns as plain annotations (`colour: str | None = None`).
+    const sqlmodel = c.keywords.table?.kind === "const" && c.keywords.table.value === true;
     const isColumn =
-      fn === "Column" || fn === "mapped_column" || fn === "Field" || (a.annotation !== null && /^Mapped\[/.test(a.annotation));
+      fn === "Column" ||
+      fn === "mapped_column" ||
+      fn === "Field" ||
+      (a.annotation !== null && (/^Mapped\[/.test(a.annotation) || sqlmodel));
     if (!isColumn) continue;
     const args = call?.args ?? [];
     const kw = call?.kwargs ?? {};
@@ -175,8 +180,13 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
       });
     f.type = type ?? "string";
     f.sourceType = typeName ?? baseAnnotation ?? "";
-    const len = num(typeArg?.kind === "call" ? typeArg.args?.[0] : undefined);
+    const len = num(typeArg?.kind === "call" ? typeArg.args?.[0] : undefined) ?? num(kw.max_length);
     if (len !== undefined && f.type === "string") f.constraints = { maxLength: len };
+    // SQLModel/Pydantic bounds: ge/le become min/max.
+    const bounds: { min?: number; max?: number } = {};
+    if (num(kw.ge) !== undefined) bounds.min = num(kw.ge) as number;
+    if (num(kw.le) !== undefined) bounds.max = num(kw.le) as number;
+    if (Object.keys(bounds).length > 0 && (f.type === "integer" || f.type === "number")) f.constraints = { ...f.constraints, ...bounds };
     const fk = args.find((x) => x.kind === "call" && last(x.func ?? "") === "ForeignKey");
     const target = str(fk?.args?.[0]);
     if (target) {
