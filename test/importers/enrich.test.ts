@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { REPO_ROOT, runCharter, TSX_LOADER } from "../support/cli.js";
+import { REPO_ROOT, TSX_LOADER } from "../support/cli.js";
 import { FakeLlm } from "../support/fake-llm.js";
+import { validates } from "./support.js";
 
 const SPEC = resolve("test/fixtures/importers/openapi/public/petstore-openapi3.yaml");
 const work = mkdtempSync(join(tmpdir(), "charter-enrich-"));
@@ -73,12 +74,6 @@ const lifecycle = {
   },
   transitions: { available: ["pending", "sold"], pending: ["available", "sold"], sold: [] },
 };
-
-function validates(dir: string): void {
-  const r = runCharter(["forge", "validate", dir]);
-  expect(r.stdout).toMatch(/0 errors/);
-  expect(r.status).toBe(0);
-}
 
 describe("LLM enrichment (fake OpenAI-compatible server)", () => {
   it("applies descriptions, a workflow from a status enum and a page, and says what came from the LLM", async () => {

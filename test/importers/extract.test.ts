@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { REPO_ROOT, runCharter, TSX_LOADER } from "../support/cli.js";
+import { validates } from "./support.js";
 
 const CODE = resolve("test/fixtures/importers/codebases");
 const work = mkdtempSync(join(tmpdir(), "charter-extract-"));
@@ -16,12 +17,6 @@ function spec(dir: string, rel: string): Record<string, unknown> {
 }
 const fields = (dir: string, entity: string): Record<string, Record<string, unknown>> =>
   spec(dir, `entities/${entity}.contract.yaml`).fields as Record<string, Record<string, unknown>>;
-
-function validates(dir: string): void {
-  const r = runCharter(["forge", "validate", dir]);
-  expect(r.stdout).toMatch(/0 errors/);
-  expect(r.status).toBe(0);
-}
 
 describe("charter extract --yes", () => {
   it("reads a FastAPI + SQLAlchemy app: columns, Mapped[] annotations, enums, foreign keys, routes", () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runCharter } from "../support/cli.js";
 import { freshDatabase, psql } from "../support/postgres.js";
+import { validates } from "./support.js";
 
 const FIX = resolve("test/fixtures/importers");
 const work = mkdtempSync(join(tmpdir(), "charter-factory-"));
@@ -24,12 +25,6 @@ function contract(dir: string, rel: string): Record<string, unknown> {
 function fields(dir: string, entity: string): Record<string, Record<string, unknown>> {
   const spec = contract(dir, `entities/${entity}.contract.yaml`).spec as { fields: Record<string, Record<string, unknown>> };
   return spec.fields;
-}
-
-function validates(dir: string): void {
-  const r = runCharter(["forge", "validate", dir]);
-  expect(r.stdout).toMatch(/0 errors/);
-  expect(r.status).toBe(0);
 }
 
 function applyPostgres(dir: string, name: string): string {
