@@ -9,6 +9,8 @@ log() { printf '[setup] %s\n' "$*"; }
 
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# tmux drives the interactive review of `charter extract` in a real terminal (test/importers).
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
 # wrk drives the backend benchmark (bench/backend.mjs); Node load generators saturate first.
 command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)

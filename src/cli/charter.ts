@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { doctorCommand } from "./commands/doctor.js";
+import { extractCommand } from "./commands/extract.js";
+import { factoryCommand } from "./commands/factory.js";
 import { forgeCommand } from "./commands/forge.js";
 import { healerCommand } from "./commands/healer.js";
 import { runProgram } from "./run.js";
@@ -16,6 +18,8 @@ export function charterProgram(): Command {
   program.addCommand(forgeCommand());
   program.addCommand(healerCommand());
   program.addCommand(doctorCommand());
+  program.addCommand(factoryCommand());
+  program.addCommand(extractCommand());
   return program;
 }
 

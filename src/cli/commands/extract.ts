@@ -1,0 +1,111 @@
+import { Command } from "commander";
+import { topologicalOrder } from "../../compiler/graph.js";
+import type { PlannedContract } from "../../importers/convert.js";
+import { ImportError } from "../../importers/model.js";
+import { UserError } from "../output.js";
+import { importTarget, withImportOptions } from "./factory.js";
+
+interface ExtractOptions {
+  domain: string;
+  output?: string;
+  dir?: string;
+  yes?: boolean;
+  force?: boolean;
+  pages?: boolean;
+  workflows: boolean;
+  llm: boolean;
+}
+
+/** `charter extract PATH --domain D`: reverse-engineer a code base into contracts, entity by entity. */
+export function extractCommand(): Command {
+  const command = new Command("extract")
+    .description("reverse-engineer contracts from an existing code base (SQLAlchemy/SQLModel, Django, FastAPI, TypeORM, Express, Prisma)")
+    .argument("<path>", "the code base (a directory or one file)")
+    .option("-y, --yes", "accept every entity without asking");
+  return withImportOptions(command).action(async (path: string, opts: ExtractOptions) => {
+    const target = importTarget(opts.domain, opts.output, opts.dir);
+    const progress = (line: string): void => {
+      process.stderr.write(`${line}\n`);
+    };
+    try {
+      // The parsers (the TypeScript compiler among them) load on use: other commands never pay for them.
+      const { convertModel } = await import("../../importers/convert.js");
+      const { discover, extractModel } = await import("../../importers/extract/index.js");
+      const { reviewEntities } = await import("../../importers/extract/review.js");
+      const { maybeEnrich } = await import("../../importers/pipeline.js");
+      const { refuseOverwrite } = await import("../../importers/write.js");
+      progress("[1/4] discover");
+      const found = discover(path);
+      progress(`  ${found.python.length} Python, ${found.typescript.length} TypeScript, ${found.prisma.length} Prisma files`);
+      progress("[2/4] entities  [3/4] relations and workflows  [4/4] routes and pages");
+      const { model, frameworks } = await extractModel(found, (l) => progress(`  ${l}`));
+      progress(`  frameworks: ${frameworks.join(", ") || "none recognised"}`);
+      const options = {
+        domain: opts.domain,
+        directory: target.directory,
+        routes: "operations" as const,
+        pages: opts.pages === true,
+        workflows: opts.workflows,
+      };
+      const conversion = convertModel(model, options);
+      const enriched = await maybeEnrich(conversion.contracts, options, opts.llm, path);
+      progress(`  ${enriched.llm}`);
+      conversion.notes.push(...enriched.notes);
+      refuseOverwrite(enriched.contracts, target.directory, opts.force === true);
+      const units = entityUnits(enriched.contracts);
+      const outcome = await reviewEntities(units, target.directory, {
+        yes: opts.yes === true,
+        input: process.stdin,
+        output: process.stdout,
+      });
+      const summary = {
+        path,
+        domain: opts.domain,
+        directory: target.directory,
+        frameworks,
+        files: model.files,
+        accepted: outcome.accepted,
+        skipped: outcome.skipped,
+        written: outcome.written,
+        interrupted: outcome.interrupted,
+        notes: conversion.notes,
+      };
+      if (target.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      else {
+        process.stdout.write(
+          `\n${outcome.interrupted ? "Interrupted" : "Done"}: ${outcome.accepted.length} accepted, ${outcome.skipped.length} skipped, ${units.length - outcome.accepted.length - outcome.skipped.length} not reviewed; ${outcome.written.length} files in ${target.directory}\n`,
+        );
+        for (const n of conversion.notes) process.stdout.write(`  ${n.kind}: ${n.subject}: ${n.reason}\n`);
+      }
+      if (outcome.interrupted) process.exitCode = 130;
+    } catch (e) {
+      if (e instanceof ImportError) throw new UserError(e.message);
+      throw e;
+    }
+  });
+}
+
+/** Contracts grouped by entity, referenced entities first, so each decision sees its targets decided. */
+function entityUnits(contracts: readonly PlannedContract[]): PlannedContract[][] {
+  const entities = contracts.filter((c) => c.kind === "Entity");
+  const edges = entities.flatMap((e) =>
+    Object.values((e.data.spec as { fields: Record<string, { references?: { entity?: string } }> }).fields)
+      .map((f) => f.references?.entity)
+      .filter((t): t is string => t !== undefined && t !== e.fqn)
+      .map((to) => ({ from: e.fqn, to, via: "reference" as const })),
+  );
+  const { order, rest } = topologicalOrder(
+    entities.map((e) => e.fqn),
+    edges,
+  );
+  // Kahn's order puts dependencies first when edges point from dependent to dependency.
+  return [...order, ...rest].map((fqn) => {
+    const name = entities.find((e) => e.fqn === fqn)?.entity;
+    const unit = contracts.filter((c) => c.entity === name);
+    return [
+      ...unit.filter((c) => c.kind === "Workflow"),
+      ...unit.filter((c) => c.kind === "Entity"),
+      ...unit.filter((c) => c.kind !== "Workflow" && c.kind !== "Entity"),
+    ];
+  });
+}

@@ -1,0 +1,583 @@
+import { valueFitsType } from "../compiler/fields.js";
+import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
+import { compareText } from "../contracts/findings.js";
+import { API_VERSION } from "../contracts/fqn.js";
+import type { ContractType, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
+import { defaultTable, entityName, RESERVED_FIELD_NAMES, snakeCase, uniqueNames } from "./naming.js";
+import { breakCycles, joinTableEnds, pickDisplay, type RefEdge } from "./relations.js";
+import { inferWorkflow } from "./workflows.js";
+
+export type ContractKind = "Entity" | "Workflow" | "Route" | "Page";
+
+/** A contract the import would write, before validation. */
+export interface PlannedContract {
+  kind: ContractKind;
+  name: string;
+  fqn: string;
+  /** Path relative to the domain directory: `entities/order.contract.yaml`. */
+  file: string;
+  data: Record<string, unknown>;
+  /** The entity this contract belongs to (its own name for an entity): review and writing go by entity. */
+  entity: string;
+  source?: SourceLocation;
+  /** JSON pointers of what an LLM added, for the summary. */
+  fromLlm?: string[];
+}
+
+export interface ConvertOptions {
+  domain: string;
+  /** `operations`: routes for the model's API operations; `all`: a route per entity; `none`. */
+  routes: "operations" | "all" | "none";
+  pages: boolean;
+  workflows: boolean;
+}
+
+export interface Conversion {
+  contracts: PlannedContract[];
+  notes: ImportNote[];
+}
+
+type FieldDef = Record<string, unknown>;
+
+const KIND_DIRS: Record<ContractKind, string> = { Entity: "entities", Workflow: "workflows", Route: "routes", Page: "pages" };
+
+export function plannedContract(
+  kind: ContractKind,
+  name: string,
+  domain: string,
+  entity: string,
+  spec: Record<string, unknown>,
+  description?: string,
+  source?: SourceLocation,
+): PlannedContract {
+  const metadata: Record<string, unknown> = { name, domain };
+  if (description) metadata.description = description;
+  const c: PlannedContract = {
+    kind,
+    name,
+    fqn: `${kind.toLowerCase()}/${domain}/${name}`,
+    file: `${KIND_DIRS[kind]}/${name}.contract.yaml`,
+    data: { apiVersion: API_VERSION, kind, metadata, spec },
+    entity,
+  };
+  if (source) c.source = source;
+  return c;
+}
+
+/**
+ * The neutral model -> contracts: names normalised, keys and timestamps recognised as the implicit
+ * id and stdlib mixins, foreign keys turned into references with a display, dependency cycles
+ * broken, status enums turned into workflows when confident, routes for the API's operations.
+ * Every departure from the source becomes a note; nothing is dropped silently.
+ */
+export function convertModel(model: ImportModel, options: ConvertOptions): Conversion {
+  const notes: ImportNote[] = [...model.notes];
+  const { domain } = options;
+  const tables = [...model.tables];
+  const { names: entityNames, collisions } = uniqueNames(
+    tables.map((t) => t.name),
+    entityName,
+  );
+  for (const c of collisions) {
+    notes.push({
+      kind: "changed",
+      subject: c.raw,
+      reason: `name collides with '${c.clashesWith}' after normalisation; entity named '${c.name}'`,
+    });
+  }
+  const byTable = new Map<string, ImportTable>();
+  for (const t of tables) {
+    byTable.set(t.name, t);
+    if (t.tableName && !byTable.has(t.tableName)) byTable.set(t.tableName, t);
+  }
+  const entityOf = (tableRef: string): string | undefined => {
+    const t =
+      byTable.get(tableRef) ??
+      tables.find((x) => x.name.toLowerCase() === tableRef.toLowerCase() || x.tableName?.toLowerCase() === tableRef.toLowerCase());
+    return t ? entityNames.get(t.name) : undefined;
+  };
+
+  // Fields first (names, types, mixins), references after, once every entity's fields are known.
+  const built = new Map<
+    string,
+    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> }
+  >();
+  for (const t of tables) {
+    const entity = entityNames.get(t.name) as string;
+    built.set(entity, buildFields(t, entity, notes));
+  }
+
+  // Workflows before references: a status field that becomes the workflow's state is no display.
+  const workflows = new Map<string, PlannedContract>();
+  for (const [entity, b] of built) {
+    const wf = options.workflows ? inferWorkflow(entity, b.fields) : undefined;
+    if (!wf) continue;
+    workflows.set(
+      entity,
+      plannedContract(
+        "Workflow",
+        wf.name,
+        domain,
+        entity,
+        wf.spec,
+        `Lifecycle of ${humanize(entity).toLowerCase()}, from its '${wf.field}' values`,
+        b.table.location,
+      ),
+    );
+    b.fields.delete(wf.field);
+    notes.push({
+      kind: "changed",
+      subject: `${entity}.${wf.field}`,
+      reason: `status-like enum became workflow ${wf.name} (the entity's 'state')`,
+    });
+    // The workflow owns `state`; a column of that name is kept under another name.
+    const clash = b.fields.get("state");
+    if (clash) {
+      b.fields.delete("state");
+      b.fields.set("state_value", clash);
+      notes.push({ kind: "changed", subject: `${entity}.state`, reason: "'state' is the workflow's; the column is named 'state_value'" });
+    }
+  }
+
+  const refs: RefEdge[] = [];
+  for (const [entity, b] of built) {
+    const t = b.table;
+    for (const fk of t.foreignKeys) {
+      const target = entityOf(fk.table);
+      const cols = fk.columns.map((c) => b.sourceNames.get(c) ?? snakeCase(c));
+      if (!target) {
+        notes.push({
+          kind: "skipped",
+          subject: `${entity}.${cols.join(", ")}`,
+          reason: `references '${fk.table}', which is not in the input; kept as a plain field`,
+          location: t.location,
+        });
+        continue;
+      }
+      if (fk.columns.length !== 1) {
+        notes.push({
+          kind: "skipped",
+          subject: `${entity}.(${cols.join(", ")})`,
+          reason: `composite foreign key to ${target} cannot be a contract reference (references point at the id); the columns are kept as plain fields`,
+          location: t.location,
+        });
+        continue;
+      }
+      const field = cols[0] as string;
+      const def = b.fields.get(field);
+      if (!def) continue;
+      const targetTable = built.get(target)?.table;
+      const targetKey = targetTable?.primaryKey.length === 1 ? targetTable.primaryKey[0] : undefined;
+      if (fk.targetColumns.length === 1 && targetKey && fk.targetColumns[0] !== targetKey) {
+        notes.push({
+          kind: "changed",
+          subject: `${entity}.${field}`,
+          reason: `references ${fk.table}.${fk.targetColumns[0]}, not its key; a contract reference points at the record (its id)`,
+          location: t.location,
+        });
+      }
+      if (def.type !== "uuid") {
+        notes.push({
+          kind: "changed",
+          subject: `${entity}.${field}`,
+          reason: `${String(def.type)} foreign key becomes a uuid reference to ${target} (every contract entity has a UUID id)`,
+        });
+      }
+      refs.push({ from: entity, field, to: target, required: def.required === true });
+    }
+  }
+  const dropped = new Set(breakCycles([...built.keys()].sort(compareText), refs));
+  for (const r of dropped) {
+    notes.push({
+      kind: "changed",
+      subject: `${r.from}.${r.field}`,
+      reason: `reference to ${r.to} dropped to break a dependency cycle (${r.from} and ${r.to} reference each other); the field stays a plain uuid`,
+    });
+  }
+  for (const r of refs) {
+    const b = built.get(r.from);
+    const def = b?.fields.get(r.field);
+    if (!b || !def) continue;
+    delete def.enum;
+    delete def.constraints;
+    delete def.default;
+    delete def.computed;
+    def.type = "uuid";
+    if (dropped.has(r)) continue;
+    const targetFields = [...(built.get(r.to)?.fields.entries() ?? [])].map(([name, d]) => ({
+      name,
+      type: String(d.type),
+      required: d.required === true,
+    }));
+    const display = pickDisplay(targetFields);
+    const references: Record<string, unknown> = { entity: `entity/${domain}/${r.to}` };
+    if (display) references.display = display;
+    def.references = references;
+  }
+  for (const [entity, b] of built) {
+    const ends = joinTableEnds(b.table);
+    if (ends) {
+      notes.push({
+        kind: "changed",
+        subject: entity,
+        reason: `many-to-many join table between ${entityOf(ends[0]) ?? ends[0]} and ${entityOf(ends[1]) ?? ends[1]}; kept as an entity with two references`,
+      });
+    }
+  }
+
+  const contracts: PlannedContract[] = [];
+  const operationsByEntity = groupOperations(model.operations, entityOf, notes);
+  for (const [entity, b] of [...built].sort(([a], [c]) => compareText(a, c))) {
+    const t = b.table;
+    const spec: Record<string, unknown> = {};
+    const table = t.tableName ?? t.name;
+    if (model.format !== "openapi" && snakeCase(table) === table && table !== defaultTable(entity)) spec.table = table;
+    if (b.mixins.length > 0) spec.mixins = b.mixins;
+    const workflowContract = workflows.get(entity);
+    if (workflowContract) spec.state_machine = workflowContract.fqn;
+    if (b.fields.size === 0 && b.mixins.length === 0) {
+      notes.push({ kind: "changed", subject: entity, reason: "no fields of its own besides the id and timestamps" });
+    }
+    spec.fields = Object.fromEntries(b.fields);
+    if (workflowContract) contracts.push(workflowContract);
+    contracts.push(plannedContract("Entity", entity, domain, entity, spec, t.description, t.location));
+    const ops = operationsByEntity.get(entity) ?? [];
+    if (options.routes === "all" || (options.routes === "operations" && ops.length > 0)) {
+      const route = buildRoute(entity, domain, options.routes === "all" ? [] : ops, notes);
+      if (route) contracts.push({ ...route, source: ops[0]?.location ?? t.location });
+    }
+    if (options.pages) contracts.push(buildPage(entity, domain, b.fields, workflowContract !== undefined));
+  }
+  return { contracts, notes };
+}
+
+function buildFields(
+  t: ImportTable,
+  entity: string,
+  notes: ImportNote[],
+): { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> } {
+  const subject = (f: string): string => `${entity}.${f}`;
+  const pk = t.primaryKey;
+  const { names: sourceNames, collisions } = uniqueNames(
+    t.fields.map((f) => f.name),
+    (raw) => {
+      const s = snakeCase(raw);
+      return RESERVED_FIELD_NAMES.has(s) && !/^(status|state)$/.test(raw) ? `${s}_value` : s;
+    },
+  );
+  for (const c of collisions)
+    notes.push({
+      kind: "changed",
+      subject: subject(c.raw),
+      reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`,
+      location: t.location,
+    });
+  const byName = new Map<string, ImportField>();
+  for (const f of t.fields) byName.set(sourceNames.get(f.name) as string, f);
+
+  if (pk.length > 1) {
+    const ends = joinTableEnds(t);
+    if (!ends) {
+      notes.push({
+        kind: "changed",
+        subject: entity,
+        reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`,
+        location: t.location,
+      });
+    }
+  }
+  const mixins: string[] = [];
+  const has = (n: string): boolean => byName.has(n);
+  const isTime = (n: string): boolean => ["datetime", "date"].includes(byName.get(n)?.type ?? "");
+  const drop = new Set<string>();
+  const recognised: string[] = [];
+  // The implicit id: a single key column called id, whatever its type (contracts use UUIDs).
+  const idField = byName.get("id");
+  if (idField && (pk.length === 0 || (pk.length === 1 && sourceNames.get(pk[0] as string) === "id"))) {
+    drop.add("id");
+    if (idField.type !== "uuid") {
+      notes.push({
+        kind: "changed",
+        subject: subject("id"),
+        reason: `${idField.sourceType ?? idField.type} primary key becomes the implicit UUID id`,
+        location: idField.location ?? t.location,
+      });
+    }
+    if (has("number") && byName.get("number")?.type === "string") {
+      mixins.push("mixin/stdlib/identifiable");
+      drop.add("number");
+      recognised.push("id, number -> mixin/stdlib/identifiable");
+    }
+  } else if (idField) {
+    notes.push({
+      kind: "changed",
+      subject: subject("id"),
+      reason: "an 'id' that is not the primary key is renamed 'source_id' (every entity has its own UUID id)",
+      location: t.location,
+    });
+  } else if (pk.length === 1) {
+    notes.push({
+      kind: "changed",
+      subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])),
+      reason: "primary key kept as a required field; the entity's id is an implicit UUID",
+      location: t.location,
+    });
+  }
+  if (has("created_at") && has("updated_at") && isTime("created_at") && isTime("updated_at")) {
+    if (has("created_by") && has("updated_by")) {
+      mixins.push("mixin/stdlib/auditable");
+      for (const n of ["created_at", "updated_at", "created_by", "updated_by"]) drop.add(n);
+      recognised.push("created_at, updated_at, created_by, updated_by -> mixin/stdlib/auditable");
+    } else {
+      mixins.push("mixin/stdlib/timestamped");
+      drop.add("created_at");
+      drop.add("updated_at");
+      recognised.push("created_at, updated_at -> mixin/stdlib/timestamped");
+    }
+  } else {
+    for (const n of ["created_at", "updated_at"]) {
+      if (has(n)) {
+        drop.add(n);
+        recognised.push(`${n} -> the implicit ${n}`);
+      }
+    }
+  }
+  if (has("deleted_at") && isTime("deleted_at")) {
+    mixins.push("mixin/stdlib/soft_deletable");
+    for (const n of ["deleted_at", "deleted_by", "is_deleted"]) if (has(n)) drop.add(n);
+    recognised.push("deleted_at -> mixin/stdlib/soft_deletable");
+  }
+  const tags = byName.get("tags");
+  if (tags && tags.type === "array" && (tags.itemsType ?? "string") === "string") {
+    mixins.push("mixin/stdlib/taggable");
+    drop.add("tags");
+    recognised.push("tags -> mixin/stdlib/taggable");
+  }
+  if (recognised.length > 0) notes.push({ kind: "changed", subject: entity, reason: `recognised ${recognised.join("; ")}` });
+
+  const fields = new Map<string, FieldDef>();
+  for (const [name0, f] of byName) {
+    if (drop.has(name0)) continue;
+    const name = name0 === "id" ? "source_id" : name0;
+    const isKey = pk.length === 1 && pk[0] === f.name;
+    if (f.arrayOf) {
+      notes.push({
+        kind: "changed",
+        subject: subject(name),
+        reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`,
+        location: f.location ?? t.location,
+      });
+    }
+    fields.set(name, fieldDefinition(f, isKey || pk.includes(f.name), subject(name), notes, t.location));
+  }
+  return {
+    table: t,
+    fields,
+    mixins,
+    sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])),
+  };
+}
+
+const NUMERIC = new Set<ContractType>(["integer", "number"]);
+const TEXTUAL = new Set<ContractType>(["string", "text", "email", "uuid"]);
+
+function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: ImportNote[], fallback: SourceLocation): FieldDef {
+  const location = f.location ?? fallback;
+  const def: FieldDef = { type: f.type };
+  if (f.description) def.description = f.description.trim();
+  let required = f.required === true || key;
+  if (f.generated === "now" && (f.type === "datetime" || f.type === "date")) {
+    def.computed = "now";
+    required = false;
+  } else if (f.generated === "now_on_update" && (f.type === "datetime" || f.type === "date")) {
+    def.computed = "now_on_update";
+    required = false;
+  } else if (f.generated === "uuid" && (f.type === "uuid" || f.type === "string")) {
+    def.computed = "uuid";
+    required = false;
+  } else if (f.generated === "increment") {
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: "auto-increment column kept as a plain integer (sequences are for the identifiable mixin's number)",
+      location,
+    });
+    required = false;
+  }
+  if (f.default !== undefined && def.computed === undefined) {
+    if (defaultFits(f.default, f.type, f.enum)) {
+      def.default = f.default;
+      required = false;
+    } else {
+      notes.push({
+        kind: "skipped",
+        subject,
+        reason: `default ${JSON.stringify(f.default)} does not fit a ${f.type} field; left out`,
+        location,
+      });
+    }
+  }
+  if (required) def.required = true;
+  if (f.format && !["date-time", "date", "uuid", "email"].includes(f.format)) def.format = f.format;
+  if (f.enum && f.enum.length > 0) {
+    const fits = f.enum.filter((v) =>
+      f.type === "integer" ? Number.isInteger(v) : NUMERIC.has(f.type) ? typeof v === "number" : typeof v === "string",
+    );
+    if (fits.length === f.enum.length && f.type !== "boolean" && f.type !== "array" && f.type !== "object") def.enum = [...new Set(f.enum)];
+    else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location });
+  }
+  if (f.type === "array") def.items_type = f.itemsType ?? "string";
+  const c = f.constraints ?? {};
+  const constraints: Record<string, unknown> = {};
+  if (NUMERIC.has(f.type)) {
+    if (c.min !== undefined) constraints.min = c.min;
+    if (c.max !== undefined) constraints.max = c.max;
+  }
+  if (TEXTUAL.has(f.type) && f.type !== "uuid") {
+    if (c.minLength !== undefined && c.minLength > 0) constraints.minLength = c.minLength;
+    if (c.maxLength !== undefined) constraints.maxLength = c.maxLength;
+    if (c.pattern !== undefined && validPattern(c.pattern)) constraints.pattern = c.pattern;
+    else if (c.pattern !== undefined)
+      notes.push({
+        kind: "skipped",
+        subject,
+        reason: `pattern ${JSON.stringify(c.pattern)} is not a JavaScript regular expression; left out`,
+        location,
+      });
+  }
+  if (typeof constraints.min === "number" && typeof constraints.max === "number" && constraints.min > constraints.max) {
+    delete constraints.min;
+    delete constraints.max;
+  }
+  if (Object.keys(constraints).length > 0) def.constraints = constraints;
+  if (f.unique) notes.push({ kind: "changed", subject, reason: "unique constraint is not expressible in a contract; left out", location });
+  return def;
+}
+
+function validPattern(p: string): boolean {
+  try {
+    new RegExp(p, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function defaultFits(value: unknown, type: ContractType, values: ImportField["enum"]): boolean {
+  if (values && values.length > 0 && !values.includes(value as string | number)) return false;
+  return valueFitsType(value, type);
+}
+
+/** Operations grouped by the entity they serve; those with no entity are noted. */
+function groupOperations(
+  ops: readonly ImportOperation[],
+  entityOf: (t: string) => string | undefined,
+  notes: ImportNote[],
+): Map<string, ImportOperation[]> {
+  const out = new Map<string, ImportOperation[]>();
+  for (const op of ops) {
+    const entity = op.table ? entityOf(op.table) : undefined;
+    if (!entity) {
+      notes.push({
+        kind: "skipped",
+        subject: `${op.method} ${op.path}`,
+        reason: "no entity found for this operation (no schema it returns or accepts)",
+        location: op.location,
+      });
+      continue;
+    }
+    const list = out.get(entity) ?? [];
+    list.push(op);
+    out.set(entity, list);
+  }
+  return out;
+}
+
+type Operation = "list" | "create" | "get" | "update" | "delete";
+
+/**
+ * A Route for an entity from the API's operations: the collection path is the one with no path
+ * parameter, the item path the collection plus one parameter. Operations that are none of the
+ * standard ones are noted (the generated app serves only those).
+ */
+function buildRoute(entity: string, domain: string, ops: readonly ImportOperation[], notes: ImportNote[]): PlannedContract | undefined {
+  const defaultBase = `/${kebabCase(pluralize(entity))}`;
+  let base = defaultBase;
+  const endpoints: Record<string, unknown>[] = [];
+  if (ops.length === 0) {
+    const all: [Operation, string, string][] = [
+      ["list", "GET", "/"],
+      ["get", "GET", "/{id}"],
+      ["create", "POST", "/"],
+      ["update", "PATCH", "/{id}"],
+      ["delete", "DELETE", "/{id}"],
+    ];
+    for (const [op, method, path] of all)
+      endpoints.push({ method, path, summary: `${humanize(op)} ${humanize(op === "list" ? pluralize(entity) : entity).toLowerCase()}` });
+  } else {
+    const collections = ops.map((o) => o.path.replace(/\/+$/, "")).filter((p) => !/\{[^}]+\}/.test(p));
+    const counts = new Map<string, number>();
+    for (const p of collections) counts.set(p, (counts.get(p) ?? 0) + 1);
+    const itemParents = ops
+      .map((o) => /^(.*)\/\{[^}/]+\}\/?$/.exec(o.path)?.[1])
+      .filter((p): p is string => p !== undefined && !/\{/.test(p));
+    for (const p of itemParents) counts.set(p, (counts.get(p) ?? 0) + 1);
+    const best = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || compareText(a[0], b[0]))[0];
+    if (best && /^\/[A-Za-z0-9_\-/]*$/.test(best[0])) base = best[0];
+    const seen = new Set<Operation>();
+    for (const o of ops) {
+      const path = o.path.replace(/\/+$/, "");
+      const method = o.method.toUpperCase();
+      let op: Operation | undefined;
+      if (path === base) op = method === "GET" ? "list" : method === "POST" ? "create" : undefined;
+      else if (/^\/\{[^}/]+\}$/.test(path.slice(base.length)) && path.startsWith(base)) {
+        op = method === "GET" ? "get" : method === "PUT" || method === "PATCH" ? "update" : method === "DELETE" ? "delete" : undefined;
+      }
+      if (!op) {
+        notes.push({
+          kind: "skipped",
+          subject: `${method} ${o.path}`,
+          reason: `not one of the standard operations of ${base} (list, get, create, update, delete)`,
+          location: o.location,
+        });
+        continue;
+      }
+      if (seen.has(op)) {
+        notes.push({
+          kind: "skipped",
+          subject: `${method} ${o.path}`,
+          reason: `a second ${op} operation for ${base}`,
+          location: o.location,
+        });
+        continue;
+      }
+      seen.add(op);
+      const e: Record<string, unknown> = { method, path: op === "list" || op === "create" ? "/" : "/{id}" };
+      if (o.summary) e.summary = o.summary.trim().split("\n")[0];
+      endpoints.push(e);
+    }
+  }
+  if (endpoints.length === 0) return undefined;
+  const spec: Record<string, unknown> = { entity: `entity/${domain}/${entity}` };
+  if (base !== defaultBase) spec.base_path = base;
+  spec.endpoints = endpoints;
+  return plannedContract("Route", `${entity}_api`, domain, entity, spec);
+}
+
+function buildPage(entity: string, domain: string, fields: ReadonlyMap<string, FieldDef>, hasWorkflow: boolean): PlannedContract {
+  const columns = [...fields]
+    .filter(([, d]) => d.type !== "object" && d.type !== "array" && d.type !== "text")
+    .slice(0, 5)
+    .map(([n]) => n);
+  const views: Record<string, unknown>[] = [];
+  if (hasWorkflow) views.push({ type: "kanban", default: true, card_fields: columns.slice(0, 3) });
+  views.push(hasWorkflow ? { type: "table", columns } : { type: "table", default: true, columns });
+  const spec = {
+    route: `/${kebabCase(pluralize(entity))}`,
+    entity: `entity/${domain}/${entity}`,
+    generation_tier: "mechanical",
+    title: humanize(pluralize(entity)),
+    views,
+  };
+  return plannedContract("Page", pluralize(entity), domain, entity, spec);
+}

@@ -1,0 +1,102 @@
+"""Reads Python files with the standard library's `ast` and prints what the extractor needs as JSON.
+
+Input: file paths as arguments. Output (stdout): one JSON object {"files": [...]} where each file
+lists its imports, its classes (bases, keyword arguments, class-level assignments with the call
+that builds them, inner classes) and its decorated functions (route decorators). Nothing is
+imported or executed: the code base under review never runs.
+"""
+
+import ast
+import json
+import sys
+
+
+def value(node):
+    """A JSON-able view of an expression: constants, names, calls, lists, subscripts."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            return {"kind": "const", "value": v}
+        return {"kind": "other", "source": ast.unparse(node)}
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return {"kind": "name", "id": ast.unparse(node)}
+    if isinstance(node, ast.Call):
+        return {
+            "kind": "call",
+            "func": ast.unparse(node.func),
+            "args": [value(a) for a in node.args],
+            "kwargs": {k.arg: value(k.value) for k in node.keywords if k.arg},
+        }
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return {"kind": "list", "items": [value(e) for e in node.elts]}
+    if isinstance(node, ast.Subscript):
+        return {"kind": "subscript", "value": ast.unparse(node.value), "slice": value(node.slice), "source": ast.unparse(node)}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return {"kind": "const", "value": -node.operand.value}
+    return {"kind": "other", "source": ast.unparse(node)}
+
+
+def read_class(node):
+    body = []
+    inner = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            body.append({"name": stmt.targets[0].id, "annotation": None, "value": value(stmt.value), "line": stmt.lineno})
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            body.append(
+                {
+                    "name": stmt.target.id,
+                    "annotation": ast.unparse(stmt.annotation),
+                    "value": value(stmt.value),
+                    "line": stmt.lineno,
+                }
+            )
+        elif isinstance(stmt, ast.ClassDef):
+            inner.append(read_class(stmt))
+    doc = ast.get_docstring(node)
+    return {
+        "name": node.name,
+        "line": node.lineno,
+        "bases": [ast.unparse(b) for b in node.bases],
+        "keywords": {k.arg: value(k.value) for k in node.keywords if k.arg},
+        "doc": doc,
+        "body": body,
+        "inner": inner,
+    }
+
+
+def read_file(path):
+    with open(path, "rb") as f:
+        source = f.read()
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as e:
+        return {"path": path, "error": {"message": e.msg, "line": e.lineno, "column": e.offset}}
+    imports = []
+    classes = []
+    functions = []
+    assignments = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imports.append(node.module)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            classes.append(read_class(node))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append({"name": node.name, "line": node.lineno, "decorators": [value(d) for d in node.decorator_list]})
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assignments.append({"name": node.targets[0].id, "value": value(node.value), "line": node.lineno})
+    return {"path": path, "imports": sorted(set(imports)), "classes": classes, "functions": functions, "assignments": assignments}
+
+
+def main():
+    files = [read_file(p) for p in sys.argv[1:]]
+    json.dump({"files": files}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import ts from "typescript";
+import { readSource } from "../factory/read.js";
+import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+
+export interface TypeScriptFindings {
+  frameworks: Set<string>;
+  tables: ImportTable[];
+  operations: ImportOperation[];
+  notes: ImportNote[];
+}
+
+interface RouteCall {
+  receiver: string;
+  method: string;
+  path: string;
+  location: SourceLocation;
+}
+
+const METHODS = new Set(["get", "post", "put", "patch", "delete"]);
+
+/**
+ * TypeORM entities and Express routes, read with the TypeScript compiler's parser (syntax only:
+ * no type checking, no module resolution beyond relative imports, nothing executed).
+ */
+export function readTypeScriptFiles(files: readonly string[]): TypeScriptFindings {
+  const out: TypeScriptFindings = { frameworks: new Set(), tables: [], operations: [], notes: [] };
+  const sources = files.map((f) => ts.createSourceFile(f, readSource(f), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
+  const enums = new Map<string, (string | number)[]>();
+  for (const sf of sources) {
+    sf.forEachChild((n) => {
+      if (ts.isEnumDeclaration(n)) {
+        enums.set(
+          n.name.text,
+          n.members.map(
+            (m) =>
+              (m.initializer && (ts.isStringLiteral(m.initializer) || ts.isNumericLiteral(m.initializer))
+                ? literalOf(m.initializer)
+                : m.name.getText(sf)) as string | number,
+          ),
+        );
+      }
+    });
+  }
+  const routesByFile = new Map<string, RouteCall[]>();
+  const mounts: { prefix: string; file: string }[] = [];
+  for (const sf of sources) {
+    const imports = new Map<string, string>();
+    for (const st of sf.statements) {
+      if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
+      const spec = st.moduleSpecifier.text;
+      if (spec === "typeorm") out.frameworks.add("TypeORM");
+      if (spec === "express") out.frameworks.add("Express");
+      const name = st.importClause?.name?.text;
+      if (name && spec.startsWith(".")) imports.set(name, resolveModule(sf.fileName, spec));
+    }
+    const routes: RouteCall[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isClassDeclaration(n) && decorator(n, "Entity")) out.tables.push(typeormEntity(sf, n, enums, out.notes));
+      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression)) {
+        const method = n.expression.name.text;
+        const first = n.arguments[0];
+        if (METHODS.has(method) && first && ts.isStringLiteral(first) && n.arguments.length >= 2) {
+          routes.push({ receiver: n.expression.expression.text, method: method.toUpperCase(), path: first.text, location: at(sf, n) });
+        }
+        const second = n.arguments[1];
+        if (method === "use" && first && ts.isStringLiteral(first) && second && ts.isIdentifier(second)) {
+          const file = imports.get(second.text);
+          if (file) mounts.push({ prefix: first.text, file });
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    routesByFile.set(sf.fileName, routes);
+  }
+  for (const [file, routes] of routesByFile) {
+    const prefixes = mounts.filter((m) => m.file === resolve(file)).map((m) => m.prefix);
+    for (const r of routes) {
+      for (const prefix of prefixes.length > 0 ? prefixes : [""]) {
+        const path = `${prefix}${r.path === "/" ? "" : r.path}`.replace(/:([A-Za-z_]\w*)/g, "{$1}") || "/";
+        out.operations.push({ method: r.method, path, location: r.location });
+      }
+    }
+  }
+  return out;
+}
+
+function resolveModule(from: string, spec: string): string {
+  const base = resolve(dirname(from), spec);
+  for (const c of [base, `${base}.ts`, `${base}/index.ts`]) if (existsSync(c) && c.endsWith(".ts")) return c;
+  return `${base}.ts`;
+}
+
+function at(sf: ts.SourceFile, n: ts.Node): SourceLocation {
+  const p = sf.getLineAndCharacterOfPosition(n.getStart(sf));
+  return { file: sf.fileName, line: p.line + 1, column: p.character + 1 };
+}
+
+function decorator(n: ts.Node, name: string): ts.CallExpression | undefined {
+  const ds = ts.canHaveDecorators(n) ? (ts.getDecorators(n) ?? []) : [];
+  for (const d of ds) {
+    const e = d.expression;
+    if (ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === name) return e;
+  }
+  return undefined;
+}
+
+function decoratorNames(n: ts.Node): string[] {
+  const ds = ts.canHaveDecorators(n) ? (ts.getDecorators(n) ?? []) : [];
+  return ds.map((d) => (ts.isCallExpression(d.expression) && ts.isIdentifier(d.expression.expression) ? d.expression.expression.text : ""));
+}
+
+function literalOf(e: ts.Expression): string | number | boolean | undefined {
+  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return e.text;
+  if (ts.isNumericLiteral(e)) return Number(e.text);
+  if (e.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (e.kind === ts.SyntaxKind.FalseKeyword) return false;
+  if (ts.isPrefixUnaryExpression(e) && e.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(e.operand))
+    return -Number(e.operand.text);
+  return undefined;
+}
+
+function options(call: ts.CallExpression | undefined): Map<string, ts.Expression> {
+  const out = new Map<string, ts.Expression>();
+  for (const a of call?.arguments ?? []) {
+    if (!ts.isObjectLiteralExpression(a)) continue;
+    for (const p of a.properties) if (ts.isPropertyAssignment(p)) out.set(p.name.getText(), p.initializer);
+  }
+  return out;
+}
+
+const TS_TYPES: Record<string, ContractType> = { string: "string", number: "number", boolean: "boolean", Date: "datetime" };
+const COLUMN_TYPES: Record<string, ContractType> = {
+  uuid: "uuid",
+  int: "integer",
+  integer: "integer",
+  bigint: "integer",
+  smallint: "integer",
+  text: "text",
+  varchar: "string",
+  decimal: "number",
+  numeric: "number",
+  float: "number",
+  double: "number",
+  boolean: "boolean",
+  date: "date",
+  timestamp: "datetime",
+  timestamptz: "datetime",
+  json: "object",
+  jsonb: "object",
+  enum: "string",
+};
+
+function typeormEntity(
+  sf: ts.SourceFile,
+  cls: ts.ClassDeclaration,
+  enums: Map<string, (string | number)[]>,
+  notes: ImportNote[],
+): ImportTable {
+  const name = cls.name?.text ?? "Entity";
+  const entityCall = decorator(cls, "Entity");
+  const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: at(sf, cls) };
+  const first = entityCall?.arguments[0];
+  const tableName = first && ts.isStringLiteral(first) ? first.text : options(entityCall).get("name");
+  if (typeof tableName === "string") t.tableName = tableName;
+  else if (tableName && ts.isStringLiteral(tableName)) t.tableName = tableName.text;
+  for (const m of cls.members) {
+    if (!ts.isPropertyDeclaration(m)) continue;
+    const prop = m.name.getText(sf);
+    const decorators = decoratorNames(m);
+    const location = at(sf, m);
+    const optional = m.questionToken !== undefined;
+    const tsType = m.type?.getText(sf) ?? "";
+    if (decorators.includes("OneToMany")) continue;
+    if (decorators.includes("ManyToMany")) {
+      notes.push({
+        kind: "skipped",
+        subject: `${name}.${prop}`,
+        reason: "a many-to-many relation needs a join entity; not created",
+        location,
+      });
+      continue;
+    }
+    const rel = decorator(m, "ManyToOne") ?? decorator(m, "OneToOne");
+    if (rel) {
+      const target = rel.arguments[0];
+      const targetName = target && ts.isArrowFunction(target) && ts.isIdentifier(target.body) ? target.body.text : tsType;
+      const join = options(decorator(m, "JoinColumn")).get("name");
+      const column = join && ts.isStringLiteral(join) ? join.text : `${prop}Id`;
+      const nullable = options(rel).get("nullable");
+      t.fields.push({ name: column, type: "integer", required: nullable?.kind === ts.SyntaxKind.FalseKeyword, location });
+      t.foreignKeys.push({ columns: [column], table: targetName, targetColumns: [] });
+      continue;
+    }
+    const primary = decorator(m, "PrimaryGeneratedColumn") ?? decorator(m, "PrimaryColumn");
+    if (primary) {
+      const arg = primary.arguments[0];
+      t.fields.push({ name: prop, type: arg && ts.isStringLiteral(arg) && arg.text === "uuid" ? "uuid" : "integer", location });
+      t.primaryKey = [prop];
+      continue;
+    }
+    if (decorators.includes("CreateDateColumn") || decorators.includes("UpdateDateColumn")) {
+      t.fields.push({
+        name: prop,
+        type: "datetime",
+        generated: decorators.includes("CreateDateColumn") ? "now" : "now_on_update",
+        location,
+      });
+      continue;
+    }
+    const col = decorator(m, "Column");
+    if (!col) continue;
+    const opts = options(col);
+    const typeArg = col.arguments[0] && ts.isStringLiteral(col.arguments[0]) ? col.arguments[0].text : undefined;
+    const typeOpt = opts.get("type");
+    const columnType = typeArg ?? (typeOpt && ts.isStringLiteral(typeOpt) ? typeOpt.text : undefined);
+    const f: ImportField = {
+      name: prop,
+      type: (columnType ? COLUMN_TYPES[columnType] : undefined) ?? TS_TYPES[tsType] ?? "string",
+      sourceType: columnType ?? tsType,
+      location,
+    };
+    const enumOpt = opts.get("enum");
+    if (enumOpt && ts.isIdentifier(enumOpt) && enums.has(enumOpt.text)) {
+      f.type = "string";
+      f.enum = enums.get(enumOpt.text) as (string | number)[];
+    }
+    const length = opts.get("length");
+    if (length && ts.isNumericLiteral(length)) f.constraints = { maxLength: Number(length.text) };
+    const nullable = opts.get("nullable");
+    const d = opts.get("default");
+    f.required = !(nullable?.kind === ts.SyntaxKind.TrueKeyword) && !optional && d === undefined;
+    if (d) {
+      const v = literalOf(d);
+      if (v !== undefined) f.default = v;
+      else if (ts.isPropertyAccessExpression(d) && ts.isIdentifier(d.expression)) {
+        const values = enums.get(d.expression.text);
+        const members = cls
+          .getSourceFile()
+          .statements.find((s): s is ts.EnumDeclaration => ts.isEnumDeclaration(s) && s.name.text === (d.expression as ts.Identifier).text);
+        const member = members?.members.find((mm) => mm.name.getText() === d.name.text);
+        const mv = member?.initializer ? literalOf(member.initializer) : undefined;
+        if (values && mv !== undefined) f.default = mv;
+      }
+    }
+    t.fields.push(f);
+  }
+  return t;
+}

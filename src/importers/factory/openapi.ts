@@ -1,0 +1,383 @@
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { type Document, LineCounter, parseDocument } from "yaml";
+import type { ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+import { ImportError } from "../model.js";
+import { snakeCase } from "../naming.js";
+import { mapOpenApiType } from "../type-map.js";
+import { readSource } from "./read.js";
+
+type Schema = Record<string, unknown>;
+
+const rec = (v: unknown): Schema => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Schema) : {});
+const METHODS = ["get", "post", "put", "patch", "delete"];
+/** Schemas that describe an error payload, not a resource. */
+const ERROR_NAME = /(^|[^a-z])(error|problem)(s|details?)?$/i;
+
+/**
+ * Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (YAML or JSON) into the neutral model.
+ * swagger-parser validates it against the official schemas and bundles external `$ref`s into one
+ * document; internal refs are kept and followed here, so schema names survive (they name the
+ * entities) and a ref that only leads back to itself is reported with its place.
+ */
+export async function readOpenApi(file: string): Promise<ImportModel> {
+  const text = readSource(file);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const pos = lineCounter.linePos(syntax.pos[0]);
+    throw new ImportError(`malformed spec: ${syntax.message.split("\n")[0]}`, { file, line: pos.line, column: pos.col });
+  }
+  const locate = (pointer: string): SourceLocation => pointerLocation(file, doc, lineCounter, pointer);
+  const root = rec(doc.toJS());
+  if (typeof root.openapi !== "string" && root.swagger !== "2.0") {
+    throw new ImportError("not an OpenAPI document: neither 'openapi: 3.x' nor 'swagger: \"2.0\"' at the top", {
+      file,
+      line: 1,
+      column: 1,
+    });
+  }
+  let api: Schema;
+  try {
+    await SwaggerParser.validate(file, { dereference: { circular: "ignore" } });
+    api = rec(await SwaggerParser.bundle(file));
+  } catch (e) {
+    throw specError(e, file, locate);
+  }
+  return new OpenApiReader(file, api, locate).read();
+}
+
+/** swagger-parser's messages name the JSON pointer of the problem; the first line, with its place. */
+function specError(e: unknown, file: string, locate: (p: string) => SourceLocation): ImportError {
+  const message = e instanceof Error ? e.message : String(e);
+  const lines = message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const pointerLine = lines.find((l) => l.startsWith("#/"));
+  if (pointerLine) {
+    const pointer = pointerLine.split(/\s/)[0]?.slice(1) ?? "";
+    return new ImportError(`invalid spec: ${pointerLine.slice(pointer.length + 1).trim() || lines[0]}`, locate(pointer));
+  }
+  if (/\$ref pointer/.test(message)) return new ImportError(`unresolvable $ref: ${lines[0]}`, { file });
+  return new ImportError(`invalid spec: ${lines[0] ?? message}`, { file });
+}
+
+function pointerLocation(file: string, doc: Document, lc: LineCounter, pointer: string): SourceLocation {
+  const path = pointer
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(
+      path.slice(0, n).map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+      true,
+    ) as { range?: [number, number, number] } | undefined;
+    if (node?.range) {
+      const pos = lc.linePos(node.range[0]);
+      return { file, line: pos.line, column: pos.col, pointer };
+    }
+  }
+  return { file, pointer };
+}
+
+class OpenApiReader {
+  private readonly notes: ImportNote[] = [];
+  private readonly schemas: Record<string, unknown>;
+  private readonly base: string;
+
+  constructor(
+    private readonly file: string,
+    private readonly api: Schema,
+    private readonly locate: (p: string) => SourceLocation,
+  ) {
+    const swagger2 = api.swagger === "2.0";
+    this.schemas = rec(swagger2 ? api.definitions : rec(api.components).schemas);
+    this.base = swagger2 ? "/definitions/" : "/components/schemas/";
+  }
+
+  read(): ImportModel {
+    const tables: ImportTable[] = [];
+    const parts = this.allOfParts();
+    for (const name of Object.keys(this.schemas)) {
+      const pointer = `${this.base}${escapePointer(name)}`;
+      const whole = parts.get(name);
+      if (whole) {
+        this.notes.push({
+          kind: "changed",
+          subject: name,
+          reason: `only a part of ${whole} (allOf); merged into it`,
+          location: this.locate(pointer),
+        });
+        continue;
+      }
+      const schema = this.resolve({ $ref: `#${pointer}` }, []);
+      if (!isObjectSchema(schema)) continue;
+      if (ERROR_NAME.test(name)) {
+        this.notes.push({ kind: "skipped", subject: name, reason: "an error payload, not a resource", location: this.locate(pointer) });
+        continue;
+      }
+      tables.push(this.table(name, schema, pointer));
+    }
+    const names = new Set(tables.map((t) => t.name));
+    const operations = this.operations(names);
+    for (const [name, t] of this.inline) {
+      tables.push(t);
+      this.notes.push({
+        kind: "changed",
+        subject: name,
+        reason: "no named schema: the entity is inferred from the inline schemas of its operations",
+        location: t.location,
+      });
+    }
+    return { format: "openapi", files: [this.file], tables, operations, notes: this.notes };
+  }
+
+  /** Entities inferred from inline schemas, by the name of the path's last static segment. */
+  private readonly inline = new Map<string, ImportTable>();
+
+  /**
+   * An operation without a named schema: its 2xx JSON body (unwrapped from a `data` envelope and
+   * from an array) or its request body, when that is an object with properties, describes a
+   * record of the resource its path names. Properties of several operations are merged.
+   */
+  private inlineTable(path: string, op: Schema, pointer: string, named: ReadonlySet<string>): string | undefined {
+    const segment = path
+      .split("/")
+      .filter((s) => s && !s.startsWith("{"))
+      .pop();
+    if (!segment) return undefined;
+    const name = snakeCase(segment);
+    if (!name || named.has(name)) return undefined;
+    const bodies: { schema: Schema; at: string }[] = [];
+    for (const [code, res] of Object.entries(rec(op.responses))) {
+      if (!/^2/.test(code)) continue;
+      const media = rec(rec(this.resolveResponse(res).content)["application/json"]);
+      if (media.schema) bodies.push({ schema: this.unwrap(media.schema), at: `${pointer}/responses/${code}` });
+    }
+    const body = rec(rec(this.resolveResponse(op.requestBody).content)["application/json"]);
+    if (body.schema) bodies.push({ schema: this.unwrap(body.schema), at: `${pointer}/requestBody` });
+    const usable = bodies.filter((b) => isObjectSchema(b.schema) && Object.keys(rec(b.schema.properties)).length >= 2);
+    if (usable.length === 0) return undefined;
+    let t = this.inline.get(name);
+    for (const b of usable) {
+      const part = this.table(name, b.schema, b.at);
+      if (!t) {
+        t = part;
+        this.inline.set(name, t);
+        continue;
+      }
+      for (const f of part.fields) if (!t.fields.some((x) => x.name === f.name)) t.fields.push(f);
+      for (const fk of part.foreignKeys) if (!t.foreignKeys.some((x) => x.columns[0] === fk.columns[0])) t.foreignKeys.push(fk);
+      if (t.primaryKey.length === 0) t.primaryKey = part.primaryKey;
+    }
+    return name;
+  }
+
+  private unwrap(schema: unknown): Schema {
+    let s = this.resolve(schema, []);
+    for (let i = 0; i < 3; i++) {
+      const props = rec(s.properties);
+      if (s.type === "array" || s.items) s = this.resolve(s.items, []);
+      else if (props.data && (Object.keys(props).length <= 3 || this.resolve(props.data, []).type === "array"))
+        s = this.resolve(props.data, []);
+      else break;
+    }
+    return s;
+  }
+
+  /** Schemas that are only `allOf` parts of another schema: they are merged, not entities of their own. */
+  private allOfParts(): Map<string, string> {
+    const parts = new Map<string, string>();
+    const prefix = `#${this.base}`;
+    for (const [name, raw] of Object.entries(this.schemas)) {
+      for (const part of Array.isArray(rec(raw).allOf) ? (rec(raw).allOf as unknown[]) : []) {
+        const ref = rec(part).$ref;
+        if (typeof ref === "string" && ref.startsWith(prefix))
+          parts.set(ref.slice(prefix.length).replace(/~1/g, "/").replace(/~0/g, "~"), name);
+      }
+    }
+    const used = JSON.stringify(this.api.paths ?? {});
+    for (const part of [...parts.keys()]) if (used.includes(`${prefix}${escapePointer(part)}"`)) parts.delete(part);
+    return parts;
+  }
+
+  /** Follows `$ref`s and merges `allOf`; a chain that comes back to where it started is an error. */
+  private resolve(schema: unknown, seen: string[]): Schema {
+    const s = rec(schema);
+    const ref = s.$ref;
+    if (typeof ref === "string") {
+      if (!ref.startsWith("#/")) throw new ImportError(`unresolvable $ref ${JSON.stringify(ref)}`, { file: this.file });
+      if (seen.includes(ref)) {
+        const chain = [...seen.slice(seen.indexOf(ref)), ref].map((r) => r.slice(1)).join(" -> ");
+        throw new ImportError(`circular $ref: ${chain} never reaches a schema`, this.locate(ref.slice(1)));
+      }
+      return this.resolve(this.at(ref.slice(1)), [...seen, ref]);
+    }
+    if (Array.isArray(s.allOf)) {
+      const merged: Schema = { ...s, type: "object", properties: {}, required: [] };
+      delete merged.allOf;
+      for (const part of s.allOf) {
+        const p = this.resolve(part, seen);
+        merged.properties = { ...rec(merged.properties), ...rec(p.properties) };
+        merged.required = [...(merged.required as string[]), ...(Array.isArray(p.required) ? p.required : [])];
+        if (!merged.description && p.description) merged.description = p.description;
+      }
+      merged.properties = { ...rec(merged.properties), ...rec(s.properties) };
+      return merged;
+    }
+    return s;
+  }
+
+  private at(pointer: string): unknown {
+    let node: unknown = this.api;
+    for (const raw of pointer.split("/").slice(1)) {
+      const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      node = rec(node)[key];
+      if (node === undefined) throw new ImportError(`$ref points at nothing: #${pointer}`, this.locate(pointer));
+    }
+    return node;
+  }
+
+  /** The schema name a `$ref` points at, when it is a named object schema (an entity). */
+  private entityRef(schema: unknown): string | undefined {
+    const ref = rec(schema).$ref;
+    if (typeof ref !== "string" || !ref.startsWith(`#${this.base}`)) return undefined;
+    const name = ref
+      .slice(this.base.length + 1)
+      .replace(/~1/g, "/")
+      .replace(/~0/g, "~");
+    const target = this.resolve(schema, []);
+    return isObjectSchema(target) && !ERROR_NAME.test(name) ? name : undefined;
+  }
+
+  private table(name: string, schema: Schema, pointer: string): ImportTable {
+    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+    const fields: ImportField[] = [];
+    const foreignKeys: ForeignKey[] = [];
+    for (const [prop, raw] of Object.entries(rec(schema.properties))) {
+      const at = `${pointer}/properties/${escapePointer(prop)}`;
+      const location = this.locate(at);
+      const target = this.entityRef(raw);
+      if (target) {
+        const col = `${snakeCase(prop)}_id`;
+        fields.push({ name: col, type: "uuid", required: required.has(prop), description: `The ${prop} (${target})`, location });
+        foreignKeys.push({ columns: [col], table: target, targetColumns: [] });
+        continue;
+      }
+      const p = this.resolve(raw, []);
+      const field = this.field(prop, p, required.has(prop), location);
+      if (field.type === "array") {
+        const itemTarget = this.entityRef(p.items);
+        if (itemTarget) {
+          field.arrayOf = itemTarget;
+          field.itemsType = "object";
+        }
+      }
+      fields.push(field);
+    }
+    const t: ImportTable = {
+      name,
+      fields,
+      primaryKey: fields.some((f) => f.name === "id") ? ["id"] : [],
+      foreignKeys,
+      location: this.locate(pointer),
+    };
+    if (typeof schema.description === "string") t.description = schema.description;
+    return t;
+  }
+
+  private field(name: string, p: Schema, required: boolean, location: SourceLocation): ImportField {
+    const declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
+    const { type, format } = mapOpenApiType(
+      typeof declared === "string" ? declared : undefined,
+      typeof p.format === "string" ? p.format : undefined,
+    );
+    const f: ImportField = { name, type, required: required && p.readOnly !== true, location };
+    if (typeof p.format === "string") f.sourceType = `${String(declared)}/${p.format}`;
+    if (format) f.format = format;
+    if (typeof p.description === "string") f.description = p.description;
+    if (Array.isArray(p.enum)) f.enum = p.enum.filter((v): v is string | number => typeof v === "string" || typeof v === "number");
+    if (p.default !== undefined) f.default = p.default;
+    if (type === "array") {
+      const items = this.resolve(p.items, []);
+      const it = Array.isArray(items.type) ? items.type.find((t) => t !== "null") : items.type;
+      f.itemsType = mapOpenApiType(
+        typeof it === "string" ? it : undefined,
+        typeof items.format === "string" ? items.format : undefined,
+      ).type;
+    }
+    const c: ImportField["constraints"] = {};
+    if (typeof p.minimum === "number") c.min = p.minimum;
+    if (typeof p.maximum === "number") c.max = p.maximum;
+    if (typeof p.minLength === "number") c.minLength = p.minLength;
+    if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
+    if (typeof p.pattern === "string") c.pattern = p.pattern;
+    if (Object.keys(c).length > 0) f.constraints = c;
+    if (p.readOnly === true && /(^|_)(created|updated)_?at$/i.test(snakeCase(name)))
+      f.generated = /updated/i.test(name) ? "now_on_update" : "now";
+    return f;
+  }
+
+  private operations(entities: ReadonlySet<string>): ImportOperation[] {
+    const out: ImportOperation[] = [];
+    for (const [path, item] of Object.entries(rec(this.api.paths))) {
+      for (const method of METHODS) {
+        const op = rec(rec(item)[method]);
+        if (Object.keys(op).length === 0) continue;
+        const pointer = `/paths/${escapePointer(path)}/${method}`;
+        const o: ImportOperation = { method: method.toUpperCase(), path, location: this.locate(pointer) };
+        const summary = typeof op.summary === "string" ? op.summary : typeof op.description === "string" ? op.description : undefined;
+        if (summary) o.summary = summary;
+        const table = this.operationSchema(op, entities) ?? fromPath(path, entities) ?? this.inlineTable(path, op, pointer, entities);
+        if (table) o.table = table;
+        out.push(o);
+      }
+    }
+    return out;
+  }
+
+  /** The entity an operation returns or accepts: its 2xx response, then its request body. */
+  private operationSchema(op: Schema, entities: ReadonlySet<string>): string | undefined {
+    const schemas: unknown[] = [];
+    for (const [code, res] of Object.entries(rec(op.responses))) {
+      if (!/^2/.test(code)) continue;
+      const r = this.resolveResponse(res);
+      schemas.push(r.schema, ...Object.values(rec(r.content)).map((m) => rec(m).schema));
+    }
+    const body = this.resolveResponse(op.requestBody);
+    schemas.push(...Object.values(rec(body.content)).map((m) => rec(m).schema));
+    for (const param of Array.isArray(op.parameters) ? op.parameters : []) if (rec(param).in === "body") schemas.push(rec(param).schema);
+    for (const s of schemas) {
+      const direct = this.entityRef(s) ?? this.entityRef(rec(s).items);
+      if (direct && entities.has(direct)) return direct;
+    }
+    return undefined;
+  }
+
+  private resolveResponse(r: unknown): Schema {
+    const ref = rec(r).$ref;
+    return typeof ref === "string" && ref.startsWith("#/") ? rec(this.at(ref.slice(1))) : rec(r);
+  }
+}
+
+function isObjectSchema(s: Schema): boolean {
+  return (s.type === "object" || s.type === undefined) && Object.keys(rec(s.properties)).length > 0;
+}
+
+/** `/pets/{id}` -> the entity whose name matches `pets` in singular or plural. */
+function fromPath(path: string, entities: ReadonlySet<string>): string | undefined {
+  const segments = path.split("/").filter((s) => s && !s.startsWith("{"));
+  for (const seg of segments.reverse()) {
+    const s = snakeCase(seg);
+    for (const e of entities) {
+      const n = snakeCase(e);
+      if (s === n || s === `${n}s` || s === `${n}es` || (n.endsWith("y") && s === `${n.slice(0, -1)}ies`)) return e;
+    }
+  }
+  return undefined;
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}

@@ -1,0 +1,312 @@
+import { loadModule, parseSync } from "libpg-query";
+import type { ForeignKey, ImportTable, SourceLocation } from "../model.js";
+import { ImportError } from "../model.js";
+import { type ColumnFacts, columnField } from "./sql.js";
+import type { Check, SchemaState } from "./sql-schema.js";
+import type { SqlStatement } from "./sql-statements.js";
+
+type Node = Record<string, unknown>;
+const rec = (v: unknown): Node => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+let loaded: Promise<void> | undefined;
+
+/** PostgreSQL's own parser, compiled to WebAssembly; loaded once, on first use. */
+export function loadPostgresParser(): Promise<void> {
+  loaded ??= loadModule();
+  return loaded;
+}
+
+/** Statement kinds the data model is built from; everything else is counted as skipped. */
+const MODEL_STATEMENTS = new Set(["CreateStmt", "CreateEnumStmt", "AlterTableStmt", "IndexStmt", "DropStmt", "CommentStmt"]);
+
+/** One statement, parsed by libpg-query, applied to the schema. */
+export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: SourceLocation): void {
+  let result: Node;
+  try {
+    result = rec(parseSync(stmt.text));
+  } catch (e) {
+    const details = rec(rec(e).sqlDetails);
+    const offset = typeof details.cursorPosition === "number" ? details.cursorPosition : 0;
+    const message = e instanceof Error ? e.message : String(e);
+    const place = position(stmt, at.file, offset);
+    if (/^create\s+(unlogged\s+|temporary\s+|temp\s+)?table\b/i.test(stmt.text) || /^create\s+type\b/i.test(stmt.text)) {
+      throw new ImportError(`unsupported SQL (postgres grammar): ${message}`, place);
+    }
+    state.note(
+      `statement ${stmt.text.split(/\s+/).slice(0, 2).join(" ").toUpperCase()}`,
+      `PostgreSQL's parser refuses it (${message})`,
+      place,
+    );
+    return;
+  }
+  for (const raw of arr(result.stmts)) {
+    const wrapper = rec(rec(raw).stmt);
+    const kind = Object.keys(wrapper)[0] ?? "statement";
+    const node = rec(wrapper[kind]);
+    const loc = (offset: unknown): SourceLocation => position(stmt, at.file, typeof offset === "number" ? offset : 0);
+    if (!MODEL_STATEMENTS.has(kind)) {
+      state.skip(statementLabel(kind), at);
+      continue;
+    }
+    switch (kind) {
+      case "CreateEnumStmt":
+        state.addEnumType(lastName(node.typeName), arr(node.vals).map(stringOf));
+        break;
+      case "CreateStmt": {
+        const rel = rec(node.relation);
+        const t = state.createTable(String(rel.relname), loc(rel.location), node.if_not_exists === true);
+        if (!t) break;
+        for (const el of arr(node.tableElts).map(rec)) {
+          if (el.ColumnDef) addColumn(state, t, rec(el.ColumnDef), loc);
+          else if (el.Constraint) constraint(state, t, rec(el.Constraint), loc);
+          else state.note(`${t.name}: ${Object.keys(el)[0]}`, "not part of the data model", loc(0));
+        }
+        break;
+      }
+      case "AlterTableStmt": {
+        const rel = rec(node.relation);
+        const t = state.table(String(rel.relname));
+        if (!t) {
+          state.note("ALTER TABLE", `table '${String(rel.relname)}' is not defined before it`, loc(rel.location));
+          break;
+        }
+        for (const c of arr(node.cmds).map((x) => rec(rec(x).AlterTableCmd))) {
+          const def = rec(c.def);
+          if (c.subtype === "AT_AddConstraint") constraint(state, t, rec(def.Constraint), loc);
+          else if (c.subtype === "AT_AddColumn") addColumn(state, t, rec(def.ColumnDef), loc);
+          else if (c.subtype === "AT_DropColumn") t.fields = t.fields.filter((f) => f.name !== c.name);
+          else if (c.subtype === "AT_ColumnDefault" && typeof c.name === "string") {
+            const f = t.fields.find((x) => x.name === c.name);
+            const d = defaultOf(rec(def));
+            if (f && d && "expression" in d && /^nextval\(/i.test(d.expression)) f.generated = "increment";
+            else if (f && d && "constant" in d) f.default = d.constant;
+          } else state.skip(`ALTER TABLE ${String(c.subtype ?? "").replace(/^AT_/, "")}`, at);
+        }
+        break;
+      }
+      case "IndexStmt": {
+        const rel = rec(node.relation);
+        const cols = arr(node.indexParams).map((p) => String(rec(rec(p).IndexElem).name ?? "(expression)"));
+        state.index(
+          state.table(String(rel.relname)),
+          String(rel.relname),
+          String(node.idxname ?? ""),
+          cols,
+          node.unique === true,
+          loc(rel.location),
+        );
+        break;
+      }
+      case "DropStmt":
+        if (node.removeType === "OBJECT_TABLE")
+          for (const o of arr(node.objects)) state.dropTable(lastName(rec(o).List ? rec(rec(o).List).items : o));
+        else state.skip("DROP (not a table)", at);
+        break;
+      case "CommentStmt": {
+        const target = arr(rec(rec(node.object).List).items).map(stringOf);
+        const text = typeof node.comment === "string" ? node.comment : undefined;
+        if (node.objtype === "OBJECT_TABLE" && text) {
+          const t = state.table(target[target.length - 1] ?? "");
+          if (t) t.description = text;
+        } else if (node.objtype === "OBJECT_COLUMN" && text) {
+          const t = state.table(target[target.length - 2] ?? "");
+          const f = t?.fields.find((x) => x.name === target[target.length - 1]);
+          if (f) f.description = text;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+function statementLabel(kind: string): string {
+  return kind
+    .replace(/Stmt$/, "")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toUpperCase();
+}
+
+function addColumn(state: SchemaState, t: ImportTable, col: Node, loc: (o: unknown) => SourceLocation): void {
+  const typeName = rec(col.typeName);
+  const names = arr(typeName.names).map(stringOf);
+  const rawType = names[names.length - 1] ?? "text";
+  const facts: ColumnFacts = { name: String(col.colname), rawType: rawType === "bpchar" ? "char" : rawType };
+  const mods = arr(typeName.typmods).map((m) => rec(rec(rec(m).A_Const).ival).ival);
+  if (typeof mods[0] === "number" && /char/.test(facts.rawType)) facts.length = mods[0];
+  if (arr(typeName.arrayBounds).length > 0) facts.isArray = true;
+  const at = loc(col.location);
+  const checks: Node[] = [];
+  const fks: ForeignKey[] = [];
+  for (const c of arr(col.constraints).map((x) => rec(rec(x).Constraint))) {
+    switch (c.contype) {
+      case "CONSTR_NOTNULL":
+        facts.notNull = true;
+        break;
+      case "CONSTR_PRIMARY":
+        facts.primaryKey = true;
+        facts.notNull = true;
+        break;
+      case "CONSTR_UNIQUE":
+        facts.unique = true;
+        break;
+      case "CONSTR_DEFAULT": {
+        const d = defaultOf(rec(c.raw_expr));
+        if (d) facts.defaultValue = d;
+        break;
+      }
+      case "CONSTR_IDENTITY":
+        facts.autoIncrement = true;
+        break;
+      case "CONSTR_FOREIGN":
+        fks.push(foreignKey([facts.name], c));
+        break;
+      case "CONSTR_CHECK":
+        checks.push(rec(c.raw_expr));
+        break;
+      default:
+        break;
+    }
+  }
+  t.fields.push(columnField(state, t, facts, at));
+  t.foreignKeys.push(...fks);
+  for (const e of checks) state.applyCheck(t, toCheck(e), at);
+}
+
+function constraint(state: SchemaState, t: ImportTable, c: Node, loc: (o: unknown) => SourceLocation): void {
+  const at = loc(c.location);
+  const keys = arr(c.keys).map(stringOf);
+  switch (c.contype) {
+    case "CONSTR_PRIMARY":
+      t.primaryKey = keys;
+      return;
+    case "CONSTR_UNIQUE":
+      state.markUnique(t, keys, at);
+      return;
+    case "CONSTR_FOREIGN":
+      t.foreignKeys.push(foreignKey(arr(c.fk_attrs).map(stringOf), c));
+      return;
+    case "CONSTR_CHECK":
+      state.applyCheck(t, toCheck(rec(c.raw_expr)), at);
+      return;
+    default:
+      state.note(
+        `${String(c.contype ?? "constraint")
+          .replace(/^CONSTR_/, "")
+          .toLowerCase()} constraint on ${t.name}`,
+        "not part of the data model",
+        at,
+      );
+  }
+}
+
+function foreignKey(columns: string[], c: Node): ForeignKey {
+  return { columns, table: String(rec(c.pktable).relname), targetColumns: arr(c.pk_attrs).map(stringOf) };
+}
+
+/** A default: a constant (through casts and a unary minus), null, or the expression's text. */
+function defaultOf(e: Node): ColumnFacts["defaultValue"] {
+  const constant = constantOf(e);
+  if (constant !== undefined) return { constant };
+  if (rec(e.A_Const).isnull === true) return { null: true };
+  const fn = rec(e.FuncCall);
+  if (Object.keys(fn).length > 0) return { expression: `${arr(fn.funcname).map(stringOf).pop() ?? "function"}()` };
+  const sv = rec(e.SQLValueFunction);
+  if (Object.keys(sv).length > 0)
+    return {
+      expression: String(sv.op ?? "")
+        .replace(/^SVFOP_/, "")
+        .toLowerCase(),
+    };
+  const cast = rec(e.TypeCast);
+  if (Object.keys(cast).length > 0) return defaultOf(rec(cast.arg));
+  return { expression: Object.keys(e)[0] ?? "expression" };
+}
+
+function constantOf(e: Node): string | number | boolean | undefined {
+  const c = rec(e.A_Const);
+  if (Object.keys(c).length > 0) {
+    if (c.sval) return String(rec(c.sval).sval ?? "");
+    if (c.ival) return Number(rec(c.ival).ival ?? 0);
+    if (c.fval) return Number(rec(c.fval).fval);
+    if (c.boolval) return rec(c.boolval).boolval === true;
+    return undefined;
+  }
+  const cast = rec(e.TypeCast);
+  if (Object.keys(cast).length > 0) {
+    const inner = constantOf(rec(cast.arg));
+    const type = arr(rec(cast.typeName).names).map(stringOf).pop();
+    if (type === "bool" && typeof inner === "string") return inner === "t" || inner === "true";
+    return inner;
+  }
+  const ex = rec(e.A_Expr);
+  if (ex.kind === "AEXPR_OP" && stringOf(arr(ex.name)[0]) === "-" && !ex.lexpr) {
+    const inner = constantOf(rec(ex.rexpr));
+    return typeof inner === "number" ? -inner : undefined;
+  }
+  return undefined;
+}
+
+/** CHECK expressions: IN lists, `= ANY (ARRAY[...])` (pg_dump's spelling), comparisons, BETWEEN, length bounds. */
+function toCheck(e: Node): Check {
+  const bool = rec(e.BoolExpr);
+  if (bool.boolop === "AND_EXPR") return { kind: "and", parts: arr(bool.args).map((a) => toCheck(rec(a))) };
+  const x = rec(e.A_Expr);
+  const op = stringOf(arr(x.name)[0]);
+  const column = columnOf(rec(x.lexpr));
+  if (column && x.kind === "AEXPR_IN") {
+    const values = arr(rec(x.rexpr).List ? rec(rec(x.rexpr).List).items : x.rexpr).map((v) => constantOf(rec(v)));
+    if (values.every((v): v is string | number => typeof v === "string" || typeof v === "number")) return { kind: "in", column, values };
+  }
+  if (column && x.kind === "AEXPR_OP_ANY" && op === "=") {
+    const elements = arr(rec(rec(unwrapCast(rec(x.rexpr))).A_ArrayExpr).elements).map((v) => constantOf(rec(v)));
+    if (elements.length > 0 && elements.every((v): v is string | number => typeof v === "string" || typeof v === "number"))
+      return { kind: "in", column, values: elements };
+  }
+  const bound = constantOf(rec(x.rexpr));
+  if (column && x.kind === "AEXPR_OP" && typeof bound === "number" && [">", ">=", "<", "<="].includes(op))
+    return { kind: "compare", column, op, value: bound };
+  if (column && x.kind === "AEXPR_BETWEEN") {
+    const [low, high] = arr(rec(rec(x.rexpr).List).items ?? x.rexpr).map((v) => constantOf(rec(v)));
+    if (typeof low === "number" && typeof high === "number") return { kind: "between", column, low, high };
+  }
+  const fn = rec(rec(x.lexpr).FuncCall);
+  if (x.kind === "AEXPR_OP" && typeof bound === "number" && Object.keys(fn).length > 0) {
+    const name = arr(fn.funcname).map(stringOf).pop() ?? "";
+    const arg = columnOf(rec(arr(fn.args)[0]));
+    if (arg && ["length", "char_length", "character_length"].includes(name)) return { kind: "length", column: arg, op, value: bound };
+  }
+  return { kind: "other", text: column ? `a condition on ${column}` : "a condition" };
+}
+
+function unwrapCast(e: Node): Node {
+  const cast = rec(e.TypeCast);
+  return Object.keys(cast).length > 0 ? unwrapCast(rec(cast.arg)) : e;
+}
+
+function columnOf(e: Node): string | undefined {
+  const inner = unwrapCast(e);
+  const fields = arr(rec(inner.ColumnRef).fields);
+  return fields.length > 0 ? stringOf(fields[fields.length - 1]) : undefined;
+}
+
+function stringOf(v: unknown): string {
+  const s = rec(rec(v).String);
+  return typeof s.sval === "string" ? s.sval : typeof v === "string" ? v : "";
+}
+
+function lastName(v: unknown): string {
+  const names = arr(v).map(stringOf);
+  return names[names.length - 1] ?? "";
+}
+
+/** A parser offset inside a statement -> line and column in the file. */
+function position(stmt: SqlStatement, file: string, offset: number): SourceLocation {
+  const before = stmt.text.slice(0, offset);
+  const lines = before.split("\n");
+  const line = stmt.line + lines.length - 1;
+  const column = lines.length === 1 ? stmt.column + before.length : (lines[lines.length - 1]?.length ?? 0) + 1;
+  return { file, line, column };
+}

@@ -1,0 +1,12 @@
+export type { CheckedPlan, Rejected } from "./check.js";
+export { checkPlanned } from "./check.js";
+export type { ContractKind, ConvertOptions, PlannedContract } from "./convert.js";
+export { convertModel } from "./convert.js";
+export type { FactoryFormat } from "./factory/index.js";
+export { detectFormat, FACTORY_FORMATS, readModel } from "./factory/index.js";
+export type { SqlDialect } from "./factory/sql.js";
+export type { ContractType, ImportField, ImportModel, ImportNote, ImportTable, SourceLocation } from "./model.js";
+export { formatLocation, ImportError } from "./model.js";
+export type { ImportSummary, PlanOptions } from "./pipeline.js";
+export { planImport, summarise, writeImport } from "./pipeline.js";
+export { printContract } from "./print.js";

@@ -1,0 +1,41 @@
+import { formatFinding } from "../contracts/findings.js";
+import { formatLocation } from "./model.js";
+import type { ImportSummary } from "./pipeline.js";
+
+/** The human summary of an import: counts, then every note and rejection with its reason. */
+export function summaryText(s: ImportSummary): string {
+  const out: string[] = [];
+  const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? "" : "s"}`;
+  out.push(`Read ${plural(s.files.length, "file")} (${s.format}): ${s.files.join(", ")}`);
+  out.push(
+    `${s.dryRun ? "Would write" : "Wrote"} to ${s.directory}: ${plural(s.entities.length, "entity").replace("entitys", "entities")}, ${plural(s.workflows.length, "workflow")}, ${plural(s.routes.length, "route")}, ${plural(s.pages.length, "page")}`,
+  );
+  for (const w of s.written) out.push(`  ${w}`);
+  out.push(s.llmStatus);
+  const skipped = s.notes.filter((n) => n.kind === "skipped");
+  const changed = s.notes.filter((n) => n.kind === "changed");
+  if (changed.length > 0) {
+    out.push(`Changed (${changed.length}):`);
+    for (const n of changed) out.push(`  ${n.subject}: ${n.reason}`);
+  }
+  if (skipped.length > 0) {
+    out.push(`Skipped (${skipped.length}):`);
+    for (const n of skipped) out.push(`  ${n.subject}: ${n.reason}${n.location ? ` [${formatLocation(n.location)}]` : ""}`);
+  }
+  if (s.rejected.length > 0) {
+    out.push(`Not written, failed validation (${s.rejected.length}):`);
+    for (const r of s.rejected) {
+      out.push(`  ${r.fqn}${r.findings.length === 0 ? ": its entity failed validation" : ""}`);
+      for (const f of r.findings) out.push(`    ${formatFinding(f)}`);
+    }
+  }
+  if (s.llm.length > 0) {
+    out.push(`From the LLM (${s.llm.length} contracts, review them):`);
+    for (const l of s.llm) out.push(`  ${l.fqn}: ${l.paths.join(", ")}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+export function summaryJson(s: ImportSummary): string {
+  return `${JSON.stringify(s, null, 2)}\n`;
+}
