@@ -373,7 +373,7 @@ export class Healer {
       contract: { fqn: t.contract_fqn, file, source: target.source },
       findings: check.findings.filter((f) => resolve(f.file) === target.absPath),
       history: this.diffs.forContract(t.contract_fqn),
-      referenced: referencedContracts(target, check.loaded, this.layout.root),
+      referenced: referencedContracts(target, check.loaded, this.layout.root, t.context.route_fqn),
       check: (after) => {
         const parsed = parseContractSource(after, target.absPath, target.file);
         if (!("contract" in parsed)) return [`not a readable contract: ${firstMessage(parsed.findings)}`];
@@ -626,9 +626,15 @@ function firstMessage(findings: readonly Finding[]): string {
 
 /**
  * The contracts `c` names anywhere in its data (`requires`, references, mixins, state machine,
- * route or page entity): every string that is the FQN of a loaded contract.
+ * route or page entity): every string that is the FQN of a loaded contract; plus the Route that
+ * served a failing request (a runtime report names it in its context), whose rules may be at fault.
  */
-function referencedContracts(c: LoadedContract, loaded: readonly LoadedContract[], root: string): ProposerInput["referenced"] {
+function referencedContracts(
+  c: LoadedContract,
+  loaded: readonly LoadedContract[],
+  root: string,
+  route?: unknown,
+): ProposerInput["referenced"] {
   const byFqn = new Map<string, LoadedContract>();
   for (const l of loaded) {
     const fqn = fqnOfLoaded(l);
@@ -642,6 +648,7 @@ function referencedContracts(c: LoadedContract, loaded: readonly LoadedContract[
     else if (v !== null && typeof v === "object") Object.values(v).forEach(walk);
   };
   walk(c.data);
+  if (typeof route === "string" && byFqn.has(route)) found.add(route);
   return [...found].sort().map((fqn) => {
     const l = byFqn.get(fqn) as LoadedContract;
     return { fqn, file: projectPath(root, l.absPath), source: l.source };

@@ -149,22 +149,27 @@ describe("charter healer serve and --format", () => {
     const root = makeProject(brokenExamples()[0]?.dir);
     const first = await startHealerProcess(root, NO_PROVIDER_ENV);
     const url = first.url;
-    expect(first.output()).toContain("proposer: no LLM provider is configured");
-    expect(first.output()).toContain("approve and reject only from this machine");
-    expect(await (await fetch(`${url}/healer/health`)).json()).toEqual({ status: "ok", service: "healer" });
+    try {
+      expect(first.output()).toContain("proposer: no LLM provider is configured");
+      expect(first.output()).toContain("approve and reject only from this machine");
+      expect(await (await fetch(`${url}/healer/health`)).json()).toEqual({ status: "ok", service: "healer" });
 
-    const second = await startHealerProcess(root, NO_PROVIDER_ENV, { expectFailure: true });
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toMatch(/another Healer service is already serving/);
+      const second = await startHealerProcess(root, NO_PROVIDER_ENV, { expectFailure: true });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(/another Healer service is already serving/);
 
-    // CLI commands still work beside the running service.
-    const tickets = runCharter(["healer", "tickets", "--format", "json"], { cwd: root });
-    expect(tickets.status).toBe(0);
-    expect(JSON.parse(tickets.stdout)).toEqual([]);
-    const status = runCharter(["healer", "status", "--format", "json"], { cwd: root });
-    expect(JSON.parse(status.stdout)).toMatchObject({ total: 0 });
-    expect(runCharter(["healer", "status", "--format", "yaml"], { cwd: root }).status).toBe(2);
+      // CLI commands still work beside the running service.
+      const tickets = runCharter(["healer", "tickets", "--format", "json"], { cwd: root });
+      expect(tickets.status).toBe(0);
+      expect(JSON.parse(tickets.stdout)).toEqual([]);
+      const status = runCharter(["healer", "status", "--format", "json"], { cwd: root });
+      expect(JSON.parse(status.stdout)).toMatchObject({ total: 0 });
+      expect(runCharter(["healer", "status", "--format", "yaml"], { cwd: root }).status).toBe(2);
 
-    expect(await first.stop()).toBe(0);
+      expect(await first.stop()).toBe(0);
+    } finally {
+      // A failed expectation must not leave the service running.
+      await first.stop();
+    }
   });
 });

@@ -100,6 +100,8 @@ describe("generated app -> Healer", () => {
     // The prompt carried the runtime error and the request it came from.
     expect(fake.userPrompt(0)).toContain("status_code: 500");
     expect(fake.userPrompt(0)).toContain("method: GET");
+    // The Route that served the request comes with the entity, as a referenced contract.
+    expect(fake.userPrompt(0)).toContain("### route/helpdesk/customer_api");
 
     const notifications = readFileSync(join(root, ".forge/healer/notifications.jsonl"), "utf8")
       .trim()

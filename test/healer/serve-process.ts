@@ -55,7 +55,7 @@ export async function startHealerProcess(
   }
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const m = /listening on (http:\/\/[\d.]+:\d+)\/healer/.exec(out);
+    const m = /listening on (http:\/\/[\d.]+:\d+)\/healer[\s\S]*\n {2}auth: [^\n]*\n/.exec(out);
     if (m) {
       proc.url = m[1] as string;
       return proc;

@@ -326,10 +326,13 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   const actual = typeof address === "object" && address ? address.port : port;
   const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
   h.publicUrl = `http://${shown}:${actual}`;
-  process.stdout.write(`Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n`);
-  process.stdout.write(`  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n`);
+  // One write, so a reader of the first line has the whole banner.
   process.stdout.write(
-    token ? "  auth: bearer token required on every POST\n" : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n",
+    `Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n` +
+      `  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n` +
+      (token
+        ? "  auth: bearer token required on every POST\n"
+        : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n"),
   );
   // Work left by an earlier run (a kill -9 mid-apply, tickets queued while the service was down)
   // is finished in the background; requests are served meanwhile.
