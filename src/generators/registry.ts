@@ -1,8 +1,10 @@
 import type { DomainIR } from "../compiler/index.js";
+import { dockerGenerator } from "./docker/index.js";
 import { fastapiGenerator } from "./fastapi/index.js";
 import { migrationsGenerator } from "./migrations/index.js";
 import { nextjsGenerator } from "./nextjs/index.js";
 import { postgresGenerator } from "./postgres/index.js";
+import { testsGenerator } from "./tests/index.js";
 import type { GeneratedFile, Generator } from "./types.js";
 import { readExisting } from "./writer.js";
 
@@ -11,13 +13,21 @@ import { readExisting } from "./writer.js";
  *   backend/            fastapi-prod (backend/app/..., backend/requirements.txt)
  *   backend/db/         postgres (schema.sql) and migrations (migrations/NNNN_*.sql, snapshot)
  *   frontend/           nextjs
- *   ./                  docker (compose file, .env.example)
+ *   ./                  docker (compose file, .env.example; backend/ and healer/ Dockerfiles)
+ *   tests/              tests (black-box pytest suite)
  * Each generator module adds itself to this list.
  */
-export const GENERATORS: readonly Generator[] = [fastapiGenerator, postgresGenerator, migrationsGenerator, nextjsGenerator];
+export const GENERATORS: readonly Generator[] = [
+  fastapiGenerator,
+  postgresGenerator,
+  migrationsGenerator,
+  nextjsGenerator,
+  dockerGenerator,
+  testsGenerator,
+];
 
-/** `all` runs backend, database, migrations and frontend, in that order (SPEC.md target table). */
-export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs"] as const;
+/** `all`: backend, database, migrations and frontend (SPEC.md target table), plus docker and tests. */
+export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs", "docker", "tests"] as const;
 
 export function targetNames(): string[] {
   return [...GENERATORS.map((g) => g.target), "all"];
@@ -38,10 +48,11 @@ export class UnknownTargetError extends Error {
 
 /** Runs the generators of `target` against the IR, reading what they ask for from `outDir`. */
 export function generateTarget(ir: DomainIR, target: string, outDir: string): GeneratedFile[] {
-  const files: GeneratedFile[] = [];
+  // Keyed by path: two targets may write the same file (docker repeats backend/requirements.txt).
+  const files = new Map<string, GeneratedFile>();
   for (const g of resolveTargets(target)) {
     const existing = readExisting(outDir, g.reads?.(ir) ?? []);
-    files.push(...g.generate({ ir, existing }));
+    for (const f of g.generate({ ir, existing })) files.set(f.path, f);
   }
-  return files;
+  return [...files.values()];
 }
