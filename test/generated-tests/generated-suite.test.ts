@@ -61,13 +61,24 @@ describe("the generated black-box suite (--target tests)", () => {
   });
 
   it("is lint-clean and formatted (ruff)", () => {
-    execFileSync(join(VENV_BIN, "ruff"), ["check", "--no-cache", "--target-version", "py311", "--select", "E4,E7,E9,F,I,B,UP,RUF", "."], { cwd: testsDir, encoding: "utf8" });
-    execFileSync(join(VENV_BIN, "ruff"), ["format", "--check", "--no-cache", "--line-length", "120", "."], { cwd: testsDir, encoding: "utf8" });
+    execFileSync(join(VENV_BIN, "ruff"), ["check", "--no-cache", "--target-version", "py311", "--select", "E4,E7,E9,F,I,B,UP,RUF", "."], {
+      cwd: testsDir,
+      encoding: "utf8",
+    });
+    execFileSync(join(VENV_BIN, "ruff"), ["format", "--check", "--no-cache", "--line-length", "120", "."], {
+      cwd: testsDir,
+      encoding: "utf8",
+    });
   });
 
   it("passes in full against the example app on PostgreSQL, twice in a row", () => {
     if (!app) throw new Error("no app");
-    const cases = JSON.parse(readFileSync(join(testsDir, "cases.json"), "utf8")) as { uncovered: string[]; transitions: unknown[]; rules: unknown[]; access: unknown[] };
+    const cases = JSON.parse(readFileSync(join(testsDir, "cases.json"), "utf8")) as {
+      uncovered: string[];
+      transitions: unknown[];
+      rules: unknown[];
+      access: unknown[];
+    };
     expect(cases.uncovered).toEqual([]);
     for (const run of [1, 2]) {
       const r = runSuite(testsDir, app.url);

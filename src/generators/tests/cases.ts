@@ -100,7 +100,9 @@ class CaseBuilder {
   constructor(private readonly ir: DomainIR) {
     this.entityByFqn = new Map(ir.entities.map((e) => [e.fqn, e]));
     this.routeByEntity = new Map(ir.routes.map((r) => [r.entity, r]));
-    const users = (ir.auth?.users ?? []).flatMap((u) => (u.password === null ? [] : [{ id: u.id, email: u.email, role: u.role, password: u.password }]));
+    const users = (ir.auth?.users ?? []).flatMap((u) =>
+      u.password === null ? [] : [{ id: u.id, email: u.email, role: u.role, password: u.password }],
+    );
     this.cases = {
       domain: ir.domain,
       auth: ir.auth && ir.auth.provider === "jwt" ? { users, loginPath: "/auth/login" } : null,
@@ -185,8 +187,16 @@ class CaseBuilder {
       return f && !f.references && ["string", "text", "integer", "boolean", "email"].includes(f.type);
     });
     const marker =
-      entity.fields.find((f) => f.writable && f.type === "string" && !f.enum && !f.format && !f.constraints.pattern && !f.references && (f.constraints.maxLength ?? 64) >= 40)
-        ?.name ?? null;
+      entity.fields.find(
+        (f) =>
+          f.writable &&
+          f.type === "string" &&
+          !f.enum &&
+          !f.format &&
+          !f.constraints.pattern &&
+          !f.references &&
+          (f.constraints.maxLength ?? 64) >= 40,
+      )?.name ?? null;
     const wf = entity.stateMachine ? this.ir.workflows.find((w) => w.fqn === entity.stateMachine) : undefined;
     return {
       path: entity.basePath,
@@ -266,7 +276,13 @@ class CaseBuilder {
     for (const op of OPERATIONS) {
       const ep = route.endpoints.find((e) => e.operation === op);
       if (!ep) continue;
-      this.cases.access.push({ id: `${ep.method} ${entity.basePath} (${op}) without a token`, entity: entity.name, operation: op, as: null, status: 401 });
+      this.cases.access.push({
+        id: `${ep.method} ${entity.basePath} (${op}) without a token`,
+        entity: entity.name,
+        operation: op,
+        as: null,
+        status: 401,
+      });
       const refused = auth.users.find((u) => u.password !== null && ep.roles.length > 0 && !ep.roles.includes(u.role));
       if (refused) {
         this.cases.access.push({
@@ -299,9 +315,15 @@ class CaseBuilder {
       if (free === undefined) this.cases.uncovered.push(`${wf.name}: every value of ${overrides.field} has overrides`);
       else plain[overrides.field] = free;
     }
-    const variants: { label: string; setup: Values; transitions: Record<string, string[]> }[] = [{ label: "", setup: plain, transitions: wf.transitions }];
+    const variants: { label: string; setup: Values; transitions: Record<string, string[]> }[] = [
+      { label: "", setup: plain, transitions: wf.transitions },
+    ];
     for (const o of overrides?.overrides ?? []) {
-      variants.push({ label: ` (${overrides?.field}=${o.value})`, setup: { [overrides?.field ?? ""]: o.value }, transitions: { ...wf.transitions, ...o.transitions } });
+      variants.push({
+        label: ` (${overrides?.field}=${o.value})`,
+        setup: { [overrides?.field ?? ""]: o.value },
+        transitions: { ...wf.transitions, ...o.transitions },
+      });
     }
     const push = (c: Omit<TransitionCase, "entity" | "as">): void => {
       this.cases.transitions.push({ ...c, entity: entity.name, as });
@@ -322,13 +344,27 @@ class CaseBuilder {
             this.cases.uncovered.push(`${wf.name}${variant.label}: no record found that passes the guards on the way to ${from} -> ${to}`);
             continue;
           }
-          push({ id: `${wf.name}${variant.label}: ${from} -> ${to} allowed`, setup, path: path.slice(1), target: to, status: 200, error: null });
+          push({
+            id: `${wf.name}${variant.label}: ${from} -> ${to} allowed`,
+            setup,
+            path: path.slice(1),
+            target: to,
+            status: 200,
+            error: null,
+          });
         }
         const refused = wf.states.map((s) => s.name).find((s) => s !== from && !allowed.includes(s));
         if (refused) {
           const setup = this.setupFor(wf, entity, baseline, variant.setup, path, create?.validation ?? [], fields);
           if (setup !== null) {
-            push({ id: `${wf.name}${variant.label}: ${from} -> ${refused} refused`, setup, path: path.slice(1), target: refused, status: 400, error: "invalid_transition" });
+            push({
+              id: `${wf.name}${variant.label}: ${from} -> ${refused} refused`,
+              setup,
+              path: path.slice(1),
+              target: refused,
+              status: 400,
+              error: "invalid_transition",
+            });
           }
         }
       }
@@ -366,7 +402,14 @@ class CaseBuilder {
           continue;
         }
         const what = Object.keys(b).sort().join(", ");
-        push({ id: `${wf.name}: guard ${guard.from} -> ${guard.to} refuses (${what})`, setup: sortKeys(setup), path: path.slice(1), target: guard.to, status: 422, error: "guard_failed" });
+        push({
+          id: `${wf.name}: guard ${guard.from} -> ${guard.to} refuses (${what})`,
+          setup: sortKeys(setup),
+          path: path.slice(1),
+          target: guard.to,
+          status: 422,
+          error: "guard_failed",
+        });
       }
     }
   }
@@ -375,7 +418,15 @@ class CaseBuilder {
    * Create-payload overrides under which every move of `route` (a list of states from the initial
    * one) passes its guards, found by simulating the moves and fixing the first failing guard.
    */
-  private setupFor(wf: WorkflowIR, entity: EntityIR, baseline: Values, start: Values, route: string[], rules: { expr: import("../../contracts/expression.js").Expr }[], fields: Map<string, FieldIR>): Values | null {
+  private setupFor(
+    wf: WorkflowIR,
+    entity: EntityIR,
+    baseline: Values,
+    start: Values,
+    route: string[],
+    rules: { expr: import("../../contracts/expression.js").Expr }[],
+    fields: Map<string, FieldIR>,
+  ): Values | null {
     const setup: Values = { ...start };
     for (let attempt = 0; attempt < 8; attempt++) {
       let record: Values = { ...baseline, ...setup };

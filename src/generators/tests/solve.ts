@@ -1,5 +1,5 @@
-import type { CompareOp, Expr } from "../../contracts/expression.js";
 import type { FieldIR } from "../../compiler/index.js";
+import type { CompareOp, Expr } from "../../contracts/expression.js";
 
 /** A record as the generated app sees it when it evaluates a rule: field name -> JSON value. */
 export type Values = Record<string, unknown>;
@@ -73,8 +73,26 @@ function compare(op: CompareOp, a: unknown, b: unknown): boolean {
   }
 }
 
-const MIRROR: Record<CompareOp, CompareOp> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", in: "in", "not in": "not in" };
-const NEGATE: Record<CompareOp, CompareOp> = { "==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<", in: "not in", "not in": "in" };
+const MIRROR: Record<CompareOp, CompareOp> = {
+  "==": "==",
+  "!=": "!=",
+  "<": ">",
+  "<=": ">=",
+  ">": "<",
+  ">=": "<=",
+  in: "in",
+  "not in": "not in",
+};
+const NEGATE: Record<CompareOp, CompareOp> = {
+  "==": "!=",
+  "!=": "==",
+  "<": ">=",
+  "<=": ">",
+  ">": "<=",
+  ">=": "<",
+  in: "not in",
+  "not in": "in",
+};
 
 /**
  * Field values that make `e` evaluate to `want` on top of `base`, or null when this simple search
@@ -136,7 +154,12 @@ function solveCompare(op: CompareOp, left: Expr, right: Expr, want: boolean, fie
   // Put the field (or len(field)) on the left and the constant on the right.
   if (left.type === "literal" || left.type === "list") return solveCompare(MIRROR[op], right, left, want, fields);
   const target = want ? op : NEGATE[op];
-  const constant = right.type === "literal" ? right.value : right.type === "list" ? right.items.map((i) => (i.type === "literal" ? i.value : null)) : undefined;
+  const constant =
+    right.type === "literal"
+      ? right.value
+      : right.type === "list"
+        ? right.items.map((i) => (i.type === "literal" ? i.value : null))
+        : undefined;
   if (constant === undefined) return null;
   if (left.type === "name") {
     const f = fields.get(left.name);
