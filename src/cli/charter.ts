@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { devCommand } from "./commands/dev.js";
 import { forgeCommand } from "./commands/forge.js";
 import { healerCommand } from "./commands/healer.js";
 import { runProgram } from "./run.js";
@@ -14,6 +15,7 @@ export function charterProgram(): Command {
     .showSuggestionAfterError();
   program.addCommand(forgeCommand());
   program.addCommand(healerCommand());
+  program.addCommand(devCommand());
   return program;
 }
 
