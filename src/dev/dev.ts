@@ -7,7 +7,7 @@ import { generateTarget, writeFiles } from "../generators/index.js";
 import { ensureFrontendBuild, ensurePythonEnv } from "./install.js";
 import type { Log } from "./log.js";
 import { ensurePortFree, waitForHttp } from "./ports.js";
-import { type Child, Supervisor } from "./supervisor.js";
+import { type Child, StoppingError, Supervisor } from "./supervisor.js";
 
 /** How to start the Healer service (`charter healer serve`), or null when this build has none. */
 export interface HealerLauncher {
@@ -165,11 +165,12 @@ export async function runDev(o: DevOptions): Promise<void> {
       if (old) live.delete(old);
       await supervisor.stop("backend");
       if (await startBackend()) log.info(`backend live again ${Date.now() - changedAt} ms after the change`);
-      else log.error("the regenerated backend did not start (see its log above); fix the contracts to try again");
+      else if (!stopping) log.error("the regenerated backend did not start (see its log above); fix the contracts to try again");
       if (changed.some((p) => p.startsWith("frontend/")))
         log.info("the frontend changed too: it is rebuilt on the next start of charter dev");
     });
     const signal = await shutdown;
+    stopping = true;
     log.info(`${signal === "SIGINT" ? "Ctrl-C" : signal}: stopping`);
   } finally {
     stopping = true;
@@ -197,7 +198,7 @@ interface Closable {
  * watched one by one, not files: Node 20's recursive watch on Linux follows file inodes and goes
  * deaf to a file an editor replaced by renaming (sed -i, vim's backup copy).
  */
-function watchContracts(root: string, onChange: (changedAt: number) => Promise<void>): Closable {
+function watchContracts(root: string, onChange: (changedAt: number) => Promise<void>, onError: (e: unknown) => void): Closable {
   let timer: NodeJS.Timeout | null = null;
   let running = false;
   let again = false;
@@ -212,6 +213,9 @@ function watchContracts(root: string, onChange: (changedAt: number) => Promise<v
     firstChange = 0;
     try {
       await onChange(at);
+    } catch (e) {
+      // A failed reload is reported, never fatal: a crash here would orphan the children.
+      if (!(e instanceof StoppingError)) onError(e);
     } finally {
       running = false;
       if (again) {

@@ -1,3 +1,4 @@
+import { get } from "node:http";
 import { createServer } from "node:net";
 
 /** A port someone else already listens on: the user gets one line naming the service and a way out. */
@@ -22,17 +23,26 @@ export function ensurePortFree(host: string, port: number, service: string, hint
   });
 }
 
+/** One GET on a connection of its own, closed after the answer: its status, or null when refused. */
+function probe(url: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    // No keep-alive: an idle pooled connection would hold up the graceful stop of a restarted server.
+    const req = get(url, { agent: false, headers: { connection: "close" }, timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? null);
+    });
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve(null));
+  });
+}
+
 /** Polls `url` until it answers below 500, the child dies, or the timeout passes. */
 export async function waitForHttp(url: string, alive: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && alive()) {
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      if (r.status < 500) return true;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 50));
+    const status = await probe(url);
+    if (status !== null && status < 500) return true;
+    await new Promise((r) => setTimeout(r, 40));
   }
   return false;
 }

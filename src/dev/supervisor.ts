@@ -26,10 +26,13 @@ export interface Child {
  */
 export class Supervisor {
   private readonly children = new Map<string, { proc: ChildProcess; child: Child }>();
+  /** Set by stopAll: a restart racing with the stop must not leave a process behind. */
+  private closed = false;
 
   constructor(private readonly log: Log) {}
 
   start(spec: ChildSpec): Child {
+    if (this.closed) throw new StoppingError();
     if (this.children.get(spec.name)?.child.running()) throw new Error(`${spec.name} is already running`);
     const proc = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     if (proc.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);
@@ -70,11 +73,19 @@ export class Supervisor {
   }
 
   async stopAll(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.children.keys()].map((name) => this.stop(name)));
   }
 
   pids(): number[] {
     return [...this.children.values()].map((e) => e.child.pid);
+  }
+}
+
+/** Thrown by start() once the supervisor is stopping. */
+export class StoppingError extends Error {
+  constructor() {
+    super("charter dev is stopping");
   }
 }
 
