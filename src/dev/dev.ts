@@ -146,7 +146,8 @@ export async function runDev(o: DevOptions): Promise<void> {
       }
     }
     printAddresses(o, ir, { apiUrl, healerUrl, frontendUrl, pages });
-    watcher = watchContracts(contracts, async (changedAt) => {
+    // On a contract change: validate, regenerate, restart the backend; an invalid domain changes nothing.
+    const reload = async (changedAt: number): Promise<void> => {
       const r = checkDomain(contracts);
       if (!r.ir || r.findings.some((f) => f.severity === "error")) {
         o.printFindings(r.findings.filter((f) => f.severity === "error"));
@@ -168,7 +169,8 @@ export async function runDev(o: DevOptions): Promise<void> {
       else if (!stopping) log.error("the regenerated backend did not start (see its log above); fix the contracts to try again");
       if (changed.some((p) => p.startsWith("frontend/")))
         log.info("the frontend changed too: it is rebuilt on the next start of charter dev");
-    });
+    };
+    watcher = watchContracts(contracts, reload, (e) => log.error(`reloading failed: ${e instanceof Error ? e.message : String(e)}`));
     const signal = await shutdown;
     stopping = true;
     log.info(`${signal === "SIGINT" ? "Ctrl-C" : signal}: stopping`);
