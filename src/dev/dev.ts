@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { checkDomain, type DomainIR } from "../compiler/index.js";
 import type { Finding } from "../contracts/index.js";
 import { generateTarget, writeFiles } from "../generators/index.js";
+import { BackendRunner } from "./backend.js";
 import { ensureFrontendBuild, ensurePythonEnv } from "./install.js";
 import type { Log } from "./log.js";
 import { ensurePortFree, waitForHttp } from "./ports.js";
@@ -69,44 +70,36 @@ export async function runDev(o: DevOptions): Promise<void> {
   const backendTargets = postgres ? ["fastapi-prod", "postgres", "migrations"] : ["fastapi-prod", "postgres"];
   generate(ir, output, pages ? [...backendTargets, "nextjs"] : backendTargets);
   log.info(`generated ${ir.domain} into ${o.output}`);
-  const python = await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"));
+  const env = await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"));
 
   const supervisor = new Supervisor(log);
   const apiUrl = `http://${o.host}:${o.port}`;
   const healerUrl = `http://${o.host}:${o.healerPort}`;
   const frontendUrl = `http://${o.host}:${o.frontendPort}`;
   let stopping = false;
-  // Children the supervisor runs now; one that exits on its own (not stopped by us) is reported.
-  const live = new Set<Child>();
+  // The Healer and the frontend run until the end: an exit before it is reported.
   const watchExit = (child: Child): void => {
-    live.add(child);
     void child.exited.then((code) => {
-      if (!stopping && live.has(child)) log.error(`${child.name} exited (${code})`);
-      live.delete(child);
+      if (!stopping) log.error(`${child.name} exited (${code})`);
     });
   };
 
   // A secret of this run unless one is given: no placeholder warning, and tokens outlive restarts.
   const authSecret = o.env.AUTH_SECRET ?? randomBytes(32).toString("hex");
-  const startBackend = async (): Promise<boolean> => {
-    const env: NodeJS.ProcessEnv = {
+  const backend = new BackendRunner(supervisor, log, {
+    python: env.python,
+    cwd: join(output, "backend"),
+    host: o.host,
+    port: o.port,
+    env: {
       ...o.env,
       PYTHONUNBUFFERED: "1",
       PORT: String(o.port),
       DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
       AUTH_SECRET: authSecret,
       ...(o.healer ? { SVC_HEALER_URL: healerUrl } : {}),
-    };
-    const child = supervisor.start({
-      name: "backend",
-      command: python,
-      args: ["-m", "uvicorn", "app.main:app", "--host", o.host, "--port", String(o.port)],
-      cwd: join(output, "backend"),
-      env,
-    });
-    watchExit(child);
-    return waitForHttp(`${apiUrl}/health`, () => child.running(), START_TIMEOUT_MS);
-  };
+    },
+  });
 
   const shutdown = new Promise<NodeJS.Signals>((resolveSignal) => {
     process.once("SIGINT", () => resolveSignal("SIGINT"));
@@ -129,7 +122,7 @@ export async function runDev(o: DevOptions): Promise<void> {
     } else {
       log.info("the Healer is not available in this build of charter (no `charter healer serve`); running without it");
     }
-    if (!(await startBackend())) throw new DevError("the backend did not start (see its log above)");
+    if (!(await backend.restart())) throw new DevError("the backend did not start (see its log above)");
     if (pages) {
       const build = await ensureFrontendBuild(log, join(output, "frontend"), o.cacheDir, apiUrl);
       if (!build.built) log.info("frontend: reusing the cached production build");
@@ -161,12 +154,14 @@ export async function runDev(o: DevOptions): Promise<void> {
         return;
       }
       log.info(`contracts changed: ${changed.length} generated files updated; restarting the backend`);
-      await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"));
-      const old = [...live].find((c) => c.name === "backend");
-      if (old) live.delete(old);
-      await supervisor.stop("backend");
-      if (await startBackend()) log.info(`backend live again ${Date.now() - changedAt} ms after the change`);
-      else if (!stopping) log.error("the regenerated backend did not start (see its log above); fix the contracts to try again");
+      if ((await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"))).installed) await backend.discardSpare();
+      const restartAt = Date.now();
+      if (await backend.restart()) {
+        const now = Date.now();
+        log.info(
+          `backend live again ${now - changedAt} ms after the change (validate + generate ${restartAt - changedAt} ms, restart ${now - restartAt} ms)`,
+        );
+      } else if (!stopping) log.error("the regenerated backend did not load (see its log above); the previous one keeps serving");
       if (changed.some((p) => p.startsWith("frontend/")))
         log.info("the frontend changed too: it is rebuilt on the next start of charter dev");
     };

@@ -41,29 +41,34 @@ export function runStep(
 
 /**
  * Creates the Python virtual environment once and installs the backend's requirements into it;
- * a stamp holding the requirements' hash skips pip when they did not change. Returns its python.
+ * a stamp holding the requirements' hash skips pip when they did not change. Returns its python
+ * and whether packages were installed.
  */
-export async function ensurePythonEnv(log: Log, venvDir: string, requirementsFile: string): Promise<string> {
+export async function ensurePythonEnv(
+  log: Log,
+  venvDir: string,
+  requirementsFile: string,
+): Promise<{ python: string; installed: boolean }> {
   const python = join(venvDir, "bin", "python");
   if (!existsSync(python)) {
     log.info(`first run: creating the Python virtual environment ${venvDir}`);
+    mkdirSync(dirname(venvDir), { recursive: true });
     await runStep(log, "python3", ["-m", "venv", venvDir], dirname(venvDir));
   }
   const requirements = readFileSync(requirementsFile, "utf8");
   const stamp = join(venvDir, `.charter-requirements-${sha(requirements)}`);
-  if (!existsSync(stamp)) {
-    log.info("installing the backend's Python packages (pinned in backend/requirements.txt)");
-    await runStep(
-      log,
-      python,
-      ["-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", "-r", requirementsFile],
-      dirname(requirementsFile),
-      process.env,
-      /^(Requirement already satisfied|Looking in)/,
-    );
-    writeFileSync(stamp, requirements);
-  }
-  return python;
+  if (existsSync(stamp)) return { python, installed: false };
+  log.info("installing the backend's Python packages (pinned in backend/requirements.txt)");
+  await runStep(
+    log,
+    python,
+    ["-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", "-r", requirementsFile],
+    dirname(requirementsFile),
+    process.env,
+    /^(Requirement already satisfied|Looking in)/,
+  );
+  writeFileSync(stamp, requirements);
+  return { python, installed: true };
 }
 
 /** Files of the generated frontend, relative to its folder, minus what installs and builds add. */

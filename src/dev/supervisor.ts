@@ -3,12 +3,14 @@ import { createInterface } from "node:readline";
 import type { Log } from "./log.js";
 
 export interface ChildSpec {
-  /** Log prefix and key, e.g. `backend`. */
+  /** Log prefix, e.g. `backend`. */
   name: string;
   command: string;
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Keep a pipe to the child's stdin open (for `Child.send`). */
+  stdin?: boolean;
 }
 
 export interface Child {
@@ -17,7 +19,14 @@ export interface Child {
   /** Resolves with the exit code (or the signal's name) when the process group leader exits. */
   readonly exited: Promise<number | string>;
   running(): boolean;
+  /** Writes a line to the child's stdin (only with `stdin: true`). */
+  send(line: string): void;
+  /** Calls `listener` with each line the child prints; returns the unsubscribe function. */
+  onLine(listener: (line: string) => void): () => void;
 }
+
+/** Lines a child prints with this prefix talk to the supervisor and stay out of the log. */
+export const CONTROL_PREFIX = "charter-dev:";
 
 /**
  * Owns the child processes of `charter dev`. Each child starts in its own process group, so a stop
@@ -25,7 +34,7 @@ export interface Child {
  * into the one log, line by line, under its name. What the supervisor starts, it also ends.
  */
 export class Supervisor {
-  private readonly children = new Map<string, { proc: ChildProcess; child: Child }>();
+  private readonly children = new Set<Child>();
   /** Set by stopAll: a restart racing with the stop must not leave a process behind. */
   private closed = false;
 
@@ -33,11 +42,20 @@ export class Supervisor {
 
   start(spec: ChildSpec): Child {
     if (this.closed) throw new StoppingError();
-    if (this.children.get(spec.name)?.child.running()) throw new Error(`${spec.name} is already running`);
-    const proc = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const proc: ChildProcess = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      detached: true,
+    });
     if (proc.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);
+    const listeners = new Set<(line: string) => void>();
     for (const stream of [proc.stdout, proc.stderr]) {
-      if (stream) createInterface({ input: stream }).on("line", (line) => this.log.child(spec.name, line));
+      if (!stream) continue;
+      createInterface({ input: stream }).on("line", (line) => {
+        if (!line.startsWith(CONTROL_PREFIX)) this.log.child(spec.name, line);
+        for (const listener of listeners) listener(line);
+      });
     }
     let done = false;
     const exited = new Promise<number | string>((resolve) => {
@@ -51,17 +69,26 @@ export class Supervisor {
         resolve(1);
       });
     });
-    const child: Child = { name: spec.name, pid: proc.pid, exited, running: () => !done };
-    this.children.set(spec.name, { proc, child });
+    const child: Child = {
+      name: spec.name,
+      pid: proc.pid,
+      exited,
+      running: () => !done,
+      send: (line) => {
+        proc.stdin?.write(`${line}\n`);
+      },
+      onLine: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    this.children.add(child);
     return child;
   }
 
   /** Stops one child's process group: SIGTERM, then SIGKILL after `graceMs`; waits for the exit. */
-  async stop(name: string, graceMs = 5000): Promise<void> {
-    const entry = this.children.get(name);
-    if (!entry) return;
-    this.children.delete(name);
-    const { child } = entry;
+  async stop(child: Child, graceMs = 5000): Promise<void> {
+    if (!this.children.delete(child)) return;
     signalGroup(child.pid, "SIGTERM");
     if (child.running()) {
       const timer = setTimeout(() => signalGroup(child.pid, "SIGKILL"), graceMs);
@@ -74,11 +101,7 @@ export class Supervisor {
 
   async stopAll(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.children.keys()].map((name) => this.stop(name)));
-  }
-
-  pids(): number[] {
-    return [...this.children.values()].map((e) => e.child.pid);
+    await Promise.all([...this.children].map((child) => this.stop(child)));
   }
 }
 
