@@ -116,7 +116,7 @@ export class BackendRunner {
       stdin: true,
     });
     void child.exited.then((code) => {
-      if (!this.retired.has(child) && child === this.current) this.log.error(`backend exited (${code})`);
+      if (!this.retired.has(child) && child === this.current && !this.supervisor.stopping) this.log.error(`backend exited (${code})`);
     });
     return child;
   }

@@ -65,7 +65,7 @@ export async function runDev(o: DevOptions): Promise<void> {
 
   await ensurePortFree(o.host, o.port, "backend", "set PORT (or --port) to another port");
   if (o.healer) await ensurePortFree(o.host, o.healerPort, "Healer", "set SVC_HEALER_PORT (or --healer-port) to another port");
-  if (pages) await ensurePortFree(o.host, o.frontendPort, "frontend", "use --frontend-port with another port");
+  if (pages) await ensurePortFree(o.host, o.frontendPort, "frontend", "set FRONTEND_PORT (or --frontend-port) to another port");
 
   const backendTargets = postgres ? ["fastapi-prod", "postgres", "migrations"] : ["fastapi-prod", "postgres"];
   generate(ir, output, pages ? [...backendTargets, "nextjs"] : backendTargets);

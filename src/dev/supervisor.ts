@@ -99,6 +99,11 @@ export class Supervisor {
     signalGroup(child.pid, "SIGKILL");
   }
 
+  /** Whether stopAll has begun: exits from then on are expected. */
+  get stopping(): boolean {
+    return this.closed;
+  }
+
   async stopAll(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.children].map((child) => this.stop(child)));

@@ -54,7 +54,7 @@ export function devCommand(): Command {
     .option("--host <host>", "address every service listens on", "127.0.0.1")
     .option("--port <port>", "backend port (default: $PORT or 8000)", port)
     .option("--healer-port <port>", "Healer port (default: $SVC_HEALER_PORT or 8083)", port)
-    .option("--frontend-port <port>", "frontend port", port, 3000)
+    .option("--frontend-port <port>", "frontend port (default: $FRONTEND_PORT or 3000)", port)
     .option("--no-frontend", "do not build or start the frontend")
     .addHelpText(
       "after",
@@ -77,7 +77,7 @@ and installs the frontend's packages and production build (cached in CHARTER_CAC
           host: opts.host ?? "127.0.0.1",
           port: opts.port ?? envPort("PORT", 8000),
           healerPort: opts.healerPort ?? envPort("SVC_HEALER_PORT", 8083),
-          frontendPort: opts.frontendPort ?? 3000,
+          frontendPort: opts.frontendPort ?? envPort("FRONTEND_PORT", 3000),
           frontend: opts.frontend !== false,
           healer: healerLauncher(cmd.parent),
           venvDir: resolve(process.env.CHARTER_VENV ?? join(output, ".venv")),
