@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/compile-path.js";
+import { GENERATED_NOTICE } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
 import { TEST_REQUIREMENTS } from "../../src/generators/tests/index.js";
 import { writeFiles } from "../../src/generators/writer.js";
@@ -111,4 +112,46 @@ describe("the generated black-box suite (--target tests)", () => {
       await looseApp.stop();
     }
   }, 600_000);
+
+  it("passes against a domain without auth on the memory backend, its auth tests skipped", async () => {
+    const plain = join(root, "plain");
+    cpSync(EXAMPLE, join(plain, "domain"), { recursive: true });
+    rmSync(join(plain, "domain", "infra"), { recursive: true });
+    generate(join(plain, "domain"), join(plain, "runtime"), "tests");
+    const plainApp = await startGeneratedBackend({ domainDir: join(plain, "domain"), outDir: join(plain, "runtime"), backend: "memory" });
+    try {
+      const r = runSuite(join(plain, "runtime", "tests"), plainApp.url);
+      expect(r.status, r.output).toBe(0);
+      expect(r.failed, r.output).toBe(0);
+      const cases = JSON.parse(readFileSync(join(plain, "runtime", "tests", "cases.json"), "utf8")) as {
+        rules: unknown[];
+        transitions: unknown[];
+      };
+      expect(r.passed, r.output).toBe(3 * 4 + cases.rules.length + cases.transitions.length);
+      expect(r.output).toContain("the domain has no auth Infra contract");
+    } finally {
+      await plainApp.stop();
+    }
+  }, 600_000);
+
+  it("is the same bytes when generated twice, every file under the @generated header", () => {
+    const { ir } = checkDomain(EXAMPLE);
+    if (!ir) throw new Error("the example does not compile");
+    const a = generateTarget(ir, "tests", join(root, "a"));
+    const b = generateTarget(ir, "tests", join(root, "b"));
+    expect(a).toEqual(b);
+    expect(a.map((f) => f.path).sort()).toEqual(
+      [
+        "cases.json",
+        "charter_client.py",
+        "conftest.py",
+        "pytest.ini",
+        "requirements.txt",
+        "test_auth.py",
+        "test_routes.py",
+        "test_workflows.py",
+      ].map((n) => `tests/${n}`),
+    );
+    for (const f of a) expect(f.content, f.path).toContain(GENERATED_NOTICE);
+  });
 });
