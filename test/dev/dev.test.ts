@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/net.js";
+import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { alive, type DevRun, descendants, healerServeExists, json, startDev } from "./support.js";
 
 const root = mkdtempSync(join(tmpdir(), "charter-dev-"));
@@ -138,6 +139,27 @@ describe("charter dev without a frontend", () => {
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
     expect(pids.filter(alive)).toEqual([]);
+  }, 180_000);
+
+  it("uses PostgreSQL when DATABASE_URL is set, the schema applied on start", async () => {
+    const dir = join(root, "pg");
+    cpSync("examples/helpdesk", join(dir, "helpdesk"), { recursive: true });
+    const db = freshDatabase("issue10_dev");
+    const port = await freePort();
+    const dev = startDev(["helpdesk", "--port", String(port), "--healer-port", String(await freePort()), "--no-frontend"], dir, {
+      DATABASE_URL: databaseUrl(db),
+    });
+    try {
+      await dev.waitFor(/Watching helpdesk for changes/, 120_000);
+      expect(dev.output()).toContain("Storage    PostgreSQL (DATABASE_URL)");
+      const api = `http://127.0.0.1:${port}`;
+      expect(await createAgent(api, await login(api), "billing")).toBe(201);
+      expect(psql(db, "SELECT count(*) FROM support_agents WHERE email = 'dev@example.com';", ["-t", "-A"]).trim()).toBe("1");
+      expect(existsSync(join(dir, "runtime", "backend", "db", "migrations", "0001_initial.sql"))).toBe(true);
+    } finally {
+      dev.proc.kill("SIGINT");
+      await dev.exited;
+    }
   }, 180_000);
 
   it("refuses a busy port with a clear message and starts nothing", async () => {
