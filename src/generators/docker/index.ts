@@ -1,10 +1,11 @@
 import type { DomainIR } from "../../compiler/index.js";
 import { generateRequirements } from "../fastapi/app-modules.js";
 import { hashHeader } from "../header.js";
+import { charterVersion } from "../template-dir.js";
 import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
 import { renderCompose } from "./compose.js";
 import { renderEnvExample } from "./settings.js";
-import { charterVersion, dockerTemplate } from "./templates.js";
+import { dockerTemplate } from "./templates.js";
 
 export { composeModel, DB_HEALTHCHECK, HEALER_PROJECT_DIR, PORTS } from "./compose.js";
 export { type Setting, type SettingGroup, settingGroups } from "./settings.js";

@@ -1,4 +1,5 @@
 import type { AuthIR, DomainIR, EndpointIR, EntityIR, FieldIR, Operation, RouteIR, WorkflowIR } from "../../compiler/index.js";
+import type { Expr } from "../../contracts/expression.js";
 import { fieldAccepts, force, holds, sampleValue, type Values } from "./solve.js";
 
 /**
@@ -339,7 +340,7 @@ class CaseBuilder {
         }
         const allowed = variant.transitions[from] ?? [];
         for (const to of allowed) {
-          const setup = this.setupFor(wf, entity, baseline, variant.setup, [...path, to], create?.validation ?? [], fields);
+          const setup = this.setupFor(wf, baseline, variant.setup, [...path, to], create?.validation ?? [], fields);
           if (setup === null) {
             this.cases.uncovered.push(`${wf.name}${variant.label}: no record found that passes the guards on the way to ${from} -> ${to}`);
             continue;
@@ -355,7 +356,7 @@ class CaseBuilder {
         }
         const refused = wf.states.map((s) => s.name).find((s) => s !== from && !allowed.includes(s));
         if (refused) {
-          const setup = this.setupFor(wf, entity, baseline, variant.setup, path, create?.validation ?? [], fields);
+          const setup = this.setupFor(wf, baseline, variant.setup, path, create?.validation ?? [], fields);
           if (setup !== null) {
             push({
               id: `${wf.name}${variant.label}: ${from} -> ${refused} refused`,
@@ -373,7 +374,7 @@ class CaseBuilder {
     const paths = shortestPaths(wf.initial, variants[0]?.transitions ?? wf.transitions);
     for (const guard of wf.guards) {
       const path = paths.get(guard.from);
-      const ok = path ? this.setupFor(wf, entity, baseline, plain, path, create?.validation ?? [], fields) : null;
+      const ok = path ? this.setupFor(wf, baseline, plain, path, create?.validation ?? [], fields) : null;
       if (!path || ok === null) {
         this.cases.uncovered.push(`${wf.name}: guard ${guard.from} -> ${guard.to} cannot be reached`);
         continue;
@@ -420,11 +421,10 @@ class CaseBuilder {
    */
   private setupFor(
     wf: WorkflowIR,
-    entity: EntityIR,
     baseline: Values,
     start: Values,
     route: string[],
-    rules: { expr: import("../../contracts/expression.js").Expr }[],
+    rules: { expr: Expr }[],
     fields: Map<string, FieldIR>,
   ): Values | null {
     const setup: Values = { ...start };
@@ -466,7 +466,6 @@ class CaseBuilder {
           }
           continue;
         }
-        void entity;
         return sortKeys(setup);
       }
     }

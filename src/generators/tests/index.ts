@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { hashHeader } from "../header.js";
+import { templatesDir } from "../template-dir.js";
 import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
 import { buildSuiteCases } from "./cases.js";
 
@@ -13,24 +13,12 @@ export const TESTS_DIR = "tests";
 /** The suite needs only these, pinned like the backend's requirements. */
 export const TEST_REQUIREMENTS = ["httpx==0.28.1", "pytest==9.0.2"];
 
-/**
- * The static Python of the suite lives as real files under ./templates (lint-clean where they
- * stand); from a build (dist/) they are read from the published sources.
- */
-function templatesDir(): string {
-  const candidates = [
-    fileURLToPath(new URL("./templates/", import.meta.url)),
-    fileURLToPath(new URL("../../../src/generators/tests/templates/", import.meta.url)),
-  ];
-  for (const c of candidates) if (existsSync(join(c, "conftest.py"))) return c;
-  throw new Error(`tests templates not found (looked in ${candidates.join(", ")})`);
-}
-
 let templates: [string, string][] | null = null;
 
 function staticFiles(): [string, string][] {
   if (templates) return templates;
-  const dir = templatesDir();
+  // Real files under ./templates, lint-clean where they stand.
+  const dir = templatesDir(import.meta.url, "tests", "conftest.py");
   templates = readdirSync(dir)
     .filter((name) => name.endsWith(".py"))
     .sort()
