@@ -73,7 +73,12 @@ async function until(check, timeoutMs, what) {
 
 async function stop(dev) {
   dev.proc.kill("SIGINT");
+  const timer = setTimeout(() => {
+    console.log("  (charter dev still running 20 s after Ctrl-C: a second Ctrl-C)");
+    dev.proc.kill("SIGINT");
+  }, 20_000);
   await dev.exited;
+  clearTimeout(timer);
 }
 
 const api = `http://127.0.0.1:${ports.api}`;

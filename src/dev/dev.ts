@@ -5,7 +5,7 @@ import { checkDomain, type DomainIR } from "../compiler/index.js";
 import type { Finding } from "../contracts/index.js";
 import { generateTarget, writeFiles } from "../generators/index.js";
 import { BackendRunner } from "./backend.js";
-import { ensureFrontendBuild, ensurePythonEnv } from "./install.js";
+import { ensureFrontendBuild, ensurePythonEnv, stopSteps } from "./install.js";
 import type { Log } from "./log.js";
 import { ensurePortFree, waitForHttp } from "./ports.js";
 import { type Child, StoppingError, Supervisor } from "./supervisor.js";
@@ -43,6 +43,9 @@ export interface DevOptions {
 /** A problem `charter dev` reports in one line before starting anything (invalid contracts, busy port). */
 export class DevError extends Error {}
 
+/** A stop signal arrived during start-up. */
+class Interrupted extends Error {}
+
 const START_TIMEOUT_MS = 60_000;
 
 /**
@@ -60,6 +63,32 @@ export async function runDev(o: DevOptions): Promise<void> {
     throw new DevError(`the contracts under ${o.contracts} do not validate; fix them and run charter dev again`);
   }
   const ir = first.ir;
+  // From here a stop signal ends start-up too: every wait below races it.
+  // The first Ctrl-C or SIGTERM stops everything gracefully; a second one kills what is left at once.
+  let signals = 0;
+  let supervisorRef: Supervisor | null = null;
+  const shutdown = new Promise<NodeJS.Signals>((resolveSignal) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals++;
+      if (signals === 1) resolveSignal(signal);
+      else {
+        log.error("second stop signal: killing every child now");
+        stopSteps();
+        supervisorRef?.killAll();
+      }
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  let interrupted = false;
+  const step = <T>(work: Promise<T>): Promise<T> => {
+    const stop = shutdown.then((): never => {
+      throw new Interrupted();
+    });
+    // Handled here too: a step that finished first leaves this rejection with no other listener.
+    stop.catch(() => {});
+    return Promise.race([work, stop]);
+  };
   const pages = ir.pages.length > 0 && o.frontend;
   const postgres = Boolean(o.env.DATABASE_URL);
 
@@ -70,9 +99,8 @@ export async function runDev(o: DevOptions): Promise<void> {
   const backendTargets = postgres ? ["fastapi-prod", "postgres", "migrations"] : ["fastapi-prod", "postgres"];
   generate(ir, output, pages ? [...backendTargets, "nextjs"] : backendTargets);
   log.info(`generated ${ir.domain} into ${o.output}`);
-  const env = await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"));
-
   const supervisor = new Supervisor(log);
+  supervisorRef = supervisor;
   const apiUrl = `http://${o.host}:${o.port}`;
   const healerUrl = `http://${o.host}:${o.healerPort}`;
   const frontendUrl = `http://${o.host}:${o.frontendPort}`;
@@ -86,27 +114,24 @@ export async function runDev(o: DevOptions): Promise<void> {
 
   // A secret of this run unless one is given: no placeholder warning, and tokens outlive restarts.
   const authSecret = o.env.AUTH_SECRET ?? randomBytes(32).toString("hex");
-  const backend = new BackendRunner(supervisor, log, {
-    python: env.python,
-    cwd: join(output, "backend"),
-    host: o.host,
-    port: o.port,
-    env: {
-      ...o.env,
-      PYTHONUNBUFFERED: "1",
-      PORT: String(o.port),
-      DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
-      AUTH_SECRET: authSecret,
-      ...(o.healer ? { SVC_HEALER_URL: healerUrl } : {}),
-    },
-  });
-
-  const shutdown = new Promise<NodeJS.Signals>((resolveSignal) => {
-    process.once("SIGINT", () => resolveSignal("SIGINT"));
-    process.once("SIGTERM", () => resolveSignal("SIGTERM"));
-  });
   let watcher: Closable | null = null;
   try {
+    const env = await step(ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt")));
+    const backend = new BackendRunner(supervisor, log, {
+      python: env.python,
+      cwd: join(output, "backend"),
+      host: o.host,
+      port: o.port,
+      env: {
+        ...o.env,
+        PYTHONUNBUFFERED: "1",
+        PORT: String(o.port),
+        DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
+        AUTH_SECRET: authSecret,
+        ...(o.healer ? { SVC_HEALER_URL: healerUrl } : {}),
+      },
+    });
+
     if (o.healer) {
       const healer = supervisor.start({
         name: "healer",
@@ -116,15 +141,15 @@ export async function runDev(o: DevOptions): Promise<void> {
         env: { ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
       });
       watchExit(healer);
-      if (!(await waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS))) {
+      if (!(await step(waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {
         throw new DevError("the Healer service did not start (see its log above)");
       }
     } else {
       log.info("the Healer is not available in this build of charter (no `charter healer serve`); running without it");
     }
-    if (!(await backend.restart())) throw new DevError("the backend did not start (see its log above)");
+    if (!(await step(backend.restart()))) throw new DevError("the backend did not start (see its log above)");
     if (pages) {
-      const build = await ensureFrontendBuild(log, join(output, "frontend"), o.cacheDir, apiUrl);
+      const build = await step(ensureFrontendBuild(log, join(output, "frontend"), o.cacheDir, apiUrl));
       if (!build.built) log.info("frontend: reusing the cached production build");
       const frontend = supervisor.start({
         name: "frontend",
@@ -134,7 +159,7 @@ export async function runDev(o: DevOptions): Promise<void> {
         env: { ...o.env, PORT: String(o.frontendPort), HOSTNAME: o.host, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
       });
       watchExit(frontend);
-      if (!(await waitForHttp(frontendUrl, () => frontend.running(), START_TIMEOUT_MS))) {
+      if (!(await step(waitForHttp(frontendUrl, () => frontend.running(), START_TIMEOUT_MS)))) {
         throw new DevError("the frontend did not start (see its log above)");
       }
     }
@@ -169,12 +194,17 @@ export async function runDev(o: DevOptions): Promise<void> {
     const signal = await shutdown;
     stopping = true;
     log.info(`${signal === "SIGINT" ? "Ctrl-C" : signal}: stopping`);
+  } catch (e) {
+    if (!(e instanceof Interrupted)) throw e;
+    interrupted = true;
+    log.info("stopped during start-up");
   } finally {
     stopping = true;
     watcher?.close();
+    stopSteps();
     await supervisor.stopAll();
   }
-  log.info("stopped");
+  if (!interrupted) log.info("stopped");
 }
 
 /** Generates `targets` into `output`; returns the paths whose bytes changed. */

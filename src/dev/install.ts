@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -7,6 +7,14 @@ import type { Log } from "./log.js";
 
 /** A step that failed (pip, npm, next build): its name and the tail of its output. */
 export class InstallError extends Error {}
+
+/** Steps running now, so a stop during start-up ends them too. */
+const runningSteps = new Set<ChildProcess>();
+
+/** Ends every running step (SIGTERM): `charter dev` was stopped while installing or building. */
+export function stopSteps(): void {
+  for (const proc of runningSteps) proc.kill("SIGTERM");
+}
 
 function sha(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
@@ -23,6 +31,7 @@ export function runStep(
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const proc = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    runningSteps.add(proc);
     const tail: string[] = [];
     for (const stream of [proc.stdout, proc.stderr]) {
       createInterface({ input: stream }).on("line", (line) => {
@@ -33,6 +42,7 @@ export function runStep(
     }
     proc.once("error", (e) => reject(new InstallError(`${command}: ${e.message}`)));
     proc.once("exit", (code) => {
+      runningSteps.delete(proc);
       if (code === 0) resolve();
       else reject(new InstallError(`${command} ${args.join(" ")} failed (exit ${code}):\n${tail.join("\n")}`));
     });

@@ -99,6 +99,12 @@ export class Supervisor {
     signalGroup(child.pid, "SIGKILL");
   }
 
+  /** SIGKILL to every child's process group, without waiting (the user insisted). */
+  killAll(): void {
+    this.closed = true;
+    for (const child of this.children) signalGroup(child.pid, "SIGKILL");
+  }
+
   /** Whether stopAll has begun: exits from then on are expected. */
   get stopping(): boolean {
     return this.closed;

@@ -50,8 +50,10 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
 
   afterAll(async () => {
     if (dev && dev.proc.exitCode === null) {
+      // Read the tree first: once the parent is gone its children belong to init.
+      const left = descendants(dev.proc.pid as number);
       dev.proc.kill("SIGKILL");
-      for (const pid of descendants(dev.proc.pid as number)) process.kill(pid, "SIGKILL");
+      for (const pid of left) process.kill(pid, "SIGKILL");
     }
   });
 
