@@ -95,9 +95,8 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
       file,
       readFileSync(file, "utf8").replace("enum: [support, engineering, billing]", "enum: [support, engineering, billing, sales]"),
     );
-    const t0 = Date.now();
+    // How fast is bench/dev.mjs's business; here it must simply happen while the test waits.
     await dev.waitFor(/backend live again \d+ ms after the change/, 30_000, from);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     // The token still works: the secret lives as long as charter dev, not one backend process.
     expect(await createAgent(api, token, "sales")).toBe(201);
   });
