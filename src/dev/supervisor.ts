@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Log } from "./log.js";
 
@@ -95,8 +96,10 @@ export class Supervisor {
       await child.exited;
       clearTimeout(timer);
     }
-    // The leader is gone; anything left in its group (a worker that ignored SIGTERM) goes now.
+    // The leader is gone; anything left in its group (a worker that ignored SIGTERM) goes now,
+    // and stop() returns once the group is empty, so "stopped" means no process is left.
     signalGroup(child.pid, "SIGKILL");
+    for (let i = 0; i < 100 && groupExists(child.pid); i++) await new Promise((r) => setTimeout(r, 20));
   }
 
   /** SIGKILL to every child's process group, without waiting (the user insisted). */
@@ -121,6 +124,33 @@ export class StoppingError extends Error {
   constructor() {
     super("charter dev is stopping");
   }
+}
+
+/**
+ * Whether a live (not zombie) process is left in the group. On Linux /proc tells; a zombie whose
+ * new parent never reaps it (some container init processes) is no process left behind.
+ */
+function groupExists(pgid: number): boolean {
+  if (!existsSync("/proc/self/stat")) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // After the command name in parentheses: state, ppid, pgrp, ...
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) === pgid && state !== "Z") return true;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return false;
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
