@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, generate, healer, backend, frontend, import).
+// for some of them (validate, generate, healer, backend, frontend, import, dev).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +14,7 @@ const benches = {
   backend: ["bench/backend.mjs"],
   frontend: ["bench/frontend.mjs"],
   import: ["bench/import.mjs"],
+  dev: ["bench/dev.mjs"],
 };
 const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(benches);
 let failed = 0;

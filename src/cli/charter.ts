@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { devCommand } from "./commands/dev.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { extractCommand } from "./commands/extract.js";
 import { factoryCommand } from "./commands/factory.js";
@@ -20,6 +21,7 @@ export function charterProgram(): Command {
   program.addCommand(doctorCommand());
   program.addCommand(factoryCommand());
   program.addCommand(extractCommand());
+  program.addCommand(devCommand());
   return program;
 }
 

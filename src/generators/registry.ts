@@ -1,9 +1,11 @@
 import type { DomainIR } from "../compiler/index.js";
+import { dockerGenerator } from "./docker/index.js";
 import { fastapiGenerator } from "./fastapi/index.js";
 import { k8sGenerator } from "./k8s/index.js";
 import { migrationsGenerator } from "./migrations/index.js";
 import { nextjsGenerator } from "./nextjs/index.js";
 import { postgresGenerator } from "./postgres/index.js";
+import { testsGenerator } from "./tests/index.js";
 import type { GeneratedFile, Generator } from "./types.js";
 import { readExisting } from "./writer.js";
 
@@ -12,14 +14,23 @@ import { readExisting } from "./writer.js";
  *   backend/            fastapi-prod (backend/app/..., backend/requirements.txt)
  *   backend/db/         postgres (schema.sql) and migrations (migrations/NNNN_*.sql, snapshot)
  *   frontend/           nextjs
- *   ./                  docker (compose file, .env.example)
+ *   ./                  docker (compose file, .env.example; backend/ and healer/ Dockerfiles)
+ *   tests/              tests (black-box pytest suite)
  *   k8s/                k8s (manifests and a kustomization; not part of `all`)
  * Each generator module adds itself to this list.
  */
-export const GENERATORS: readonly Generator[] = [fastapiGenerator, postgresGenerator, migrationsGenerator, nextjsGenerator, k8sGenerator];
+export const GENERATORS: readonly Generator[] = [
+  fastapiGenerator,
+  postgresGenerator,
+  migrationsGenerator,
+  nextjsGenerator,
+  dockerGenerator,
+  testsGenerator,
+  k8sGenerator,
+];
 
-/** `all` runs backend, database, migrations and frontend, in that order (SPEC.md target table). */
-export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs"] as const;
+/** `all`: backend, database, migrations and frontend (SPEC.md target table), plus docker and tests. */
+export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs", "docker", "tests"] as const;
 
 export function targetNames(): string[] {
   return [...GENERATORS.map((g) => g.target), "all"];
@@ -40,10 +51,11 @@ export class UnknownTargetError extends Error {
 
 /** Runs the generators of `target` against the IR, reading what they ask for from `outDir`. */
 export function generateTarget(ir: DomainIR, target: string, outDir: string): GeneratedFile[] {
-  const files: GeneratedFile[] = [];
+  const files = new Map<string, GeneratedFile>();
   for (const g of resolveTargets(target)) {
     const existing = readExisting(outDir, g.reads?.(ir) ?? []);
-    for (const f of g.generate({ ir, existing })) files.push({ ...f, target: g.target });
+    // The first target to write a path owns it (docker repeats backend/requirements.txt of fastapi-prod).
+    for (const f of g.generate({ ir, existing })) if (!files.has(f.path)) files.set(f.path, { ...f, target: g.target });
   }
-  return files;
+  return [...files.values()];
 }

@@ -1,0 +1,107 @@
+import { stringify } from "yaml";
+import type { DomainIR } from "../../compiler/index.js";
+
+/** SPEC.md Limits: default ports of the stack and the database health check. */
+export const PORTS = { db: 5432, app: 8000, healer: 8083, frontend: 3000 } as const;
+export const DB_HEALTHCHECK = { interval: "5s", timeout: "5s", retries: 5 } as const;
+
+/** Where the healer container finds the contracts (mounted read-write) and keeps its state. */
+export const HEALER_PROJECT_DIR = "/project";
+
+const LLM_VARIABLES = [
+  "SVC_AI_MODEL",
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "GROQ_API_KEY",
+  "OPENROUTER_API_KEY",
+  "OLLAMA_BASE_URL",
+  "LMSTUDIO_BASE_URL",
+];
+
+/** `${NAME:-default}`: compose interpolation from the shell or `.env`, with the documented default. */
+function fromEnv(name: string, fallback: string): string {
+  return `\${${name}:-${fallback}}`;
+}
+
+/**
+ * The compose file of the generated stack (SPEC.md "Generated runtime stack"): db, app, healer
+ * and, when pages exist, frontend. Values come from `.env` through interpolation, so no secret is
+ * written here or baked into an image.
+ */
+export function composeModel(ir: DomainIR): Record<string, unknown> {
+  const auth = ir.auth !== null;
+  const user = fromEnv("POSTGRES_USER", "app");
+  const password = fromEnv("POSTGRES_PASSWORD", "app");
+  const database = fromEnv("POSTGRES_DB", "app");
+  const services: Record<string, unknown> = {
+    db: {
+      image: "postgres:16-alpine",
+      restart: "unless-stopped",
+      environment: { POSTGRES_USER: user, POSTGRES_PASSWORD: password, POSTGRES_DB: database },
+      ports: [`${PORTS.db}:5432`],
+      volumes: ["db_data:/var/lib/postgresql/data"],
+      healthcheck: {
+        // `$$` keeps the variable for the container's shell instead of compose's interpolation.
+        test: ["CMD-SHELL", 'pg_isready -U "$${POSTGRES_USER}" -d "$${POSTGRES_DB}"'],
+        ...DB_HEALTHCHECK,
+      },
+    },
+    app: {
+      build: { context: "./backend", dockerfile: "Dockerfile" },
+      restart: "unless-stopped",
+      ports: [`${PORTS.app}:8000`],
+      environment: {
+        APP_ENV: fromEnv("APP_ENV", "development"),
+        PORT: "8000",
+        DATABASE_BACKEND: "postgres",
+        DATABASE_URL: `postgresql://${user}:${password}@db:5432/${database}`,
+        CORS_ORIGINS: fromEnv("CORS_ORIGINS", "*"),
+        AUTH_ENABLED: fromEnv("AUTH_ENABLED", auth ? "true" : "false"),
+        AUTH_PROVIDER: fromEnv("AUTH_PROVIDER", "jwt"),
+        AUTH_SECRET: fromEnv("AUTH_SECRET", "change-me"),
+        AUTH_TOKEN_EXPIRE_MINUTES: fromEnv("AUTH_TOKEN_EXPIRE_MINUTES", "60"),
+        SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
+      },
+      depends_on: { db: { condition: "service_healthy" }, healer: { condition: "service_started" } },
+    },
+    healer: {
+      build: { context: "./healer", dockerfile: "Dockerfile" },
+      restart: "unless-stopped",
+      ports: [`${PORTS.healer}:8083`],
+      environment: {
+        SVC_HEALER_PORT: String(PORTS.healer),
+        SVC_HEALER_WEBHOOK_URL: fromEnv("SVC_HEALER_WEBHOOK_URL", ""),
+        SVC_HEALER_WEBHOOK_SECRET: fromEnv("SVC_HEALER_WEBHOOK_SECRET", ""),
+        SVC_HEALER_TOKEN: fromEnv("SVC_HEALER_TOKEN", ""),
+        ...Object.fromEntries(LLM_VARIABLES.map((name) => [name, fromEnv(name, "")])),
+      },
+      volumes: [
+        // The contracts, read-write so accepted fixes land in the user's files. A project made by
+        // charter-init keeps them in ../domains (this file is in runtime/).
+        `${fromEnv("CHARTER_CONTRACTS_DIR", "../domains")}:${HEALER_PROJECT_DIR}/domains:rw`,
+        `healer_state:${HEALER_PROJECT_DIR}/.forge`,
+      ],
+    },
+  };
+  if (ir.pages.length > 0) {
+    const apiUrl = fromEnv("NEXT_PUBLIC_API_URL", `http://localhost:${PORTS.app}`);
+    services.frontend = {
+      // The browser calls the API, so the address is the app as published on the user's machine.
+      build: { context: "./frontend", dockerfile: "Dockerfile", args: { NEXT_PUBLIC_API_URL: apiUrl } },
+      restart: "unless-stopped",
+      ports: [`${PORTS.frontend}:3000`],
+      environment: { NEXT_PUBLIC_API_URL: apiUrl },
+      depends_on: { app: { condition: "service_started" } },
+    };
+  }
+  return {
+    name: ir.domain.replace(/_/g, "-"),
+    services,
+    volumes: { db_data: {}, healer_state: {} },
+  };
+}
+
+export function renderCompose(ir: DomainIR, header: string): string {
+  return `${header}${stringify(composeModel(ir), { lineWidth: 0, sortMapEntries: false })}`;
+}

@@ -1,0 +1,132 @@
+import type { DomainIR } from "../../compiler/index.js";
+
+/** One variable of SPEC.md's configuration table, as `.env.example` documents it. */
+export interface Setting {
+  name: string;
+  /** Value written in `.env.example`; empty means "unset". */
+  example: string;
+  meaning: string;
+}
+
+export interface SettingGroup {
+  title: string;
+  settings: Setting[];
+}
+
+/**
+ * Every variable of SPEC.md's configuration table (plus DESIGN.md's names of the LLM keys and the
+ * variables compose itself reads), grouped by who reads it. The defaults are the ones the generated
+ * app and the Healer apply when the variable is unset.
+ */
+export function settingGroups(ir: DomainIR): SettingGroup[] {
+  const auth = ir.auth !== null;
+  const groups: SettingGroup[] = [
+    {
+      title: "Database (compose starts PostgreSQL as the `db` service)",
+      settings: [
+        { name: "POSTGRES_USER", example: "app", meaning: "database user created by the db service (default app)" },
+        { name: "POSTGRES_PASSWORD", example: "app", meaning: "its password (default app); change it outside local development" },
+        { name: "POSTGRES_DB", example: "app", meaning: "database name (default app)" },
+        {
+          name: "DATABASE_URL",
+          example: "postgresql://app:app@localhost:5432/app",
+          meaning: "database connection string (default postgresql://app:app@localhost:5432/app; compose points it at the db service)",
+        },
+        {
+          name: "DATABASE_BACKEND",
+          example: "postgres",
+          meaning: "postgres or memory (in-memory, no persistence, resets on restart); default postgres",
+        },
+      ],
+    },
+    {
+      title: "Generated application",
+      settings: [
+        { name: "APP_ENV", example: "development", meaning: "development or production; production refuses the placeholder AUTH_SECRET" },
+        { name: "PORT", example: "8000", meaning: "API port (default 8000)" },
+        { name: "CORS_ORIGINS", example: "*", meaning: "comma-separated allowed origins (default *)" },
+        {
+          name: "AUTH_ENABLED",
+          example: auth ? "true" : "false",
+          meaning: `enables the auth middleware (default ${auth ? "true: the domain has an auth Infra contract" : "false: the domain has no auth Infra contract"})`,
+        },
+        { name: "AUTH_PROVIDER", example: "jwt", meaning: "jwt or external (default jwt)" },
+        {
+          name: "AUTH_SECRET",
+          example: "change-me",
+          meaning: "token signing secret; the default is a placeholder that must be replaced in production",
+        },
+        { name: "AUTH_TOKEN_EXPIRE_MINUTES", example: "60", meaning: "access token lifetime in minutes (default 60)" },
+        {
+          name: "SVC_HEALER_URL",
+          example: "",
+          meaning: "Healer endpoint the app reports unhandled errors to (default none; compose sets http://healer:8083)",
+        },
+      ],
+    },
+    {
+      title: "Healer",
+      settings: [
+        { name: "SVC_HEALER_PORT", example: "8083", meaning: "Healer port (default 8083)" },
+        { name: "SVC_HEALER_WEBHOOK_URL", example: "", meaning: "webhook for Healer notifications (default none)" },
+        { name: "SVC_HEALER_WEBHOOK_SECRET", example: "", meaning: "signs webhook bodies with HMAC-SHA256 when set (default none)" },
+        { name: "SVC_HEALER_TOKEN", example: "", meaning: "bearer token required on the Healer's POST endpoints when set (default none)" },
+      ],
+    },
+    {
+      title: "LLM providers (Healer proposals, factory, extractor, agents); first configured wins",
+      settings: [
+        { name: "SVC_AI_MODEL", example: "", meaning: "forces a specific model as provider:model (default empty)" },
+        { name: "ANTHROPIC_API_KEY", example: "", meaning: "hosted provider 1 (default empty)" },
+        { name: "OPENAI_API_KEY", example: "", meaning: "hosted provider 2 (default empty)" },
+        { name: "GEMINI_API_KEY", example: "", meaning: "hosted provider 3 (default empty)" },
+        { name: "GROQ_API_KEY", example: "", meaning: "hosted provider 4, has a free tier (default empty)" },
+        { name: "OPENROUTER_API_KEY", example: "", meaning: "hosted provider 5 (default empty)" },
+        { name: "OLLAMA_BASE_URL", example: "", meaning: "address of a local Ollama server, no key needed (default empty)" },
+        { name: "LMSTUDIO_BASE_URL", example: "", meaning: "address of a local LM Studio server, no key needed (default empty)" },
+      ],
+    },
+    {
+      title: "Contract review",
+      settings: [
+        { name: "EDITOR", example: "", meaning: "editor used for contract review (default empty)" },
+        { name: "VISUAL", example: "", meaning: "visual editor used for contract review (default empty)" },
+      ],
+    },
+  ];
+  if (ir.pages.length > 0) {
+    groups.push({
+      title: "Frontend",
+      settings: [
+        {
+          name: "NEXT_PUBLIC_API_URL",
+          example: "http://localhost:8000",
+          meaning: "API address the browser calls, built into the frontend (default http://localhost:8000)",
+        },
+      ],
+    });
+  }
+  const known = new Set(groups.flatMap((g) => g.settings.map((s) => s.name)));
+  const declared = ir.infra
+    .flatMap((i) => Object.entries(i.envVars))
+    .filter(([name]) => !known.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (declared.length > 0) {
+    groups.push({
+      title: "Declared by the domain's Infra contracts",
+      settings: declared.map(([name, meaning]) => ({ name, example: "", meaning })),
+    });
+  }
+  return groups;
+}
+
+/** `.env.example`: every variable with its meaning and default, ready to copy to `.env`. */
+export function renderEnvExample(ir: DomainIR, header: string): string {
+  const lines = [header.trimEnd(), "# Copy to .env and adjust; compose and the generated app read it. Never commit .env.", ""];
+  for (const group of settingGroups(ir)) {
+    lines.push(`# --- ${group.title}`);
+    for (const s of group.settings) lines.push(`# ${s.meaning}`, `${s.name}=${s.example}`);
+    lines.push("");
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}

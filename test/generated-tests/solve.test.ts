@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import type { FieldIR } from "../../src/compiler/index.js";
+import { parseExpression } from "../../src/contracts/expression.js";
+import { evaluate, force } from "../../src/generators/tests/solve.js";
+
+function field(name: string, type: FieldIR["type"], extra: Partial<FieldIR> = {}): FieldIR {
+  return {
+    name,
+    type,
+    description: "",
+    required: false,
+    immutable: false,
+    hasDefault: false,
+    default: null,
+    format: null,
+    enum: null,
+    itemsType: null,
+    computed: null,
+    constraints: {},
+    references: null,
+    renamedFrom: null,
+    origin: "entity",
+    primaryKey: false,
+    writable: true,
+    updatable: true,
+    ...extra,
+  };
+}
+
+const FIELDS = new Map(
+  [
+    field("priority", "string", { enum: ["low", "medium", "high", "critical"] }),
+    field("description", "text"),
+    field("estimate", "number", { constraints: { min: 0, max: 1000 } }),
+    field("points", "integer", { constraints: { min: 0, max: 10 } }),
+    field("company", "string"),
+    field("plan", "string", { enum: ["free", "pro", "enterprise"] }),
+    field("escalated", "boolean"),
+  ].map((f) => [f.name, f]),
+);
+
+describe("rule solving for the generated suite", () => {
+  it("evaluates like the generated app: missing values never raise", () => {
+    expect(evaluate(parseExpression("len(description) >= 20"), {})).toBe(false);
+    expect(evaluate(parseExpression("estimate <= 200"), { estimate: null })).toBe(false);
+    expect(evaluate(parseExpression("estimate == null or estimate <= 200"), { estimate: null })).toBe(true);
+    expect(evaluate(parseExpression("plan in ['pro', 'enterprise']"), { plan: "pro" })).toBe(true);
+    expect(evaluate(parseExpression("not is_set(company)"), { company: "" })).toBe(true);
+  });
+
+  it.each([
+    ["priority != 'critical' or len(description) >= 20", { priority: "medium", description: "short" }],
+    ["estimate == null or estimate <= 200", { estimate: 2 }],
+    ["plan != 'enterprise' or is_set(company)", { plan: "free", company: null }],
+    ["points < 5 and escalated == false", { points: 1, escalated: false }],
+    ["plan not in ['enterprise'] or escalated", { plan: "free", escalated: false }],
+  ])("finds values that break and values that satisfy %s", (source, base) => {
+    const expr = parseExpression(source);
+    const broken = force(expr, false, base, FIELDS);
+    expect(broken).not.toBeNull();
+    expect(evaluate(expr, { ...base, ...broken })).toBe(false);
+    const kept = force(expr, true, { ...base, ...broken }, FIELDS);
+    expect(kept).not.toBeNull();
+    expect(evaluate(expr, { ...base, ...broken, ...kept })).toBe(true);
+  });
+
+  it("never proposes a value the field's own validation refuses", () => {
+    // Breaking `points <= 10` needs 11, above the field's max: no body breaks the rule alone.
+    expect(force(parseExpression("points <= 10"), false, { points: 1 }, FIELDS)).toBeNull();
+    // A rule that always holds cannot be broken.
+    expect(force(parseExpression("true or points > 1"), false, {}, FIELDS)).toBeNull();
+  });
+});
