@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, healer, backend, frontend).
+// for some of them (validate, healer, backend, frontend, lighthouse).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -12,6 +12,7 @@ const benches = {
   healer: ["--import", tsx, "bench/healer.ts"],
   backend: ["bench/backend.mjs"],
   frontend: ["bench/frontend.mjs"],
+  lighthouse: ["--import", tsx, "bench/lighthouse.ts"],
 };
 const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(benches);
 let failed = 0;

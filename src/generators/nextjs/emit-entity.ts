@@ -231,7 +231,7 @@ export function ${T}Form({
 `;
 }
 
-function renderDetail(ui: UiEntity, route: string, listTitle: string, S: string): string {
+function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string): string {
   const T = ui.entity.className;
   const c = ui.client;
   const heading = headingOf(ui, "r");
@@ -255,6 +255,7 @@ export function ${T}Detail({ id }: { id: string }) {
   return (
     <DetailView<${T}>
       id={id}
+      appTitle=${str(appTitle)}
       entityLabel=${str(ui.entity.label)}
       listHref=${str(route)}
       listTitle=${str(listTitle)}
@@ -284,7 +285,7 @@ export function renderEntityComponents(model: FrontendModel): EntityFile[] {
     files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
     files.push({ path: `${dir}/${ui.kebab}-table.tsx`, content: renderTable(ui, route) });
     files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui) });
-    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, S) });
+    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, model.title, S) });
     if (ui.workflow) files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
   }
   return files;

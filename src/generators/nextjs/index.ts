@@ -1,13 +1,14 @@
 import type { DomainIR } from "../../compiler/index.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
+  pruneIcons,
   renderCreatePage,
   renderDashboard,
   renderDetailPage,
   renderLayout,
   renderListPage,
-  renderTitleLayout,
   renderSidebar,
+  renderTitleLayout,
 } from "./emit-app.js";
 import { renderEntityComponents } from "./emit-entity.js";
 import { renderApi, renderTypes } from "./emit-lib.js";
@@ -30,7 +31,10 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   if (ir.pages.length === 0) return [];
   const model = buildFrontendModel(ir);
   const files: { path: string; content: string }[] = [];
-  for (const t of staticTemplates(model.auth)) files.push({ path: t.path, content: withHeader(t.path, t.content) });
+  for (const t of staticTemplates(model.auth)) {
+    const content = t.path === "src/components/icons.tsx" ? pruneIcons(t.content, model) : t.content;
+    files.push({ path: t.path, content: withHeader(t.path, content) });
+  }
   const add = (path: string, content: string): void => {
     files.push({ path, content: withHeader(path, content) });
   };

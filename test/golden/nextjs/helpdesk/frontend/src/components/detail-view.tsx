@@ -25,6 +25,7 @@ import { type ApiRecord, allowedTargets, type FieldSpec, stateOf, type WorkflowS
  */
 function DetailView<T extends ApiRecord>({
   id,
+  appTitle,
   entityLabel,
   listHref,
   listTitle,
@@ -38,6 +39,8 @@ function DetailView<T extends ApiRecord>({
   renderForm,
 }: {
   id: string;
+  /** The application's name, the last part of every document title. */
+  appTitle: string;
   entityLabel: string;
   listHref: string;
   listTitle: string;
@@ -60,8 +63,8 @@ function DetailView<T extends ApiRecord>({
   const name = state.status === "ready" ? heading(state.data) : "";
   // The document title names the record (the layout's title says only the entity).
   useEffect(() => {
-    if (name) document.title = `${name} · ${listTitle} · ${document.title.split(" · ").pop()}`;
-  }, [name, listTitle]);
+    if (name) document.title = `${name} · ${listTitle} · ${appTitle}`;
+  }, [name, listTitle, appTitle]);
 
   const back = (
     <Link href={listHref} className="text-muted-foreground hover:text-foreground inline-flex items-center gap-1 text-sm">
