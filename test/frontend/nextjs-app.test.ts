@@ -8,7 +8,7 @@ import { generateNextjs } from "../../src/generators/nextjs/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
-import { buildNextApp, firstLoadJs, formatSizes, prepareNextApp, startNextApp } from "./support/next-app.mjs";
+import { buildNextApp, firstLoadJs, formatSizes, frameworkJs, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 import { axeViolations, focused, hasHorizontalOverflow } from "./support/page-checks.js";
 
 /*
@@ -169,14 +169,16 @@ describe("generated frontend: next build", () => {
 
   it("keeps the drag-and-drop library out of the first load of every page, and pages small", () => {
     const sizes = firstLoadJs(appDir);
-    log(`\n${formatSizes(sizes)}`);
+    const runtime = frameworkJs(appDir);
+    log(`\n${formatSizes(sizes)}\nNext.js + React runtime: ${(runtime / 1000).toFixed(1)} kB`);
     expect(sizes.map((s) => s.route)).toEqual(expect.arrayContaining(["/tickets", "/tickets/[id]", "/tickets/new", "/customers"]));
     for (const s of sizes) {
       // dnd-kit announces through a live region with this id; its code must come only with the board.
       const code = s.files.map((f) => readFileSync(join(appDir, ".next", f), "utf8")).join("\n");
       expect(code, s.route).not.toContain("DndLiveRegion");
-      // Next.js and React alone are about 138 kB on a page of this build (see bench/frontend.mjs).
-      expect(s.gzipBytes, s.route).toBeLessThan(150_000);
+      // The app's own share on top of the Next.js + React runtime: the part the generator decides.
+      // (Next's layout router adds ~6 kB to every page besides the runtime; see bench/frontend.mjs.)
+      expect(s.gzipBytes - runtime, s.route).toBeLessThan(20_000);
     }
   });
 });

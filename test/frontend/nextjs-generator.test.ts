@@ -192,12 +192,6 @@ describe("nextjs generator", () => {
     expect(file(files, "frontend/src/components/app-shell.tsx")).toContain("pathname.startsWith(`${url}/`)");
   });
 
-  it("ships only the entity icons the domain names", () => {
-    const icons = file(files, "frontend/src/components/icons.tsx");
-    for (const used of ["Ticket", "Users", "Headset", "Folder", "Menu"]) expect(icons).toContain(`export function ${used}(`);
-    for (const unused of ["Truck", "ShoppingCart", "Kanban"]) expect(icons).not.toContain(`export function ${unused}(`);
-  });
-
   it("maps each validation rule to the fields it reads, with the contract's message or its error in words", () => {
     const fields = file(files, "frontend/src/components/ticket/ticket-fields.ts");
     expect(fields).toContain(

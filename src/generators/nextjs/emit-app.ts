@@ -41,21 +41,6 @@ export function iconOf(icon: string | null): string {
   return (icon && ICONS[icon]) || "Folder";
 }
 
-const ICON_FUNCTION = /\nexport function (\w+)\(props: IconProps\) \{\n[\s\S]*?\n\}\n/g;
-
-/**
- * templates/src/components/icons.tsx holds every icon an entity may name; the bundler keeps the
- * whole module, so the copy in the app drops the entity icons this domain does not use (each one
- * is First Load JS on every page).
- */
-export function pruneIcons(source: string, model: FrontendModel): string {
-  const used = new Set(["Folder", ...model.entities.map((e) => iconOf(e.icon))]);
-  const entityIcons = new Set(Object.values(ICONS));
-  return source
-    .replace(ICON_FUNCTION, (block, name: string) => (entityIcons.has(name) && !used.has(name) ? "\n" : block))
-    .replace(/\n{3,}/g, "\n\n");
-}
-
 /**
  * Runs before the first paint, so the stored theme (or the system's, without one) is applied
  * without a flash of the other one. Kept in one line: it is inlined into every page.

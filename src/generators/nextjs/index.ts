@@ -1,7 +1,6 @@
 import type { DomainIR } from "../../compiler/index.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
-  pruneIcons,
   renderCreatePage,
   renderDashboard,
   renderDetailPage,
@@ -31,10 +30,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   if (ir.pages.length === 0) return [];
   const model = buildFrontendModel(ir);
   const files: { path: string; content: string }[] = [];
-  for (const t of staticTemplates(model.auth)) {
-    const content = t.path === "src/components/icons.tsx" ? pruneIcons(t.content, model) : t.content;
-    files.push({ path: t.path, content: withHeader(t.path, content) });
-  }
+  for (const t of staticTemplates(model.auth)) files.push({ path: t.path, content: withHeader(t.path, t.content) });
   const add = (path: string, content: string): void => {
     files.push({ path, content: withHeader(path, content) });
   };

@@ -126,13 +126,15 @@ function ListView<T extends ApiRecord>({
   const total = state.status === "ready" ? state.data.total : 0;
   const shown = state.status === "ready" ? state.data.items.length : 0;
   const noun = total === 1 ? entityLabel.toLowerCase() : entityLabelPlural.toLowerCase();
-  // After paging, sorting, searching or filtering, the polite status line says what changed.
+  // After paging, sorting, searching or filtering, the polite status line says what changed, once
+  // the new page has arrived (a new `state`, then `busy` off).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: announce on arrival, not on every input change
   useEffect(() => {
     if (busy || state.status !== "ready") return;
     const range = board || total === 0 ? "" : ` Showing ${offset + 1} to ${offset + shown}.`;
     setSaid(`${pending.current}${total} ${noun}.${range}`);
     pending.current = "";
-  }, [busy, state.status, total, shown, offset, board, noun]);
+  }, [busy, state]);
 
   const pages = Math.max(1, Math.ceil(total / size));
   const goTo = (n: number) => {
