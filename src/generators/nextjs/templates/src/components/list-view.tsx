@@ -184,7 +184,7 @@ function ListView<T extends ApiRecord>({
             ];
           else if (f.reference) choices = refs.options[f.reference] ?? [];
           return (
-            <div key={f.name} className="w-full sm:w-44">
+            <div key={f.name} className={f.type === "date" ? "w-full sm:w-auto" : "w-full sm:w-44"}>
               {choices ? (
                 <Select {...common} value={value} onChange={(e) => set(e.target.value)}>
                   <option value="">Any {f.label.toLowerCase()}</option>
@@ -195,7 +195,13 @@ function ListView<T extends ApiRecord>({
                   ))}
                 </Select>
               ) : f.type === "date" ? (
-                <Input {...common} type="date" value={value} onChange={(e) => set(e.target.value)} />
+                // A date input shows no placeholder, so its name stays visible beside it.
+                <div className="flex items-center gap-2">
+                  <span className="text-muted-foreground text-sm whitespace-nowrap" aria-hidden="true">
+                    {f.label}
+                  </span>
+                  <Input {...common} type="date" value={value} onChange={(e) => set(e.target.value)} />
+                </div>
               ) : (
                 <DebouncedInput {...common} placeholder={f.label} value={value} onCommit={(v) => update({ [f.name]: v }, "", true)} />
               )}

@@ -4,6 +4,7 @@
 import { useEffect, useState } from "react";
 
 import { Moon } from "@/components/icons";
+import { cn } from "@/lib/utils";
 
 /** Key of the stored choice; the root layout's inline script reads it before the first paint. */
 const THEME_KEY = "charter.theme";
@@ -17,7 +18,7 @@ export function ThemeToggle({ className }: { className?: string }) {
       type="button"
       aria-pressed={dark}
       data-testid="theme-toggle"
-      className={className}
+      className={cn(className, "aria-pressed:bg-sidebar-accent aria-pressed:text-sidebar-accent-foreground")}
       onClick={() => {
         const next = !document.documentElement.classList.contains("dark");
         document.documentElement.classList.toggle("dark", next);
