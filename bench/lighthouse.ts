@@ -12,6 +12,7 @@ import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { checkDomain } from "../src/compiler/index.js";
 import { generateNextjs } from "../src/generators/nextjs/index.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/frontend/support/chromium.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "../test/frontend/support/next-app.mjs";
 import { startGeneratedBackend } from "../test/support/backend.js";
 import { freePort } from "../test/support/net.js";
@@ -29,19 +30,7 @@ const web = await (async () => {
   buildNextApp(appDir, { apiUrl: backend.url, log: say });
   return startNextApp(appDir, await freePort());
 })();
-const chrome = await chromeLauncher.launch({
-  chromePath: "/usr/bin/chromium",
-  chromeFlags: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: CHROMIUM_ARGS });
 
 try {
   const post = async (path: string, body: unknown) => {

@@ -1,13 +1,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
+import { launchChromium } from "./support/chromium.js";
 import { buildNextApp, firstLoadJs, formatSizes, frameworkJs, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 import { axeViolations, focused, hasHorizontalOverflow } from "./support/page-checks.js";
 
@@ -21,7 +22,6 @@ import { axeViolations, focused, hasHorizontalOverflow } from "./support/page-ch
 const REPO = resolve(import.meta.dirname, "../..");
 const HELPDESK = join(REPO, "examples/helpdesk");
 const SHOTS = join(REPO, "test-output/frontend");
-const CHROMIUM = "/usr/bin/chromium";
 const ADMIN = { email: "admin@example.com", password: "admin-password" };
 
 type Rec = { id: string; state?: string } & Record<string, unknown>;
@@ -123,19 +123,7 @@ beforeAll(async () => {
   await api("PUT", `/tickets/${seed.billing.id}/state`, { state: "triaged" });
   token = "";
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: NORMAL });
   page = await context.newPage();
   page.setDefaultTimeout(15_000);
@@ -462,6 +450,11 @@ async function tabTo(match: (f: Awaited<ReturnType<typeof focused>>) => boolean,
   throw new Error(`no focus target after ${max} Tab presses (last: ${JSON.stringify(await focused(page))})`);
 }
 
+/** The generated pages of the helpdesk (the list in both views, a form, a detail page). */
+function everyPage(): string[] {
+  return ["/", "/tickets", "/tickets?view=table", "/tickets/new", `/tickets/${seed.printer?.id}`, "/customers", "/agents"];
+}
+
 const byTestId = (id: string) => (f: Awaited<ReturnType<typeof focused>>) => f.testId === id;
 
 describe("generated frontend for keyboard, screen reader and phone users", () => {
@@ -484,17 +477,7 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     const ready = async () => {
       await expect.poll(() => page.getByTestId("loading-state").count()).toBe(0);
     };
-    const pages = [
-      "/",
-      "/tickets",
-      "/tickets?view=table",
-      "/tickets/new",
-      `/tickets/${seed.printer?.id}`,
-      "/customers",
-      `/customers/${seed.acme?.id}`,
-      "/agents",
-      `/tickets/00000000-0000-4000-8000-000000000000`,
-    ];
+    const pages = [...everyPage(), `/customers/${seed.acme?.id}`, "/tickets/00000000-0000-4000-8000-000000000000"];
     for (const viewport of [NORMAL, { width: 375, height: 812 }]) {
       for (const scheme of ["light", "dark"] as const) {
         await page.setViewportSize(viewport);
@@ -617,7 +600,8 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     expect((await focused(page)).testId).toBe("search");
 
     // Open the record with Enter on its link, edit it with Enter, fix a field error.
-    await tabTo((f) => f.tag === "a" && f.text === "Globex");
+    // The first column is the number, which links to the record.
+    await tabTo((f) => f.tag === "a" && f.text === "CUS-00002");
     await page.keyboard.press("Enter");
     await page.waitForURL(`${web.url}/customers/${seed.globex?.id}`);
     await expect.poll(() => page.getByTestId("detail-heading").textContent()).toBe("Globex");
@@ -652,13 +636,25 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     await page.goto(`${web.url}/tickets`);
     await expect.poll(() => column("new").getByTestId(`kanban-card-${id}`).count()).toBe(1);
     await tabTo(byTestId(`kanban-card-${id}`));
-    const live = page.locator('[id^="DndLiveRegion"]');
+    // Every announcement of dnd-kit's live region, in order (each one replaces the one before).
+    await page.evaluate(() => {
+      const w = window as unknown as { said: string[] };
+      w.said = [];
+      const region = document.querySelector('[id^="DndLiveRegion"]');
+      if (!region) throw new Error("no dnd-kit live region on the board");
+      new MutationObserver(() => w.said.push(region.textContent ?? "")).observe(region, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    });
+    const said = () => page.evaluate(() => (window as unknown as { said: string[] }).said.join(" | "));
     await page.keyboard.press("Space");
-    await expect.poll(() => live.textContent()).toContain("Picked up Printer on fire in New.");
+    await expect.poll(said).toContain("Picked up Printer on fire in New.");
     await page.keyboard.press("ArrowRight");
-    await expect.poll(() => live.textContent()).toContain("Printer on fire is over Triaged.");
+    await expect.poll(said).toContain("Printer on fire is over Triaged.");
     await page.keyboard.press("Space");
-    await expect.poll(() => live.textContent()).toContain("Dropped Printer on fire in Triaged.");
+    await expect.poll(said).toContain("Dropped Printer on fire in Triaged.");
     await expect.poll(async () => (await api<Rec>("GET", `/tickets/${id}`)).state).toBe("triaged");
     await expect.poll(() => column("triaged").getByTestId(`kanban-card-${id}`).count()).toBe(1);
     await expect.poll(() => focused(page).then((f) => f.testId)).toBe(`kanban-card-${id}`);
@@ -667,7 +663,7 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     await page.keyboard.press("Enter");
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("Escape");
-    await expect.poll(() => live.textContent()).toContain("Move cancelled. Printer on fire stays in Triaged.");
+    await expect.poll(said).toContain("Move cancelled. Printer on fire stays in Triaged.");
     expect((await api<Rec>("GET", `/tickets/${id}`)).state).toBe("triaged");
     await page.setViewportSize(NORMAL);
 
@@ -697,16 +693,7 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
 
   it("fits a 375 px phone: no sideways scrolling, a menu button that opens and closes the drawer", async () => {
     await page.setViewportSize({ width: 375, height: 812 });
-    for (const path of [
-      "/",
-      "/tickets",
-      "/tickets?view=table",
-      "/tickets/new",
-      `/tickets/${seed.printer?.id}`,
-      "/customers",
-      "/agents",
-      "/login",
-    ]) {
+    for (const path of [...everyPage(), "/login"]) {
       await page.goto(`${web.url}${path}`);
       await expect.poll(() => page.getByTestId("loading-state").count()).toBe(0);
       expect(await hasHorizontalOverflow(page), path).toMatchObject({ overflow: false });

@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { freePort } from "../support/net.js";
+import { launchChromium } from "./support/chromium.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 import { axeViolations, hasHorizontalOverflow } from "./support/page-checks.js";
 
@@ -19,16 +20,6 @@ import { axeViolations, hasHorizontalOverflow } from "./support/page-checks.js";
 const REPO = resolve(import.meta.dirname, "../..");
 const LIBRARY = join(REPO, "test/fixtures/frontend/library");
 const SHOTS = join(REPO, "test-output/frontend");
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 type Rec = { id: string } & Record<string, unknown>;
 
@@ -96,7 +87,7 @@ beforeAll(async () => {
     genre: "science",
     published_on: "1971-01-01",
   });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -169,7 +160,8 @@ describe("generated frontend of a second domain (no workflow, other field types)
     await page.getByTestId("sort-pages").click();
     await page.waitForURL(`${web.url}/books?sort=-pages`);
     // Books with a page count, largest first (where the store puts a book without one is its own business).
-    const counted = async (p: Page) => (await p.locator('[data-testid^="row-"] [data-column="pages"]').allTextContents()).filter((t) => t !== "—");
+    const counted = async (p: Page) =>
+      (await p.locator('[data-testid^="row-"] [data-column="pages"]').allTextContents()).filter((t) => t !== "—");
     await expect.poll(() => counted(page)).toEqual(["653", "388"]);
     const shared = await open("UTC");
     await shared.goto(`${web.url}/books?sort=-pages`);
