@@ -188,8 +188,10 @@ function KanbanBoard<T extends ApiRecord>({
     onDragOver: ({ active, over: target }) => {
       const r = find(active.id);
       if (!target) return `${nameOf(r)} is not over a column.`;
-      const same = r && stateOf(workflow, r) === target.id;
-      return `${nameOf(r)} is over ${label(target.id)}.${same || allowed(r, String(target.id)) ? "" : " It cannot move there."}`;
+      // Over its own column (right after the pick-up): nothing new to say, and saying it would
+      // replace the pick-up message in the same render, before a screen reader reads it.
+      if (r && stateOf(workflow, r) === target.id) return undefined;
+      return `${nameOf(r)} is over ${label(target.id)}.${allowed(r, String(target.id)) ? "" : " It cannot move there."}`;
     },
     onDragEnd: ({ active, over: target }) => {
       const r = find(active.id);
