@@ -42,7 +42,7 @@ const runtime = frameworkJs(appDir);
 const smallest = Math.min(...sizes.map((s) => s.gzipBytes));
 process.stdout.write(`\nshared by every route (Next.js + React runtime, the build's root main files): ${(runtime / 1000).toFixed(1)} kB\n`);
 process.stdout.write(
-  `app share (route minus runtime): ${((smallest - runtime) / 1000).toFixed(1)}-${((largest - runtime) / 1000).toFixed(1)} kB, of which ~6 kB is Next's own layout router\n`,
+  `app share (route minus runtime): ${((smallest - runtime) / 1000).toFixed(1)}-${((largest - runtime) / 1000).toFixed(1)} kB (an empty Next 16 page with one client component measured 134.8 kB, runtime 131.1 kB, on 2026-11-23)\n`,
 );
 process.stdout.write(
   `largest route: ${(largest / 1000).toFixed(1)} kB; target <= ${TARGET_KB} kB per page: ${over.length === 0 ? "met" : `missed by ${over.map((s) => s.route).join(", ")}`}\n`,
