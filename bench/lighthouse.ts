@@ -5,7 +5,7 @@
 // 40 customers and 120 tickets through its API; the frontend is a production `next build`.
 //   node --import tsx bench/lighthouse.ts        (or: npm run bench -- lighthouse)
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
@@ -68,8 +68,11 @@ try {
       const perf = score("performance");
       const a11y = score("accessibility");
       const bp = score("best-practices");
+      const metrics = ["first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift"]
+        .map((id) => result?.lhr.audits[id]?.displayValue ?? "?")
+        .join(" / ");
       rows.push(
-        `${label.padEnd(14)} ${formFactor.padEnd(8)} ${String(perf).padStart(11)} ${String(a11y).padStart(13)} ${String(bp).padStart(14)}`,
+        `${label.padEnd(14)} ${formFactor.padEnd(8)} ${String(perf).padStart(11)} ${String(a11y).padStart(13)} ${String(bp).padStart(14)}   ${metrics}`,
       );
       if (a11y < 100) misses.push(`${label} ${formFactor}: accessibility ${a11y}`);
       if (bp < 95) misses.push(`${label} ${formFactor}: best practices ${bp}`);
@@ -80,7 +83,7 @@ try {
       }
     }
   }
-  process.stdout.write(`page           form     performance accessibility best-practices\n${rows.join("\n")}\n`);
+  process.stdout.write(`page           form     performance accessibility best-practices   FCP / LCP / TBT / CLS\n${rows.join("\n")}\n`);
   process.stdout.write(
     `targets (accessibility 100, best practices >= 95, performance >= 90 on mobile): ${misses.length === 0 ? "all met" : `missed: ${misses.join("; ")}`}\n`,
   );
