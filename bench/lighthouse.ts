@@ -85,7 +85,10 @@ try {
   }
   process.stdout.write(`page           form     performance accessibility best-practices   FCP / LCP / TBT / CLS\n${rows.join("\n")}\n`);
   // Lighthouse's mobile run slows the CPU 4x on top of whatever else the machine is doing.
-  process.stdout.write(`load average after the runs: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores\n`);
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+  process.stdout.write(`load average after the runs: ${load} on ${cpus().length} cores\n`);
   process.stdout.write(
     `targets (accessibility 100, best practices >= 95, performance >= 90 on mobile): ${misses.length === 0 ? "all met" : `missed: ${misses.join("; ")}`}\n`,
   );
