@@ -207,7 +207,8 @@ export function renderListPage(p: UiPage): string {
   const imports = [
     `import { ${react} } from "react";\n`,
     'import { ListView } from "@/components/list-view";',
-    ...(p.kanban ? ['import { LoadingState } from "@/components/page-state";'] : []),
+    'import { PageHeader } from "@/components/page-header";',
+    'import { LoadingState } from "@/components/page-state";',
     `import { ${filters.length > 0 ? `${ui.camel}Fields, ` : ""}${ui.camel}References } from "@/components/${ui.kebab}/${ui.kebab}-fields";`,
     ...(uniqueViews.includes("table") ? [componentImport(p, "Table")] : []),
     `import { ${ui.client.name} } from "@/lib/api";`,
@@ -236,9 +237,17 @@ const ${T}Kanban = lazy(() => import("@/components/${ui.kebab}/${ui.kebab}-kanba
 ${imports.join("\n")}
 ${lazyBoard}
 export default function ${p.component}Page() {
-  // The list keeps its state in the URL's search params, which are known only in the browser.
+  // The list keeps its state in the URL's search params, which are known only in the browser; the
+  // server-rendered page shows its heading meanwhile.
   return (
-    <Suspense>
+    <Suspense
+      fallback={
+        <div className="space-y-6">
+          <PageHeader title=${str(p.page.title)} />
+          <LoadingState />
+        </div>
+      }
+    >
       <ListView
         title=${str(p.page.title)}
         entityLabel=${str(ui.entity.label)}

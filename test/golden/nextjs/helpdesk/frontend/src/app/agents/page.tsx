@@ -4,14 +4,24 @@
 import { Suspense } from "react";
 
 import { ListView } from "@/components/list-view";
+import { PageHeader } from "@/components/page-header";
+import { LoadingState } from "@/components/page-state";
 import { agentReferences } from "@/components/agent/agent-fields";
 import { AgentTable } from "@/components/agent/agent-table";
 import { agentApi } from "@/lib/api";
 
 export default function AgentsPage() {
-  // The list keeps its state in the URL's search params, which are known only in the browser.
+  // The list keeps its state in the URL's search params, which are known only in the browser; the
+  // server-rendered page shows its heading meanwhile.
   return (
-    <Suspense>
+    <Suspense
+      fallback={
+        <div className="space-y-6">
+          <PageHeader title="Agents" />
+          <LoadingState />
+        </div>
+      }
+    >
       <ListView
         title="Agents"
         entityLabel="Agent"

@@ -4,14 +4,24 @@
 import { Suspense } from "react";
 
 import { ListView } from "@/components/list-view";
+import { PageHeader } from "@/components/page-header";
+import { LoadingState } from "@/components/page-state";
 import { customerReferences } from "@/components/customer/customer-fields";
 import { CustomerTable } from "@/components/customer/customer-table";
 import { customerApi } from "@/lib/api";
 
 export default function CustomersPage() {
-  // The list keeps its state in the URL's search params, which are known only in the browser.
+  // The list keeps its state in the URL's search params, which are known only in the browser; the
+  // server-rendered page shows its heading meanwhile.
   return (
-    <Suspense>
+    <Suspense
+      fallback={
+        <div className="space-y-6">
+          <PageHeader title="Customers" />
+          <LoadingState />
+        </div>
+      }
+    >
       <ListView
         title="Customers"
         entityLabel="Customer"

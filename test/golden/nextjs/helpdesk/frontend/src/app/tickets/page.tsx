@@ -4,6 +4,7 @@
 import { lazy, Suspense } from "react";
 
 import { ListView } from "@/components/list-view";
+import { PageHeader } from "@/components/page-header";
 import { LoadingState } from "@/components/page-state";
 import { ticketFields, ticketReferences } from "@/components/ticket/ticket-fields";
 import { TicketTable } from "@/components/ticket/ticket-table";
@@ -13,9 +14,17 @@ import { ticketApi } from "@/lib/api";
 const TicketKanban = lazy(() => import("@/components/ticket/ticket-kanban").then((m) => ({ default: m.TicketKanban })));
 
 export default function TicketsPage() {
-  // The list keeps its state in the URL's search params, which are known only in the browser.
+  // The list keeps its state in the URL's search params, which are known only in the browser; the
+  // server-rendered page shows its heading meanwhile.
   return (
-    <Suspense>
+    <Suspense
+      fallback={
+        <div className="space-y-6">
+          <PageHeader title="Tickets" />
+          <LoadingState />
+        </div>
+      }
+    >
       <ListView
         title="Tickets"
         entityLabel="Ticket"
