@@ -156,7 +156,9 @@ describe("generated frontend of a second domain (no workflow, other field types)
     await expect.poll(() => rows(page).count()).toBe(1);
     // Sorting by an integer column, descending on the second press; a shared link restores it.
     await page.getByTestId("search").fill("");
+    await page.waitForURL(`${web.url}/books`);
     await page.getByTestId("sort-pages").click();
+    await page.waitForURL(`${web.url}/books?sort=pages`);
     await page.getByTestId("sort-pages").click();
     await page.waitForURL(`${web.url}/books?sort=-pages`);
     // Books with a page count, largest first (where the store puts a book without one is its own business).
