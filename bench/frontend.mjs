@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// First Load JS of every route of the generated helpdesk frontend (target: under 150 kB gzip per
-// page). Generates the frontend, installs its dependencies once into .cache/nextjs/ (keyed by the
+// First Load JS of every route of the generated helpdesk frontend (target, issues 11 and 16: at
+// most 140 kB gzip on every table, form and detail page). Generates the frontend, installs its dependencies once into .cache/nextjs/ (keyed by the
 // generated package.json), runs `next build`, and reads the sizes from the build manifests (Next
 // 16 no longer prints them). Usage:
 //   node bench/frontend.mjs [DOMAIN_DIR]      build, then measure
@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { buildNextApp, firstLoadJs, formatSizes, frameworkJs, prepareNextApp } from "../test/frontend/support/next-app.mjs";
 
 const root = resolve(import.meta.dirname, "..");
-const TARGET_KB = 150;
+const TARGET_KB = 140;
 const args = process.argv.slice(2);
 
 let appDir;
@@ -36,9 +36,14 @@ if (args[0] === "--app") {
 
 const sizes = firstLoadJs(appDir);
 process.stdout.write(`${formatSizes(sizes)}\n`);
-const over = sizes.filter((s) => s.gzipBytes >= TARGET_KB * 1000);
+const over = sizes.filter((s) => s.gzipBytes > TARGET_KB * 1000);
 const largest = Math.max(...sizes.map((s) => s.gzipBytes));
-process.stdout.write(`\nshared by every route (Next.js + React runtime): ${(frameworkJs(appDir) / 1000).toFixed(1)} kB\n`);
+const runtime = frameworkJs(appDir);
+const smallest = Math.min(...sizes.map((s) => s.gzipBytes));
+process.stdout.write(`\nshared by every route (Next.js + React runtime, the build's root main files): ${(runtime / 1000).toFixed(1)} kB\n`);
 process.stdout.write(
-  `largest route: ${(largest / 1000).toFixed(1)} kB; target < ${TARGET_KB} kB per page: ${over.length === 0 ? "met" : `missed by ${over.map((s) => s.route).join(", ")}`}\n`,
+  `app share (route minus runtime): ${((smallest - runtime) / 1000).toFixed(1)}-${((largest - runtime) / 1000).toFixed(1)} kB (an empty Next 16 page with one client component measured 134.8 kB, runtime 131.1 kB, on 2026-11-23)\n`,
+);
+process.stdout.write(
+  `largest route: ${(largest / 1000).toFixed(1)} kB; target <= ${TARGET_KB} kB per page: ${over.length === 0 ? "met" : `missed by ${over.map((s) => s.route).join(", ")}`}\n`,
 );

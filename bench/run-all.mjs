@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, generate, healer, backend, frontend, import, dev).
+// for some of them (validate, generate, healer, backend, frontend, lighthouse, import, dev).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,6 +13,7 @@ const benches = {
   healer: ["--import", tsx, "bench/healer.ts"],
   backend: ["bench/backend.mjs"],
   frontend: ["bench/frontend.mjs"],
+  lighthouse: ["--import", tsx, "bench/lighthouse.ts"],
   import: ["bench/import.mjs"],
   dev: ["bench/dev.mjs"],
 };

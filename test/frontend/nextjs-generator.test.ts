@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,6 +7,7 @@ import type { DomainIR } from "../../src/compiler/index.js";
 import { checkDomain } from "../../src/compiler/index.js";
 import { GENERATED_NOTICE } from "../../src/generators/header.js";
 import { generateNextjs, NEXTJS_DEPENDENCIES, NEXTJS_DEV_DEPENDENCIES } from "../../src/generators/nextjs/index.js";
+import { writeFiles } from "../../src/generators/writer.js";
 import { runCharter } from "../support/cli.js";
 import { entityYaml, writeDomain } from "../support/domain.js";
 import { expectGolden } from "../support/golden.js";
@@ -181,12 +183,40 @@ describe("nextjs generator", () => {
     expect(file(files, "frontend/src/app/agents/page.tsx")).toContain('views={["table"]}');
   });
 
-  it("links one sidebar entry per page", () => {
+  it("links one sidebar entry per page, from a nav config at the top of the sidebar", () => {
     const sidebar = file(files, "frontend/src/components/app-sidebar.tsx");
-    expect(sidebar.indexOf("const nav = {")).toBeLessThan(sidebar.indexOf("export function AppSidebar"));
+    expect(sidebar.indexOf("const nav: Nav = {")).toBeLessThan(sidebar.indexOf("export function AppSidebar"));
     for (const r of ["/agents", "/customers", "/tickets"]) expect(sidebar).toContain(`url: "${r}"`);
+    expect(sidebar).toContain("<AppShell nav={nav} footer={<AuthStatus />}>");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
-    expect(sidebar).toContain("pathname.startsWith(`${url}/`)");
+    expect(file(files, "frontend/src/components/app-shell.tsx")).toContain("pathname.startsWith(`${url}/`)");
+  });
+
+  it("maps each validation rule to the fields it reads, with the contract's message or its error in words", () => {
+    const fields = file(files, "frontend/src/components/ticket/ticket-fields.ts");
+    expect(fields).toContain(
+      `"priority != 'critical' or len(description) >= 20": { fields: ["priority", "description"], message: "A critical ticket needs a description of at least 20 characters" },`,
+    );
+    expect(fields).toContain(
+      `"estimate_hours == null or estimate_hours <= 200": { fields: ["estimate_hours"], message: "Estimate too large." },`,
+    );
+  });
+
+  it("gives the new and detail routes titles of their own and loads the board lazily", () => {
+    expect(file(files, "frontend/src/app/tickets/new/layout.tsx")).toContain('export const metadata: Metadata = { title: "New ticket" };');
+    expect(file(files, "frontend/src/app/tickets/[id]/layout.tsx")).toContain('export const metadata: Metadata = { title: "Ticket" };');
+    const list = file(files, "frontend/src/app/tickets/page.tsx");
+    expect(list).toContain('lazy(() => import("@/components/ticket/ticket-kanban")');
+    expect(list).not.toMatch(/^import .*ticket-kanban/m);
+  });
+
+  it("passes biome lint with the app's own biome.jsonc", () => {
+    const dir = mkdtempSync(join(tmpdir(), "charter-nextjs-biome-"));
+    writeFiles(dir, files);
+    const biome = resolve(import.meta.dirname, "../../node_modules/.bin/biome");
+    const r = spawnSync(biome, ["lint", "--max-diagnostics=50", "."], { cwd: join(dir, "frontend"), encoding: "utf8" });
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("leaves the login page out when the domain has no auth contract", () => {

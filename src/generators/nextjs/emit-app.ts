@@ -1,3 +1,4 @@
+import { headingOf } from "./emit-entity.js";
 import type { FrontendModel, UiPage } from "./model.js";
 import { prop, str } from "./source.js";
 
@@ -40,6 +41,13 @@ export function iconOf(icon: string | null): string {
   return (icon && ICONS[icon]) || "Folder";
 }
 
+/**
+ * Runs before the first paint, so the stored theme (or the system's, without one) is applied
+ * without a flash of the other one. Kept in one line: it is inlined into every page.
+ */
+const THEME_SCRIPT =
+  'try{var t=localStorage.getItem("charter.theme"),d=t?t==="dark":matchMedia("(prefers-color-scheme: dark)").matches;document.documentElement.classList.toggle("dark",d)}catch(e){}';
+
 export function renderLayout(model: FrontendModel): string {
   return `import type { Metadata } from "next";
 import type { ReactNode } from "react";
@@ -52,16 +60,19 @@ export const metadata: Metadata = {
   description: ${str(`${model.title} administration, generated from contracts by charter.`)},
 };
 
+/** Applies the stored or the system's theme before the first paint (no flash of the other theme). */
+const themeScript = ${str(THEME_SCRIPT)};
+
 export default function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
   return (
-    <html lang="en">
+    // The theme script sets the class before React hydrates.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
+        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+      </head>
       <body className="font-sans">
-        <div className="flex min-h-svh">
-          <AppSidebar />
-          <main className="min-w-0 flex-1">
-            <div className="w-full px-6 py-8 lg:px-10">{children}</div>
-          </main>
-        </div>
+        <AppSidebar>{children}</AppSidebar>
       </body>
     </html>
   );
@@ -76,69 +87,26 @@ export function renderSidebar(model: FrontendModel): string {
     `    { title: "Dashboard", url: "/", icon: LayoutDashboard, testId: "nav-dashboard" },`,
     ...items.map((i) => `    { title: ${str(i.title)}, url: ${str(i.url)}, icon: ${i.icon}, testId: ${str(`nav-${i.id}`)} },`),
   ];
-  const initial = model.title.charAt(0).toUpperCase() || "C";
   return `"use client";
 
-import { ${icons.join(", ")} } from "@/components/icons";
-import Link from "next/link";
-import { usePathname } from "next/navigation";
-${model.auth ? '\nimport { AuthStatus } from "@/components/auth-status";' : "\n"}import { cn } from "@/lib/utils";
+import type { ReactNode } from "react";
+
+import { AppShell, type Nav } from "@/components/app-shell";
+${model.auth ? 'import { AuthStatus } from "@/components/auth-status";\n' : ""}import { ${icons.join(", ")} } from "@/components/icons";
 
 /** Navigation: the dashboard, then one link per Page contract. */
-const nav = {
+const nav: Nav = {
   title: ${str(model.title)},
   items: [
 ${rows.join("\n")}
   ],
 };
 
-/** Active by path prefix: a page's link stays active on its detail and create pages. */
-function isActive(pathname: string, url: string): boolean {
-  if (url === "/") return pathname === "/";
-  return pathname === url || pathname.startsWith(\`\${url}/\`);
-}
-
-export function AppSidebar() {
-  const pathname = usePathname() ?? "/";
+export function AppSidebar({ children }: { children: ReactNode }) {
   return (
-    <aside
-      data-testid="app-sidebar"
-      className="bg-sidebar text-sidebar-foreground border-sidebar-border sticky top-0 flex h-svh w-64 shrink-0 flex-col border-r"
-    >
-      <div className="flex h-16 items-center gap-3 border-b px-5">
-        <div className="bg-sidebar-primary text-sidebar-primary-foreground flex size-8 items-center justify-center rounded-lg text-sm font-semibold">
-          ${initial}
-        </div>
-        <div className="leading-tight">
-          <div className="text-sm font-semibold">{nav.title}</div>
-          <div className="text-muted-foreground text-xs">Admin</div>
-        </div>
-      </div>
-      <nav className="flex-1 space-y-1 overflow-y-auto p-3">
-        <div className="text-muted-foreground px-3 pt-1 pb-2 text-xs font-medium">Pages</div>
-        {nav.items.map((item) => {
-          const active = isActive(pathname, item.url);
-          return (
-            <Link
-              key={item.url}
-              href={item.url}
-              data-testid={item.testId}
-              data-active={active ? "true" : "false"}
-              aria-current={active ? "page" : undefined}
-              className={cn(
-                "flex h-9 items-center gap-2 rounded-md px-3 text-sm transition-colors [&_svg]:size-4",
-                active
-                  ? "bg-sidebar-accent text-sidebar-accent-foreground font-semibold"
-                  : "text-sidebar-foreground/80 hover:bg-sidebar-accent hover:text-sidebar-accent-foreground font-medium",
-              )}
-            >
-              <item.icon />
-              {item.title}
-            </Link>
-          );
-        })}
-      </nav>${model.auth ? '\n      <div className="border-t p-3">\n        <AuthStatus />\n      </div>' : ""}
-    </aside>
+    <AppShell nav={nav}${model.auth ? " footer={<AuthStatus />}" : ""}>
+      {children}
+    </AppShell>
   );
 }
 `;
@@ -161,7 +129,7 @@ export function renderDashboard(model: FrontendModel): string {
   return `"use client";
 
 import { ${icons.join(", ")} } from "@/components/icons";
-import Link from "next/link";
+import { Link } from "@/components/link";
 
 import { PageHeader } from "@/components/page-header";
 import { ErrorState } from "@/components/page-state";
@@ -188,7 +156,7 @@ export default function DashboardPage() {
           const r = results?.[i];
           const value = !r ? "…" : r.status === "fulfilled" ? String(r.value) : "—";
           const body = (
-            <Card className="hover:border-foreground/20 h-full transition-colors" data-testid={\`card-\${c.key}\`}>
+            <Card key={c.key} className="hover:border-foreground/20 h-full transition-colors" data-testid={\`card-\${c.key}\`}>
               <CardHeader>
                 <CardDescription className="flex items-center gap-2">
                   <c.icon className="size-4" />
@@ -235,36 +203,64 @@ export function renderListPage(p: UiPage): string {
   const columns = p.table && p.table.columns.length > 0 ? p.table.columns : [ui.headingField];
   const cardFields = p.kanban && p.kanban.cardFields.length > 0 ? p.kanban.cardFields : [ui.headingField];
   const filters = p.page.filters.map((f) => prop(`${ui.camel}Fields`, f));
+  const react = p.kanban ? "lazy, Suspense" : "Suspense";
   const imports = [
+    `import { ${react} } from "react";\n`,
     'import { ListView } from "@/components/list-view";',
-    `import { ${ui.camel}Fields } from "@/components/${ui.kebab}/${ui.kebab}-fields";`,
-    ...(p.kanban ? [componentImport(p, "Kanban")] : []),
+    'import { PageHeader } from "@/components/page-header";',
+    'import { LoadingState } from "@/components/page-state";',
+    `import { ${filters.length > 0 ? `${ui.camel}Fields, ` : ""}${ui.camel}References } from "@/components/${ui.kebab}/${ui.kebab}-fields";`,
     ...(uniqueViews.includes("table") ? [componentImport(p, "Table")] : []),
     `import { ${ui.client.name} } from "@/lib/api";`,
   ];
+  const lazyBoard = p.kanban
+    ? `\n// The board and its drag-and-drop library load only when the board is shown.
+const ${T}Kanban = lazy(() => import("@/components/${ui.kebab}/${ui.kebab}-kanban").then((m) => ({ default: m.${T}Kanban })));
+`
+    : "";
   const renderers = [
     ...(uniqueViews.includes("table")
-      ? [`      renderTable={(rows) => <${T}Table rows={rows} columns={[${columns.map(str).join(", ")}]} />}`]
+      ? [`        renderTable={(rows, sorting) => <${T}Table rows={rows} columns={[${columns.map(str).join(", ")}]} sorting={sorting} />}`]
       : []),
-    ...(p.kanban ? [`      renderKanban={(rows) => <${T}Kanban rows={rows} cardFields={[${cardFields.map(str).join(", ")}]} />}`] : []),
+    ...(p.kanban
+      ? [
+          `        renderKanban={(rows) => (
+          <Suspense fallback={<LoadingState />}>
+            <${T}Kanban rows={rows} cardFields={[${cardFields.map(str).join(", ")}]} />
+          </Suspense>
+        )}`,
+        ]
+      : []),
   ];
   return `"use client";
 
 ${imports.join("\n")}
-
+${lazyBoard}
 export default function ${p.component}Page() {
+  // The list keeps its state in the URL's search params, which are known only in the browser; the
+  // server-rendered page shows its heading meanwhile.
   return (
-    <ListView
-      title=${str(p.page.title)}
-      entityLabel=${str(ui.entity.label)}
-      entityLabelPlural=${str(ui.entity.labelPlural)}
-      newHref=${str(`${p.route}/new`)}
-      views={[${uniqueViews.map(str).join(", ")}]}
-      defaultView=${str(p.defaultView)}
-      filters={[${filters.join(", ")}]}
-      load={(limit, offset, filters) => ${ui.client.name}.list(limit, offset, filters)}
+    <Suspense
+      fallback={
+        <div className="space-y-6">
+          <PageHeader title=${str(p.page.title)} />
+          <LoadingState />
+        </div>
+      }
+    >
+      <ListView
+        title=${str(p.page.title)}
+        entityLabel=${str(ui.entity.label)}
+        entityLabelPlural=${str(ui.entity.labelPlural)}
+        newHref=${str(`${p.route}/new`)}
+        views={[${uniqueViews.map(str).join(", ")}]}
+        defaultView=${str(p.defaultView)}
+        filters={[${filters.join(", ")}]}
+        references={${ui.camel}References}
+        load={(limit, offset, query) => ${ui.client.name}.list(limit, offset, query)}
 ${renderers.join("\n")}
-    />
+      />
+    </Suspense>
   );
 }
 `;
@@ -287,14 +283,16 @@ export default function ${p.component}DetailPage() {
 
 export function renderCreatePage(p: UiPage): string {
   const T = p.ui.entity.className;
+  const label = p.ui.entity.label;
   return `"use client";
 
 import { ArrowLeft } from "@/components/icons";
-import Link from "next/link";
+import { Link } from "@/components/link";
 import { useRouter } from "next/navigation";
 
 ${componentImport(p, "Form")}
 import { PageHeader } from "@/components/page-header";
+import { notify } from "@/components/toaster";
 import { Card, CardContent } from "@/components/ui/card";
 
 export default function ${p.component}CreatePage() {
@@ -308,7 +306,13 @@ export default function ${p.component}CreatePage() {
       <PageHeader title=${str(`New ${p.ui.entity.label.toLowerCase()}`)} description="Fields marked * are required." />
       <Card>
         <CardContent>
-          <${T}Form cancelHref=${str(p.route)} onSaved={() => router.push(${str(p.route)})} />
+          <${T}Form
+            cancelHref=${str(p.route)}
+            onSaved={(r) => {
+              notify(\`${label} “\${${headingOf(p.ui, "r")}}” created.\`);
+              router.push(${str(p.route)});
+            }}
+          />
         </CardContent>
       </Card>
     </div>
@@ -317,14 +321,14 @@ export default function ${p.component}CreatePage() {
 `;
 }
 
-/** Server layout of a page's folder, only to give its routes a document title. */
-export function renderPageLayout(p: UiPage): string {
+/** Server layout of a route folder, only to give its pages a document title of their own. */
+export function renderTitleLayout(component: string, title: string): string {
   return `import type { Metadata } from "next";
 import type { ReactNode } from "react";
 
-export const metadata: Metadata = { title: ${str(p.page.title)} };
+export const metadata: Metadata = { title: ${str(title)} };
 
-export default function ${p.component}Layout({ children }: Readonly<{ children: ReactNode }>) {
+export default function ${component}Layout({ children }: Readonly<{ children: ReactNode }>) {
   return children;
 }
 `;

@@ -1,7 +1,12 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
 import { enumAliases } from "./emit-lib.js";
-import { type FrontendModel, fieldLabel, type UiEntity, type UiPage } from "./model.js";
+import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
 import { key, literal, prop, str } from "./source.js";
+
+/** The expression naming record `v` in headings and messages: its heading field, else its id. */
+export function headingOf(ui: UiEntity, v: string): string {
+  return ui.headingField === "id" ? `${v}.id` : `String(${prop(v, ui.headingField)} ?? ${v}.id)`;
+}
 
 /** Files of one entity's components, under src/components/{kebab}/. */
 export interface EntityFile {
@@ -37,6 +42,12 @@ function workflowSpec(w: WorkflowIR): string {
   return `{\n  initial: ${str(w.initial)},\n  states: [\n${states.join("\n")}\n  ],\n  transitions: {\n${transitions.join("\n")}\n  },\n  typeOverride: ${override},\n}`;
 }
 
+function rulesSpec(rules: readonly UiRule[]): string {
+  if (rules.length === 0) return "{}";
+  const rows = rules.map((r) => `  ${str(r.source)}: { fields: [${r.fields.map(str).join(", ")}], message: ${str(r.message)} },`);
+  return `{\n${rows.join("\n")}\n}`;
+}
+
 function list(ui: UiEntity, names: readonly string[]): string {
   return `[${names.map((n) => prop(`${ui.camel}Fields`, n)).join(", ")}]`;
 }
@@ -49,7 +60,7 @@ function renderFields(ui: UiEntity): string {
     ...(clients.length > 0
       ? ['import type { ReferenceSource } from "@/hooks/use-references";', `import { ${clients.join(", ")} } from "@/lib/api";`]
       : []),
-    `import type { FieldSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`,
+    `import type { FieldSpec, RuleSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`,
   ];
   const specs = e.fields.map((f) => fieldSpec(ui, f));
   const refs = [...ui.references.entries()].map(([name, c]) => {
@@ -79,6 +90,10 @@ function renderFields(ui: UiEntity): string {
     refs.length > 0
       ? `export const ${ui.camel}References: Record<string, ReferenceSource> = {\n${refs.join("\n")}\n};\n`
       : `export const ${ui.camel}References = {};\n`,
+    `/** Validation rules of the create endpoint, by source text: the fields a failure is shown at. */`,
+    `export const ${ui.camel}CreateRules: Record<string, RuleSpec> = ${rulesSpec(ui.createRules)};\n`,
+    `/** Validation rules of the update endpoint. */`,
+    `export const ${ui.camel}UpdateRules: Record<string, RuleSpec> = ${rulesSpec(ui.updateRules)};\n`,
   ];
   if (ui.workflow) {
     out.push(`/** ${ui.workflow.fqn}: the moves the board and the detail page offer. */`);
@@ -92,6 +107,7 @@ function renderTable(ui: UiEntity, route: string): string {
   const T = ui.entity.className;
   return `"use client";
 
+import type { Sorting } from "@/components/list-view";
 import { RecordTable } from "@/components/record-table";
 import { type ReferenceSource, useReferences } from "@/hooks/use-references";
 import type { FieldSpec } from "@/lib/schema";
@@ -101,7 +117,7 @@ import { ${ui.camel}Fields, ${ui.camel}References } from "./${ui.kebab}-fields";
 export type ${T}Column = keyof typeof ${ui.camel}Fields;
 
 /** Table view of ${ui.entity.labelPlural.toLowerCase()}: enum cells as badges, references by their display field. */
-export function ${T}Table({ rows, columns }: { rows: readonly ${T}[]; columns: readonly ${T}Column[] }) {
+export function ${T}Table({ rows, columns, sorting }: { rows: readonly ${T}[]; columns: readonly ${T}Column[]; sorting: Sorting }) {
   const specs: FieldSpec[] = columns.map((c) => ${ui.camel}Fields[c]);
   const sources: Record<string, ReferenceSource> = {};
   for (const c of columns) {
@@ -109,7 +125,17 @@ export function ${T}Table({ rows, columns }: { rows: readonly ${T}[]; columns: r
     if (source) sources[c] = source;
   }
   const refs = useReferences(sources);
-  return <RecordTable rows={rows} columns={specs} labels={refs.labels} href={(r) => \`${route}/\${r.id}\`} testId="${ui.kebab}-table" />;
+  return (
+    <RecordTable
+      rows={rows}
+      columns={specs}
+      labels={refs.labels}
+      href={(r) => \`${route}/\${r.id}\`}
+      sorting={sorting}
+      caption=${str(ui.entity.labelPlural)}
+      testId="${ui.kebab}-table"
+    />
+  );
 }
 `;
 }
@@ -140,6 +166,7 @@ export function ${T}Kanban({ rows, cardFields }: { rows: readonly ${T}[]; cardFi
     <KanbanBoard
       records={rows}
       workflow={${ui.camel}Workflow}
+      entityLabel=${str(ui.entity.label)}
       cardFields={specs}
       labels={refs.labels}
       href={(r) => \`${route}/\${r.id}\`}
@@ -159,7 +186,13 @@ function renderForm(ui: UiEntity): string {
 import { RecordForm } from "@/components/record-form";
 import { ${ui.client.name} } from "@/lib/api";
 import type { ${T}${ops.has("create") ? `, ${T}Create` : ""}${ops.has("update") ? `, ${T}Update` : ""} } from "@/lib/types";
-import { ${ui.camel}CreateFields, ${ui.camel}EditFields, ${ui.camel}References } from "./${ui.kebab}-fields";
+import {
+  ${ui.camel}CreateFields,
+  ${ui.camel}CreateRules,
+  ${ui.camel}EditFields,
+  ${ui.camel}References,
+  ${ui.camel}UpdateRules,
+} from "./${ui.kebab}-fields";
 
 /**
  * Create form (no \`record\`) or edit form (with one). The body is assembled from the inputs and
@@ -180,6 +213,7 @@ export function ${T}Form({
     <RecordForm<${T}>
       fields={record ? ${ui.camel}EditFields : ${ui.camel}CreateFields}
       references={${ui.camel}References}
+      rules={record ? ${ui.camel}UpdateRules : ${ui.camel}CreateRules}
       record={record}
       onSubmit={(data) =>
         record
@@ -197,10 +231,10 @@ export function ${T}Form({
 `;
 }
 
-function renderDetail(ui: UiEntity, route: string, listTitle: string, S: string): string {
+function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string): string {
   const T = ui.entity.className;
   const c = ui.client;
-  const heading = ui.headingField === "id" ? "r.id" : `String(${prop("r", ui.headingField)} ?? r.id)`;
+  const heading = headingOf(ui, "r");
   const wf = ui.workflow
     ? `\n      workflow={${ui.camel}Workflow}\n      transition={(id, state) => ${c.name}.transition(id, state as ${S})}`
     : "";
@@ -221,6 +255,7 @@ export function ${T}Detail({ id }: { id: string }) {
   return (
     <DetailView<${T}>
       id={id}
+      appTitle=${str(appTitle)}
       entityLabel=${str(ui.entity.label)}
       listHref=${str(route)}
       listTitle=${str(listTitle)}
@@ -250,7 +285,7 @@ export function renderEntityComponents(model: FrontendModel): EntityFile[] {
     files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
     files.push({ path: `${dir}/${ui.kebab}-table.tsx`, content: renderTable(ui, route) });
     files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui) });
-    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, S) });
+    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, model.title, S) });
     if (ui.workflow) files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
   }
   return files;

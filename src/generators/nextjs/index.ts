@@ -6,8 +6,8 @@ import {
   renderDetailPage,
   renderLayout,
   renderListPage,
-  renderPageLayout,
   renderSidebar,
+  renderTitleLayout,
 } from "./emit-app.js";
 import { renderEntityComponents } from "./emit-entity.js";
 import { renderApi, renderTypes } from "./emit-lib.js";
@@ -43,7 +43,9 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   for (const f of renderEntityComponents(model)) add(f.path, f.content);
   for (const p of model.pages) {
     const dir = `src/app/${p.segments.join("/")}`;
-    add(`${dir}/layout.tsx`, renderPageLayout(p));
+    add(`${dir}/layout.tsx`, renderTitleLayout(p.component, p.page.title));
+    add(`${dir}/new/layout.tsx`, renderTitleLayout(`${p.component}Create`, `New ${p.ui.entity.label.toLowerCase()}`));
+    add(`${dir}/[id]/layout.tsx`, renderTitleLayout(`${p.component}Detail`, p.ui.entity.label));
     add(`${dir}/page.tsx`, renderListPage(p));
     add(`${dir}/[id]/page.tsx`, renderDetailPage(p));
     add(`${dir}/new/page.tsx`, renderCreatePage(p));

@@ -1,5 +1,6 @@
-import type { DomainIR, EntityIR, FieldIR, PageIR, RouteIR, ViewIR, WorkflowIR } from "../../compiler/index.js";
+import type { DomainIR, EntityIR, FieldIR, Operation, PageIR, RouteIR, ViewIR, WorkflowIR } from "../../compiler/index.js";
 import { camelCase, humanize, kebabCase, pascalCase } from "../../compiler/index.js";
+import { expressionNames } from "../../contracts/expression.js";
 
 /**
  * What the frontend needs from the IR, resolved once: which entities get an API client, which get
@@ -43,6 +44,20 @@ export interface UiEntity {
   detailFields: FieldIR[];
   /** Reference fields whose target entity has an API client: field name -> that client. */
   references: Map<string, ApiClient>;
+  /** Validation rules of the create and update endpoints, as the forms show their failures. */
+  createRules: UiRule[];
+  updateRules: UiRule[];
+}
+
+/**
+ * A validation rule as the form reports it: the API answers a failed rule with the rule's source
+ * text in `details.rule` and names no field, so the form needs the fields the expression reads
+ * and a message meant for people (the contract's message, else its error name in words).
+ */
+export interface UiRule {
+  source: string;
+  fields: string[];
+  message: string;
 }
 
 export interface UiPage {
@@ -81,6 +96,16 @@ function displayOrder(fields: readonly FieldIR[]): FieldIR[] {
     .map((f, i) => ({ f, i }))
     .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
     .map((x) => x.f);
+}
+
+function rulesOf(entity: EntityIR, route: RouteIR | null, operation: Operation): UiRule[] {
+  const endpoint = route?.endpoints.find((e) => e.operation === operation);
+  const known = new Set(entity.fields.map((f) => f.name));
+  return (endpoint?.validation ?? []).map((r) => ({
+    source: r.source,
+    fields: expressionNames(r.expr).filter((n) => known.has(n)),
+    message: r.onFail.message ?? `${humanize(r.onFail.error)}.`,
+  }));
 }
 
 function clientName(name: string, used: Set<string>): string {
@@ -154,6 +179,8 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
       editFields: shown.filter((f) => f.updatable && !f.computed && !f.immutable),
       detailFields: shown,
       references,
+      createRules: rulesOf(entity, client.route, "create"),
+      updateRules: rulesOf(entity, client.route, "update"),
     };
     uiEntities.push(ui);
     uiOf.set(entity.fqn, ui);

@@ -6,15 +6,18 @@ import { GENERATED_NOTICE } from "../header.js";
  * Exact versions, never ranges: the same contracts must give the same package.json and, with it,
  * the same install. Checked against the npm registry on 2026-11-22. TypeScript stays on 5.9:
  * Next's type-check step drives the TypeScript compiler API, which the native 7.x line reshaped.
- * No icon library and no tailwind-merge: both cost First Load JS on every page (see
- * templates/src/components/icons.tsx and templates/src/lib/utils.ts).
+ * No icon library: it would cost First Load JS on every page (templates/src/components/icons.tsx);
+ * tailwind-merge runs with a trimmed configuration for the same reason (templates/src/lib/utils.ts);
+ * @dnd-kit/core is imported only by the lazily loaded kanban board.
  */
 export const NEXTJS_DEPENDENCIES: Readonly<Record<string, string>> = {
+  "@dnd-kit/core": "6.3.1",
   "class-variance-authority": "0.7.1",
   clsx: "2.1.1",
   next: "16.4.6",
   react: "19.3.1",
   "react-dom": "19.3.1",
+  "tailwind-merge": "3.7.0",
 };
 
 export const NEXTJS_DEV_DEPENDENCIES: Readonly<Record<string, string>> = {

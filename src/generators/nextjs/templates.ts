@@ -14,7 +14,7 @@ export interface Template {
 }
 
 /** Template files that only make sense when the backend has authentication. */
-const AUTH_ONLY = new Set(["src/app/login/page.tsx", "src/components/auth-status.tsx"]);
+const AUTH_ONLY = new Set(["src/app/login/layout.tsx", "src/app/login/page.tsx", "src/components/auth-status.tsx"]);
 
 /** npm drops dotfiles such as .gitignore from published packages, so templates store them with `_`. */
 const RENAMED: Record<string, string> = { _dockerignore: ".dockerignore", _gitignore: ".gitignore" };

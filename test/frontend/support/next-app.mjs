@@ -237,6 +237,8 @@ export function firstLoadJs(appDir) {
   for (const [entry, route] of Object.entries(routes).sort(([, a], [, b]) => (a < b ? -1 : 1))) {
     if (route.startsWith("/_")) continue;
     const manifestFile = join(next, "server", "app", `${entry}_client-reference-manifest.js`);
+    // Route handlers (the icon) load no script.
+    if (!existsSync(manifestFile)) continue;
     // The manifest is a script that assigns globalThis.__RSC_MANIFEST[entry]; run it in a sandbox.
     const sandbox = {};
     runInNewContext(readFileSync(manifestFile, "utf8"), sandbox);

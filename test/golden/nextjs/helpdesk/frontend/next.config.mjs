@@ -14,6 +14,11 @@ const nextConfig = {
   outputFileTracingRoot: root,
   turbopack: { root },
   poweredByHeader: false,
+  // The app's icon is src/app/icon.svg (linked from every page); browsers and crawlers that ask
+  // for the conventional /favicon.ico get it too instead of a 404.
+  async rewrites() {
+    return [{ source: "/favicon.ico", destination: "/icon.svg" }];
+  },
   reactStrictMode: true,
 };
 

@@ -1,14 +1,11 @@
 "use client";
 
-import { LogIn, LogOut } from "@/components/icons";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-
+import { sidebarItem } from "@/components/app-shell";
+import { LogIn, LogOut } from "@/components/icons";
+import { Link } from "@/components/link";
 import { getToken, setToken } from "@/lib/api";
-
-const itemClass =
-  "text-sidebar-foreground/80 hover:bg-sidebar-accent hover:text-sidebar-accent-foreground flex h-9 w-full items-center gap-2 rounded-md px-3 text-sm font-medium transition-colors [&_svg]:size-4";
 
 /** The sidebar's sign-in / sign-out entry; follows the stored token across tabs and logins. */
 function AuthStatus() {
@@ -26,7 +23,7 @@ function AuthStatus() {
   }, []);
   if (!signedIn) {
     return (
-      <Link href="/login" className={itemClass} data-testid="nav-login">
+      <Link href="/login" className={sidebarItem} data-testid="nav-login">
         <LogIn />
         Sign in
       </Link>
@@ -35,7 +32,7 @@ function AuthStatus() {
   return (
     <button
       type="button"
-      className={itemClass}
+      className={sidebarItem}
       data-testid="nav-logout"
       onClick={() => {
         setToken(null);

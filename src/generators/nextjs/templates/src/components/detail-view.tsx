@@ -1,15 +1,16 @@
 "use client";
 
-import { ArrowLeft, ArrowRight, LoaderCircle, Pencil, Trash } from "@/components/icons";
-import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { type ReactNode, Suspense, useState } from "react";
-
+import { type ReactNode, Suspense, useEffect, useState } from "react";
+import { ConfirmDialog } from "@/components/confirm-dialog";
+import { ArrowLeft, ArrowRight, LoaderCircle, Pencil, Trash } from "@/components/icons";
+import { Link } from "@/components/link";
 import { PageHeader } from "@/components/page-header";
 import { ErrorNotice, ErrorState, LoadingState } from "@/components/page-state";
 import { RecordDetail } from "@/components/record-detail";
+import { notify } from "@/components/toaster";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
+import { Button, buttonVariants } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { useAsync } from "@/hooks/use-async";
 import { type ReferenceSource, useReferences } from "@/hooks/use-references";
@@ -23,6 +24,7 @@ import { type ApiRecord, allowedTargets, type FieldSpec, stateOf, type WorkflowS
  */
 function DetailView<T extends ApiRecord>({
   id,
+  appTitle,
   entityLabel,
   listHref,
   listTitle,
@@ -36,6 +38,8 @@ function DetailView<T extends ApiRecord>({
   renderForm,
 }: {
   id: string;
+  /** The application's name, the last part of every document title. */
+  appTitle: string;
   entityLabel: string;
   listHref: string;
   listTitle: string;
@@ -54,6 +58,12 @@ function DetailView<T extends ApiRecord>({
   const [editing, setEditing] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const name = state.status === "ready" ? heading(state.data) : "";
+  // The document title names the record (the layout's title says only the entity).
+  useEffect(() => {
+    if (name) document.title = `${name} · ${listTitle} · ${appTitle}`;
+  }, [name, listTitle, appTitle]);
 
   const back = (
     <Link href={listHref} className="text-muted-foreground hover:text-foreground inline-flex items-center gap-1 text-sm">
@@ -62,8 +72,39 @@ function DetailView<T extends ApiRecord>({
     </Link>
   );
 
-  if (state.status === "loading") return <div className="space-y-6">{back}<LoadingState /></div>;
-  if (state.status === "error") return <div className="space-y-6">{back}<ErrorState error={state.error} onRetry={reload} /></div>;
+  if (state.status === "loading") {
+    return (
+      <div className="space-y-6">
+        {back}
+        <PageHeader title={entityLabel} />
+        <LoadingState />
+      </div>
+    );
+  }
+  if (state.status === "error") {
+    // An unknown record is a state of its own: a heading, the reason and the way back, no retry.
+    if (state.error.status === 404) {
+      return (
+        <div className="space-y-6" data-testid="not-found">
+          <PageHeader
+            title={`${entityLabel} not found`}
+            description={`No ${entityLabel.toLowerCase()} has the id ${id}. It may have been deleted.`}
+          />
+          <Link href={listHref} className={buttonVariants({ variant: "outline" })}>
+            <ArrowLeft />
+            Back to {listTitle}
+          </Link>
+        </div>
+      );
+    }
+    return (
+      <div className="space-y-6">
+        {back}
+        <PageHeader title={entityLabel} />
+        <ErrorState error={state.error} onRetry={reload} />
+      </div>
+    );
+  }
   const record = state.data;
   const current = workflow ? workflow.states.find((s) => s.name === stateOf(workflow, record)) : undefined;
   const targets = workflow ? allowedTargets(workflow, record) : [];
@@ -73,7 +114,9 @@ function DetailView<T extends ApiRecord>({
     setBusy(target);
     setActionError(null);
     try {
-      setData(await transition(record.id, target));
+      const saved = await transition(record.id, target);
+      setData(saved);
+      notify(`${entityLabel} “${heading(saved)}” moved to ${workflow?.states.find((s) => s.name === target)?.label ?? target}.`);
     } catch (e) {
       setActionError(toApiError(e).message);
     } finally {
@@ -82,11 +125,12 @@ function DetailView<T extends ApiRecord>({
   }
 
   async function destroy() {
-    if (!window.confirm(`Delete this ${entityLabel.toLowerCase()}?`)) return;
+    setConfirming(false);
     setBusy("delete");
     setActionError(null);
     try {
       await remove(record.id);
+      notify(`${entityLabel} “${name}” deleted.`);
       router.push(listHref);
     } catch (e) {
       setActionError(toApiError(e).message);
@@ -116,7 +160,7 @@ function DetailView<T extends ApiRecord>({
                 <Pencil />
                 Edit
               </Button>
-              <Button variant="destructive" onClick={destroy} disabled={busy !== null} data-testid="delete-record">
+              <Button variant="destructive" onClick={() => setConfirming(true)} disabled={busy !== null} data-testid="delete-record">
                 {busy === "delete" ? <LoaderCircle className="animate-spin" /> : <Trash />}
                 Delete
               </Button>
@@ -125,6 +169,14 @@ function DetailView<T extends ApiRecord>({
         }
       />
       {actionError ? <ErrorNotice testId="action-error">{actionError}</ErrorNotice> : null}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${entityLabel.toLowerCase()} “${name}”?`}
+        description="This cannot be undone from here."
+        confirmLabel="Delete"
+        onConfirm={destroy}
+        onCancel={() => setConfirming(false)}
+      />
       {workflow && current && !editing ? (
         <Card>
           <CardHeader>
@@ -136,7 +188,14 @@ function DetailView<T extends ApiRecord>({
           {targets.length > 0 ? (
             <CardContent className="flex flex-wrap gap-2">
               {targets.map((t) => (
-                <Button key={t} variant="outline" size="sm" disabled={busy !== null} onClick={() => move(t)} data-testid={`transition-${t}`}>
+                <Button
+                  key={t}
+                  variant="outline"
+                  size="sm"
+                  disabled={busy !== null}
+                  onClick={() => move(t)}
+                  data-testid={`transition-${t}`}
+                >
                   {busy === t ? <LoaderCircle className="animate-spin" /> : <ArrowRight />}
                   {workflow.states.find((s) => s.name === t)?.label ?? t}
                 </Button>
@@ -151,7 +210,10 @@ function DetailView<T extends ApiRecord>({
             <Suspense fallback={<LoadingState />}>
               {renderForm(record, (saved) => {
                 setEditing(false);
-                if (saved) setData(saved);
+                if (saved) {
+                  setData(saved);
+                  notify(`${entityLabel} “${heading(saved)}” saved.`);
+                }
               })}
             </Suspense>
           ) : (

@@ -488,3 +488,66 @@ export function Users(props: IconProps) {
     </Svg>
   );
 }
+
+export function ArrowDown(props: IconProps) {
+  return (
+    <Svg name="arrow-down" {...props}>
+      <path d="M12 5v14" />
+      <path d="m19 12-7 7-7-7" />
+    </Svg>
+  );
+}
+
+export function ArrowUp(props: IconProps) {
+  return (
+    <Svg name="arrow-up" {...props}>
+      <path d="m5 12 7-7 7 7" />
+      <path d="M12 19V5" />
+    </Svg>
+  );
+}
+
+export function ChevronsUpDown(props: IconProps) {
+  return (
+    <Svg name="chevrons-up-down" {...props}>
+      <path d="m7 15 5 5 5-5" />
+      <path d="m7 9 5-5 5 5" />
+    </Svg>
+  );
+}
+
+export function Menu(props: IconProps) {
+  return (
+    <Svg name="menu" {...props}>
+      <path d="M4 12h16" />
+      <path d="M4 18h16" />
+      <path d="M4 6h16" />
+    </Svg>
+  );
+}
+
+export function Moon(props: IconProps) {
+  return (
+    <Svg name="moon" {...props}>
+      <path d="M12 3a6 6 0 0 0 9 9 9 9 0 1 1-9-9Z" />
+    </Svg>
+  );
+}
+
+export function Search(props: IconProps) {
+  return (
+    <Svg name="search" {...props}>
+      <path d="m21 21-4.34-4.34" />
+      <circle cx="11" cy="11" r="8" />
+    </Svg>
+  );
+}
+
+export function X(props: IconProps) {
+  return (
+    <Svg name="x" {...props}>
+      <path d="M18 6 6 18" />
+      <path d="m6 6 12 12" />
+    </Svg>
+  );
+}

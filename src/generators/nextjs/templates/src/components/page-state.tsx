@@ -1,29 +1,40 @@
 "use client";
 
-import { Inbox, LoaderCircle, Lock, RefreshCw, ServerOff, TriangleAlert } from "@/components/icons";
-import Link from "next/link";
 import type * as React from "react";
+import { Inbox, LoaderCircle, Lock, RefreshCw, ServerOff, TriangleAlert } from "@/components/icons";
+import { Link } from "@/components/link";
 
 import { Button, buttonVariants } from "@/components/ui/button";
 import { API_URL, type ApiError } from "@/lib/api";
 import { cn } from "@/lib/utils";
 
-function StateFrame({ icon, title, children, testId }: { icon: React.ReactNode; title: string; children?: React.ReactNode; testId: string }) {
+function StateFrame({
+  icon,
+  title,
+  children,
+  testId,
+}: {
+  icon: React.ReactNode;
+  title: string;
+  children?: React.ReactNode;
+  testId: string;
+}) {
   return (
     <div
       data-testid={testId}
       className="text-muted-foreground flex flex-col items-center justify-center gap-3 rounded-xl border border-dashed px-6 py-14 text-center"
     >
       <div className="bg-muted text-foreground flex size-11 items-center justify-center rounded-full">{icon}</div>
-      <div className="text-foreground text-base font-medium">{title}</div>
+      <h2 className="text-foreground text-base font-medium">{title}</h2>
       {children}
     </div>
   );
 }
 
+/** Announced politely (role=status), so screen-reader users know the page is waiting. */
 function LoadingState({ label = "Loading…" }: { label?: string }) {
   return (
-    <div data-testid="loading-state" className="text-muted-foreground flex items-center justify-center gap-2 py-14 text-sm">
+    <div role="status" data-testid="loading-state" className="text-muted-foreground flex items-center justify-center gap-2 py-14 text-sm">
       <LoaderCircle className="size-4 animate-spin" />
       {label}
     </div>
@@ -68,22 +79,25 @@ function ErrorState({ error, onRetry }: { error: ApiError; onRetry?: () => void 
       </StateFrame>
     );
   }
-  const title = error.status === 403 ? "Not allowed" : error.status === 404 ? "Not found" : "Something went wrong";
+  const title = error.status === 403 ? "Not allowed" : "Something went wrong";
   return (
     <StateFrame testId="error-state" icon={<TriangleAlert className="size-5" />} title={title}>
       <p className="max-w-md text-sm">{error.message}</p>
-      {retry}
+      {error.status === 403 ? null : retry}
     </StateFrame>
   );
 }
 
-/** An inline error line (form and board messages). */
+/** An inline error line (form and board messages), announced at once (role=alert). */
 function ErrorNotice({ children, testId, className }: { children: React.ReactNode; testId?: string; className?: string }) {
   return (
     <div
       role="alert"
       data-testid={testId}
-      className={cn("border-destructive/30 bg-destructive/5 text-destructive flex items-start gap-2 rounded-lg border px-4 py-3 text-sm", className)}
+      className={cn(
+        "border-destructive/30 bg-destructive/5 text-destructive flex items-start gap-2 rounded-lg border px-4 py-3 text-sm",
+        className,
+      )}
     >
       <TriangleAlert className="mt-0.5 size-4 shrink-0" />
       <div>{children}</div>

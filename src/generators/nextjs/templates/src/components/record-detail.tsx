@@ -1,5 +1,5 @@
 import { FieldValue } from "@/components/field-value";
-import { type ApiRecord, type FieldSpec, valueOf } from "@/lib/schema";
+import { type ApiRecord, type FieldSpec, readField } from "@/lib/schema";
 import { cn } from "@/lib/utils";
 
 /** Every field of a record as a label/value grid; long text spans the full width. */
@@ -18,7 +18,7 @@ function RecordDetail({
         <div key={f.name} className={cn("space-y-1", (f.type === "text" || f.type === "object") && "sm:col-span-2")}>
           <dt className="text-muted-foreground text-xs font-medium tracking-wide uppercase">{f.label}</dt>
           <dd className="text-sm break-words whitespace-pre-wrap" data-testid={`detail-${f.name}`}>
-            <FieldValue field={f} value={valueOf(record, f.name)} labels={labels[f.name]} />
+            <FieldValue field={f} value={readField(record, f.name)} labels={labels[f.name]} />
           </dd>
         </div>
       ))}

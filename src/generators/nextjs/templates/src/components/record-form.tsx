@@ -1,8 +1,8 @@
 "use client";
 
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { LoaderCircle } from "@/components/icons";
-import Link from "next/link";
-import { type FormEvent, type ReactNode, useState } from "react";
+import { Link } from "@/components/link";
 
 import { ErrorNotice } from "@/components/page-state";
 import { Button, buttonVariants } from "@/components/ui/button";
@@ -13,8 +13,8 @@ import { Select } from "@/components/ui/select";
 import { Textarea } from "@/components/ui/textarea";
 import { type ReferenceSource, useReferences } from "@/hooks/use-references";
 import { toApiError } from "@/lib/api";
-import { humanize } from "@/lib/display";
-import { type ApiRecord, type FieldSpec, valueOf } from "@/lib/schema";
+import { browserTimeZone, humanize } from "@/lib/display";
+import { type ApiRecord, type FieldSpec, type RuleSpec, readField } from "@/lib/schema";
 import { cn } from "@/lib/utils";
 
 type InputValue = string | boolean;
@@ -102,7 +102,7 @@ function inputType(field: FieldSpec): string {
 
 function initialValues(fields: readonly FieldSpec[], record: ApiRecord | undefined): Record<string, InputValue> {
   const out: Record<string, InputValue> = {};
-  for (const f of fields) out[f.name] = toInput(f, record ? valueOf(record, f.name) : f.defaultValue);
+  for (const f of fields) out[f.name] = toInput(f, record ? readField(record, f.name) : f.defaultValue);
   return out;
 }
 
@@ -114,6 +114,7 @@ function initialValues(fields: readonly FieldSpec[], record: ApiRecord | undefin
 function RecordForm<T extends ApiRecord>({
   fields,
   references,
+  rules,
   record,
   onSubmit,
   onSaved,
@@ -124,6 +125,8 @@ function RecordForm<T extends ApiRecord>({
 }: {
   fields: readonly FieldSpec[];
   references: Readonly<Record<string, ReferenceSource>>;
+  /** The endpoint's validation rules by their source text: the fields each names and its message. */
+  rules: Readonly<Record<string, RuleSpec>>;
   /** The record being edited; absent on the create form. */
   record?: T;
   onSubmit: (data: Record<string, unknown>) => Promise<T>;
@@ -139,6 +142,17 @@ function RecordForm<T extends ApiRecord>({
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [zone, setZone] = useState("");
+  // The zone is the browser's; read after hydration, so the server's never shows.
+  useEffect(() => setZone(browserTimeZone()), []);
+  const form = useRef<HTMLFormElement>(null);
+  const [attempt, setAttempt] = useState(0);
+  // After a failed submit, focus goes to the first invalid field, in the order of the form.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per failed attempt
+  useEffect(() => {
+    const first = fields.find((f) => errors[f.name]);
+    if (first) form.current?.querySelector<HTMLElement>(`#field-${first.name}`)?.focus();
+  }, [attempt]);
 
   const set = (name: string, value: InputValue) => setValues((v) => ({ ...v, [name]: value }));
 
@@ -160,7 +174,10 @@ function RecordForm<T extends ApiRecord>({
     }
     setErrors(local);
     setFormError(null);
-    if (Object.keys(local).length > 0) return;
+    if (Object.keys(local).length > 0) {
+      setAttempt((n) => n + 1);
+      return;
+    }
     setSaving(true);
     try {
       const saved = await onSubmit(data);
@@ -170,21 +187,41 @@ function RecordForm<T extends ApiRecord>({
       const known = new Set(fields.map((f) => f.name));
       const atFields: Record<string, string> = {};
       const elsewhere: string[] = [];
+      const mark = (name: string, message: string) => {
+        atFields[name] = atFields[name] ? `${atFields[name]}; ${message}` : message;
+      };
       for (const [name, message] of Object.entries(err.fieldErrors)) {
-        if (known.has(name)) atFields[name] = message;
-        else elsewhere.push(name ? `${name}: ${message}` : message);
+        if (known.has(name)) mark(name, message);
+        else elsewhere.push(name ? `${humanize(name)}: ${message}` : message);
       }
+      // A failed rule names no field in the body: the contract says which fields it reads, and
+      // its message (or its error name) is what the user sees at those fields.
+      const details = err.details && typeof err.details === "object" ? (err.details as Record<string, unknown>) : {};
+      const rule = typeof details.rule === "string" ? rules[details.rule] : undefined;
+      const ruleFields = rule ? rule.fields.filter((n) => known.has(n)) : [];
+      if (rule && ruleFields.length > 0) for (const n of ruleFields) mark(n, rule.message);
+      else if (rule) elsewhere.push(rule.message);
+      const nulls = Array.isArray(details.null_fields) ? details.null_fields.map(String) : [];
+      for (const n of nulls) if (known.has(n)) mark(n, "This field is required.");
       setErrors(atFields);
-      if (elsewhere.length > 0 || Object.keys(atFields).length === 0) {
-        setFormError(elsewhere.length > 0 && err.status === 422 ? `${err.message} (${elsewhere.join("; ")})` : err.message);
+      const count = Object.keys(atFields).length;
+      if (count > 0) {
+        const names = fields.filter((f) => atFields[f.name]).map((f) => f.label);
+        setFormError(
+          `${count === 1 ? "1 field needs" : `${count} fields need`} attention: ${names.join(", ")}.${elsewhere.length > 0 ? ` ${elsewhere.join("; ")}` : ""}`,
+        );
+      } else {
+        setFormError(elsewhere.length > 0 && err.status === 422 ? elsewhere.join("; ") : err.message);
       }
+      setAttempt((n) => n + 1);
     } finally {
       setSaving(false);
     }
   }
 
   return (
-    <form noValidate onSubmit={submit} data-testid={testId} className="space-y-6">
+    <form ref={form} noValidate onSubmit={submit} data-testid={testId} className="space-y-6">
+      {formError ? <ErrorNotice testId="form-error">{formError}</ErrorNotice> : null}
       {refs.error ? <ErrorNotice>Could not load the choices of a reference field: {refs.error}</ErrorNotice> : null}
       <div className="grid gap-x-6 gap-y-5 md:grid-cols-2">
         {fields.map((f) => {
@@ -210,7 +247,12 @@ function RecordForm<T extends ApiRecord>({
           } else if (f.reference) {
             const options = refs.options[f.reference] ?? [];
             control = (
-              <Select {...common} value={String(values[f.name] ?? "")} onChange={(e) => set(f.name, e.target.value)} disabled={refs.loading}>
+              <Select
+                {...common}
+                value={String(values[f.name] ?? "")}
+                onChange={(e) => set(f.name, e.target.value)}
+                disabled={refs.loading}
+              >
                 <option value="">{refs.loading ? "Loading…" : f.required ? "Select…" : "None"}</option>
                 {options.map((o) => (
                   <option key={o.value} value={o.value}>
@@ -257,6 +299,7 @@ function RecordForm<T extends ApiRecord>({
             <div key={f.name} className={cn("space-y-2", wide && "md:col-span-2")}>
               <Label htmlFor={id}>
                 {f.label}
+                {f.type === "datetime" && zone ? <span className="text-muted-foreground font-normal">({zone})</span> : null}
                 {f.required ? (
                   <span className="text-destructive" title="Required" data-required="true">
                     *
@@ -275,7 +318,6 @@ function RecordForm<T extends ApiRecord>({
           );
         })}
       </div>
-      {formError ? <ErrorNotice testId="form-error">{formError}</ErrorNotice> : null}
       <div className="flex items-center justify-end gap-2 border-t pt-6">
         {onCancel ? (
           <Button type="button" variant="outline" onClick={onCancel}>

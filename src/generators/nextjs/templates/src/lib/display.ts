@@ -34,6 +34,27 @@ export function humanize(value: unknown): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+function pad(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+/**
+ * A date-time in the browser's time zone, as `2026-11-23 08:00 EST`: the same wall-clock time
+ * the edit form's datetime-local input shows, with the zone named. A `date` is never converted:
+ * it is a calendar day, not an instant.
+ */
+export function localDateTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const zone = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(d).find((p) => p.type === "timeZoneName");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}${zone ? ` ${zone.value}` : ""}`;
+}
+
+/** The browser's time zone name (America/New_York); "" on the server, where there is none to tell. */
+export function browserTimeZone(): string {
+  return typeof window === "undefined" ? "" : Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
 /** Plain-text rendering of a value, for cells and detail rows that are not badges. */
 export function formatValue(field: FieldSpec, value: unknown, labels?: Readonly<Record<string, string>>): string {
   if (value === null || value === undefined || value === "") return "";
@@ -41,10 +62,8 @@ export function formatValue(field: FieldSpec, value: unknown, labels?: Readonly<
   switch (field.type) {
     case "boolean":
       return value ? "Yes" : "No";
-    case "datetime": {
-      const s = String(value);
-      return s.length >= 16 ? s.slice(0, 16).replace("T", " ") : s;
-    }
+    case "datetime":
+      return localDateTime(String(value));
     case "array":
       return Array.isArray(value) ? value.map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v))).join(", ") : String(value);
     case "object":

@@ -1,8 +1,8 @@
 "use client";
 
-import { LoaderCircle, LogIn } from "@/components/icons";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { LoaderCircle, LogIn } from "@/components/icons";
 
 import { ErrorNotice } from "@/components/page-state";
 import { Button } from "@/components/ui/button";
@@ -39,7 +39,9 @@ export default function LoginPage() {
     <div className="flex min-h-[70vh] items-center justify-center">
       <Card className="w-full max-w-sm">
         <CardHeader>
-          <CardTitle className="text-xl">Sign in</CardTitle>
+          <CardTitle className="text-xl">
+            <h1>Sign in</h1>
+          </CardTitle>
           <CardDescription>Use the account your administrator gave you.</CardDescription>
         </CardHeader>
         <CardContent>

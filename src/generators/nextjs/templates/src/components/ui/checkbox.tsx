@@ -9,7 +9,7 @@ function Checkbox({ className, ...props }: Omit<React.ComponentProps<"input">, "
       type="checkbox"
       data-slot="checkbox"
       className={cn(
-        "peer border-input size-4 shrink-0 rounded-[4px] border shadow-xs accent-primary transition-shadow outline-none focus-visible:border-ring focus-visible:ring-ring/50 focus-visible:ring-[3px] aria-invalid:ring-destructive/20 aria-invalid:border-destructive disabled:cursor-not-allowed disabled:opacity-50",
+        "peer border-input size-4 shrink-0 rounded-[4px] border shadow-xs accent-primary transition-shadow outline-none focus-visible:border-ring focus-visible:ring-ring focus-visible:ring-[3px] aria-invalid:ring-destructive aria-invalid:border-destructive disabled:cursor-not-allowed disabled:opacity-50",
         className,
       )}
       {...props}

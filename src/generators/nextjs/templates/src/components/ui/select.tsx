@@ -1,5 +1,5 @@
-import { ChevronDown } from "@/components/icons";
 import type * as React from "react";
+import { ChevronDown } from "@/components/icons";
 
 import { cn } from "@/lib/utils";
 
@@ -14,8 +14,8 @@ function Select({ className, children, ...props }: React.ComponentProps<"select"
         data-slot="select"
         className={cn(
           "border-input dark:bg-input/30 h-9 w-full min-w-0 appearance-none rounded-md border bg-transparent py-1 pr-9 pl-3 text-base shadow-xs transition-[color,box-shadow] outline-none disabled:pointer-events-none disabled:cursor-not-allowed disabled:opacity-50 md:text-sm",
-          "focus-visible:border-ring focus-visible:ring-ring/50 focus-visible:ring-[3px]",
-          "aria-invalid:ring-destructive/20 dark:aria-invalid:ring-destructive/40 aria-invalid:border-destructive",
+          "focus-visible:border-ring focus-visible:ring-ring focus-visible:ring-[3px]",
+          "aria-invalid:ring-destructive aria-invalid:border-destructive",
           className,
         )}
         {...props}

@@ -2,11 +2,16 @@ import type * as React from "react";
 
 import { cn } from "@/lib/utils";
 
+/**
+ * A wide table scrolls inside its own container, never the page. The container is focusable and
+ * named after the table, so keyboard users can scroll it too.
+ */
 function Table({ className, ...props }: React.ComponentProps<"table">) {
   return (
-    <div data-slot="table-container" className="relative w-full overflow-x-auto">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+    <section data-slot="table-container" aria-label={props["aria-label"]} tabIndex={0} className="relative w-full overflow-x-auto">
       <table data-slot="table" className={cn("w-full caption-bottom text-sm", className)} {...props} />
-    </div>
+    </section>
   );
 }
 
@@ -24,7 +29,11 @@ function TableFooter({ className, ...props }: React.ComponentProps<"tfoot">) {
 
 function TableRow({ className, ...props }: React.ComponentProps<"tr">) {
   return (
-    <tr data-slot="table-row" className={cn("hover:bg-muted/50 data-[state=selected]:bg-muted border-b transition-colors", className)} {...props} />
+    <tr
+      data-slot="table-row"
+      className={cn("hover:bg-muted/50 data-[state=selected]:bg-muted border-b transition-colors", className)}
+      {...props}
+    />
   );
 }
 

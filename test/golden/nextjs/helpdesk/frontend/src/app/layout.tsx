@@ -10,16 +10,19 @@ export const metadata: Metadata = {
   description: "Helpdesk administration, generated from contracts by charter.",
 };
 
+/** Applies the stored or the system's theme before the first paint (no flash of the other theme). */
+const themeScript = "try{var t=localStorage.getItem(\"charter.theme\"),d=t?t===\"dark\":matchMedia(\"(prefers-color-scheme: dark)\").matches;document.documentElement.classList.toggle(\"dark\",d)}catch(e){}";
+
 export default function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
   return (
-    <html lang="en">
+    // The theme script sets the class before React hydrates.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
+        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+      </head>
       <body className="font-sans">
-        <div className="flex min-h-svh">
-          <AppSidebar />
-          <main className="min-w-0 flex-1">
-            <div className="w-full px-6 py-8 lg:px-10">{children}</div>
-          </main>
-        </div>
+        <AppSidebar>{children}</AppSidebar>
       </body>
     </html>
   );

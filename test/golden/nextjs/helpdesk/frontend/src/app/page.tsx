@@ -2,7 +2,7 @@
 "use client";
 
 import { ArrowRight, Headset, Ticket, Users } from "@/components/icons";
-import Link from "next/link";
+import { Link } from "@/components/link";
 
 import { PageHeader } from "@/components/page-header";
 import { ErrorState } from "@/components/page-state";
@@ -31,7 +31,7 @@ export default function DashboardPage() {
           const r = results?.[i];
           const value = !r ? "…" : r.status === "fulfilled" ? String(r.value) : "—";
           const body = (
-            <Card className="hover:border-foreground/20 h-full transition-colors" data-testid={`card-${c.key}`}>
+            <Card key={c.key} className="hover:border-foreground/20 h-full transition-colors" data-testid={`card-${c.key}`}>
               <CardHeader>
                 <CardDescription className="flex items-center gap-2">
                   <c.icon className="size-4" />

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from "react";
 
 import type { ListResult } from "@/lib/api";
-import { type ApiRecord, valueOf } from "@/lib/schema";
+import { type ApiRecord, readField } from "@/lib/schema";
 
 /** Where the options of a reference field come from: all records of the target entity. */
 export interface ReferenceSource {
@@ -31,7 +31,7 @@ export interface References {
 }
 
 function labelOf(record: ApiRecord, display: string | null): string {
-  const value = display ? valueOf(record, display) : null;
+  const value = display ? readField(record, display) : null;
   return value === null || value === undefined || value === "" ? record.id : String(value);
 }
 

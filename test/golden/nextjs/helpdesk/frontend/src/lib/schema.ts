@@ -3,18 +3,7 @@
  * The shapes the generated per-entity modules describe their fields and workflows with. The
  * generic components (table, form, detail, kanban) read these, so the generated code stays data.
  */
-export type FieldType =
-  | "string"
-  | "integer"
-  | "number"
-  | "boolean"
-  | "text"
-  | "array"
-  | "object"
-  | "datetime"
-  | "date"
-  | "uuid"
-  | "email";
+export type FieldType = "string" | "integer" | "number" | "boolean" | "text" | "array" | "object" | "datetime" | "date" | "uuid" | "email";
 
 export type EnumValue = string | number | boolean;
 
@@ -39,7 +28,7 @@ export interface ApiRecord {
 }
 
 /** Reads a field of any record by name (the generic views know fields only by name). */
-export function valueOf(record: ApiRecord, name: string): unknown {
+export function readField(record: ApiRecord, name: string): unknown {
   return (record as unknown as Record<string, unknown>)[name];
 }
 
@@ -68,7 +57,7 @@ export function allowedTargets(workflow: WorkflowSpec, record: ApiRecord): reado
   if (workflow.states.find((s) => s.name === state)?.terminal) return [];
   const override = workflow.typeOverride;
   if (override) {
-    const subtype = valueOf(record, override.field);
+    const subtype = readField(record, override.field);
     if (subtype !== null && subtype !== undefined) {
       const replaced = override.overrides[String(subtype)]?.[state];
       if (replaced) return replaced;
@@ -79,6 +68,12 @@ export function allowedTargets(workflow: WorkflowSpec, record: ApiRecord): reado
 
 /** The record's workflow state; a record without one is in the initial state. */
 export function stateOf(workflow: WorkflowSpec, record: ApiRecord): string {
-  const state = valueOf(record, "state");
+  const state = readField(record, "state");
   return typeof state === "string" ? state : workflow.initial;
+}
+
+/** A validation rule of a create or update endpoint: the fields it reads and what to tell the user. */
+export interface RuleSpec {
+  fields: readonly string[];
+  message: string;
 }

@@ -16,6 +16,7 @@ export function AgentDetail({ id }: { id: string }) {
   return (
     <DetailView<Agent>
       id={id}
+      appTitle="Helpdesk"
       entityLabel="Agent"
       listHref="/agents"
       listTitle="Agents"

@@ -4,7 +4,13 @@
 import { RecordForm } from "@/components/record-form";
 import { agentApi } from "@/lib/api";
 import type { Agent, AgentCreate, AgentUpdate } from "@/lib/types";
-import { agentCreateFields, agentEditFields, agentReferences } from "./agent-fields";
+import {
+  agentCreateFields,
+  agentCreateRules,
+  agentEditFields,
+  agentReferences,
+  agentUpdateRules,
+} from "./agent-fields";
 
 /**
  * Create form (no `record`) or edit form (with one). The body is assembled from the inputs and
@@ -25,6 +31,7 @@ export function AgentForm({
     <RecordForm<Agent>
       fields={record ? agentEditFields : agentCreateFields}
       references={agentReferences}
+      rules={record ? agentUpdateRules : agentCreateRules}
       record={record}
       onSubmit={(data) =>
         record

@@ -16,6 +16,7 @@ export function CustomerDetail({ id }: { id: string }) {
   return (
     <DetailView<Customer>
       id={id}
+      appTitle="Helpdesk"
       entityLabel="Customer"
       listHref="/customers"
       listTitle="Customers"

@@ -4,7 +4,13 @@
 import { RecordForm } from "@/components/record-form";
 import { customerApi } from "@/lib/api";
 import type { Customer, CustomerCreate, CustomerUpdate } from "@/lib/types";
-import { customerCreateFields, customerEditFields, customerReferences } from "./customer-fields";
+import {
+  customerCreateFields,
+  customerCreateRules,
+  customerEditFields,
+  customerReferences,
+  customerUpdateRules,
+} from "./customer-fields";
 
 /**
  * Create form (no `record`) or edit form (with one). The body is assembled from the inputs and
@@ -25,6 +31,7 @@ export function CustomerForm({
     <RecordForm<Customer>
       fields={record ? customerEditFields : customerCreateFields}
       references={customerReferences}
+      rules={record ? customerUpdateRules : customerCreateRules}
       record={record}
       onSubmit={(data) =>
         record

@@ -16,6 +16,7 @@ export function TicketDetail({ id }: { id: string }) {
   return (
     <DetailView<Ticket>
       id={id}
+      appTitle="Helpdesk"
       entityLabel="Ticket"
       listHref="/tickets"
       listTitle="Tickets"

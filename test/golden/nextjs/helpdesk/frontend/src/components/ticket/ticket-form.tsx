@@ -4,7 +4,13 @@
 import { RecordForm } from "@/components/record-form";
 import { ticketApi } from "@/lib/api";
 import type { Ticket, TicketCreate, TicketUpdate } from "@/lib/types";
-import { ticketCreateFields, ticketEditFields, ticketReferences } from "./ticket-fields";
+import {
+  ticketCreateFields,
+  ticketCreateRules,
+  ticketEditFields,
+  ticketReferences,
+  ticketUpdateRules,
+} from "./ticket-fields";
 
 /**
  * Create form (no `record`) or edit form (with one). The body is assembled from the inputs and
@@ -25,6 +31,7 @@ export function TicketForm({
     <RecordForm<Ticket>
       fields={record ? ticketEditFields : ticketCreateFields}
       references={ticketReferences}
+      rules={record ? ticketUpdateRules : ticketCreateRules}
       record={record}
       onSubmit={(data) =>
         record

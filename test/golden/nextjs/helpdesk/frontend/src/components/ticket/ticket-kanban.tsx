@@ -23,6 +23,7 @@ export function TicketKanban({ rows, cardFields }: { rows: readonly Ticket[]; ca
     <KanbanBoard
       records={rows}
       workflow={ticketWorkflow}
+      entityLabel="Ticket"
       cardFields={specs}
       labels={refs.labels}
       href={(r) => `/tickets/${r.id}`}

@@ -2,11 +2,12 @@
 "use client";
 
 import { ArrowLeft } from "@/components/icons";
-import Link from "next/link";
+import { Link } from "@/components/link";
 import { useRouter } from "next/navigation";
 
 import { AgentForm } from "@/components/agent/agent-form";
 import { PageHeader } from "@/components/page-header";
+import { notify } from "@/components/toaster";
 import { Card, CardContent } from "@/components/ui/card";
 
 export default function AgentsCreatePage() {
@@ -20,7 +21,13 @@ export default function AgentsCreatePage() {
       <PageHeader title="New agent" description="Fields marked * are required." />
       <Card>
         <CardContent>
-          <AgentForm cancelHref="/agents" onSaved={() => router.push("/agents")} />
+          <AgentForm
+            cancelHref="/agents"
+            onSaved={(r) => {
+              notify(`Agent “${String(r.name ?? r.id)}” created.`);
+              router.push("/agents");
+            }}
+          />
         </CardContent>
       </Card>
     </div>

@@ -2,11 +2,12 @@
 "use client";
 
 import { ArrowLeft } from "@/components/icons";
-import Link from "next/link";
+import { Link } from "@/components/link";
 import { useRouter } from "next/navigation";
 
 import { CustomerForm } from "@/components/customer/customer-form";
 import { PageHeader } from "@/components/page-header";
+import { notify } from "@/components/toaster";
 import { Card, CardContent } from "@/components/ui/card";
 
 export default function CustomersCreatePage() {
@@ -20,7 +21,13 @@ export default function CustomersCreatePage() {
       <PageHeader title="New customer" description="Fields marked * are required." />
       <Card>
         <CardContent>
-          <CustomerForm cancelHref="/customers" onSaved={() => router.push("/customers")} />
+          <CustomerForm
+            cancelHref="/customers"
+            onSaved={(r) => {
+              notify(`Customer “${String(r.name ?? r.id)}” created.`);
+              router.push("/customers");
+            }}
+          />
         </CardContent>
       </Card>
     </div>

@@ -2,11 +2,12 @@
 "use client";
 
 import { ArrowLeft } from "@/components/icons";
-import Link from "next/link";
+import { Link } from "@/components/link";
 import { useRouter } from "next/navigation";
 
 import { TicketForm } from "@/components/ticket/ticket-form";
 import { PageHeader } from "@/components/page-header";
+import { notify } from "@/components/toaster";
 import { Card, CardContent } from "@/components/ui/card";
 
 export default function TicketsCreatePage() {
@@ -20,7 +21,13 @@ export default function TicketsCreatePage() {
       <PageHeader title="New ticket" description="Fields marked * are required." />
       <Card>
         <CardContent>
-          <TicketForm cancelHref="/tickets" onSaved={() => router.push("/tickets")} />
+          <TicketForm
+            cancelHref="/tickets"
+            onSaved={(r) => {
+              notify(`Ticket “${String(r.title ?? r.id)}” created.`);
+              router.push("/tickets");
+            }}
+          />
         </CardContent>
       </Card>
     </div>

@@ -1,0 +1,36 @@
+"use client";
+
+import { useEffect, useState } from "react";
+
+import { Moon } from "@/components/icons";
+import { cn } from "@/lib/utils";
+
+/** Key of the stored choice; the root layout's inline script reads it before the first paint. */
+const THEME_KEY = "charter.theme";
+
+/** A toggle button (aria-pressed) between the light and the dark theme; the choice persists. */
+export function ThemeToggle({ className }: { className?: string }) {
+  const [dark, setDark] = useState(false);
+  useEffect(() => setDark(document.documentElement.classList.contains("dark")), []);
+  return (
+    <button
+      type="button"
+      aria-pressed={dark}
+      data-testid="theme-toggle"
+      className={cn(className, "aria-pressed:bg-sidebar-accent aria-pressed:text-sidebar-accent-foreground")}
+      onClick={() => {
+        const next = !document.documentElement.classList.contains("dark");
+        document.documentElement.classList.toggle("dark", next);
+        try {
+          localStorage.setItem(THEME_KEY, next ? "dark" : "light");
+        } catch {
+          // Storage refused (private mode): the choice lasts for this page only.
+        }
+        setDark(next);
+      }}
+    >
+      <Moon />
+      Dark theme
+    </button>
+  );
+}
