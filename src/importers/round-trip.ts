@@ -31,7 +31,8 @@ export interface RoundTrip {
  * Compares the original spec with the generated app's OpenAPI document, by path and by schema, so
  * the user sees what the import kept. Paths are compared with parameter names ignored and PUT
  * matched to the generated PATCH; an original schema is compared with the generated
- * `<Entity>Response` model, property names normalised to snake_case.
+ * `<Entity>Public` model (`<Entity>Response` in older generated apps), property names normalised to
+ * snake_case.
  */
 export function compareOpenApi(original: Schema, generated: Schema): RoundTrip {
   const norm = (p: string): string => p.replace(/\{[^}]+\}/g, "{}").replace(/\/+$/, "") || "/";
@@ -65,7 +66,8 @@ export function compareOpenApi(original: Schema, generated: Schema): RoundTrip {
   for (const [name, raw] of Object.entries(originalSchemas)) {
     const resolved = resolveLocal(original, raw, 0);
     if (Object.keys(rec(resolved.properties)).length === 0) continue;
-    const target = rec(generatedSchemas[`${pascalCase(entityName(name))}Response`]);
+    const model = pascalCase(entityName(name));
+    const target = rec(generatedSchemas[`${model}Public`] ?? generatedSchemas[`${model}Response`]);
     const genProps = rec(target.properties);
     if (Object.keys(genProps).length === 0) {
       schemas.push({ schema: name, property: "*", status: "missing" });

@@ -50,8 +50,8 @@ describe.each(["memory", "postgres"] as const)("unhandled exception from a misty
     expect(report).toMatchObject({
       path: "/healer/ingest",
       source: "runtime",
-      contract_fqn: "route/shop/order_api",
-      context: { path: "/orders", request_path: "/orders", method: "POST", status_code: 500 },
+      contract_fqn: "entity/shop/order",
+      context: { path: "/orders", request_path: "/orders", method: "POST", status_code: 500, route_fqn: "route/shop/order_api" },
     });
     expect(String(report.error)).toContain("TypeError");
     expect(String(report.stacktrace)).toContain("app/rules.py");

@@ -42,7 +42,11 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
     {
       title: "Generated application",
       settings: [
-        { name: "APP_ENV", example: "development", meaning: "development, test or production; outside development and test the app refuses the placeholder AUTH_SECRET" },
+        {
+          name: "APP_ENV",
+          example: "development",
+          meaning: "development, test or production; outside development and test the app refuses the placeholder AUTH_SECRET",
+        },
         { name: "PORT", example: "8000", meaning: "API port (default 8000)" },
         { name: "CORS_ORIGINS", example: "*", meaning: "comma-separated allowed origins (default *)" },
         {
