@@ -649,10 +649,15 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
       });
     });
     const said = () => page.evaluate(() => (window as unknown as { said: string[] }).said.join(" | "));
+    // dnd-kit starts listening for the move keys in an effect after the pick-up renders: let two
+    // frames pass so a key pressed by a fast (or a loaded) machine is not lost in between.
+    const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     await page.keyboard.press("Space");
     await expect.poll(said).toContain("Picked up Printer on fire in New.");
+    await settle();
     await page.keyboard.press("ArrowRight");
     await expect.poll(said).toContain("Printer on fire is over Triaged.");
+    await settle();
     await page.keyboard.press("Space");
     await expect.poll(said).toContain("Dropped Printer on fire in Triaged.");
     await expect.poll(async () => (await api<Rec>("GET", `/tickets/${id}`)).state).toBe("triaged");
@@ -661,7 +666,9 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     await expect.poll(() => page.getByTestId("toasts").textContent()).toContain("Ticket “Printer on fire” moved to Triaged.");
     // Escape cancels a move.
     await page.keyboard.press("Enter");
+    await settle();
     await page.keyboard.press("ArrowRight");
+    await settle();
     await page.keyboard.press("Escape");
     await expect.poll(said).toContain("Move cancelled. Printer on fire stays in Triaged.");
     expect((await api<Rec>("GET", `/tickets/${id}`)).state).toBe("triaged");

@@ -21,6 +21,12 @@ export const FRONTEND_PORT = 3000;
 export const RUN_AS = 10001;
 /** UID/GID of the `nextjs` user of the generated frontend image (src/generators/nextjs Dockerfile). */
 export const FRONTEND_RUN_AS = 1001;
+/** UID/GID the Healer image runs as (src/generators/docker/templates/healer/Dockerfile). */
+export const HEALER_RUN_AS = 1000;
+/** Where the Healer image installs Charter, and where its volume keeps the project on Kubernetes. */
+const HEALER_CHARTER = "/opt/healer/node_modules/.bin/charter";
+const HEALER_STATE_DIR = "/state";
+const HEALER_STATE_PROJECT = `${HEALER_STATE_DIR}/project`;
 
 /** Names derived once from the domain: DNS-1123 labels, image names, the Secret and ConfigMap. */
 export interface K8sNames {
@@ -277,7 +283,8 @@ export function healerVolumeClaim(n: K8sNames): K8sObject {
 /**
  * The Healer: one replica (its SQLite queue lives on a ReadWriteOnce volume), replaced with
  * `Recreate` so two pods never open the store at once. The project (contracts and `.forge/`) lives
- * on the volume, seeded from the image on first start, so approved fixes survive restarts.
+ * on the volume, so approved fixes survive restarts; the guide copies the contracts in once (the
+ * image carries Charter, not the domain).
  */
 export function healerDeployment(n: K8sNames): K8sObject {
   return {
@@ -293,18 +300,18 @@ export function healerDeployment(n: K8sNames): K8sObject {
         metadata: { labels: labels(n, "healer") },
         spec: {
           automountServiceAccountToken: false,
-          securityContext: podSecurity(),
+          securityContext: podSecurity(HEALER_RUN_AS),
           initContainers: [
             {
               name: "seed-project",
               image: n.healerImage,
               imagePullPolicy: "IfNotPresent",
-              // Copies the contracts shipped in the image onto the volume once; later starts keep the
-              // volume's (possibly healed) contracts.
-              command: ["sh", "-c", "[ -d /state/project/domains ] || cp -a /srv/project /state/project"],
+              // The project folders on the volume; the contracts are copied in once (see the guide) and
+              // later starts keep the volume's (possibly healed) contracts.
+              command: ["mkdir", "-p", `${HEALER_STATE_PROJECT}/domains`, `${HEALER_STATE_PROJECT}/.forge`],
               resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
               securityContext: containerSecurity(),
-              volumeMounts: [{ name: "state", mountPath: "/state" }],
+              volumeMounts: [{ name: "state", mountPath: HEALER_STATE_DIR }],
             },
           ],
           containers: [
@@ -312,7 +319,8 @@ export function healerDeployment(n: K8sNames): K8sObject {
               name: "healer",
               image: n.healerImage,
               imagePullPolicy: "IfNotPresent",
-              command: ["charter", "healer", "serve", "--host", "0.0.0.0", "--port", String(HEALER_PORT), "/state/project"],
+              workingDir: HEALER_STATE_PROJECT,
+              command: [HEALER_CHARTER, "healer", "serve", "--host", "0.0.0.0", "--port", String(HEALER_PORT), "domains"],
               ports: [{ name: "http", containerPort: HEALER_PORT, protocol: "TCP" }],
               env: [
                 { name: "SVC_HEALER_PORT", value: String(HEALER_PORT) },
@@ -341,7 +349,7 @@ export function healerDeployment(n: K8sNames): K8sObject {
               },
               securityContext: containerSecurity(),
               volumeMounts: [
-                { name: "state", mountPath: "/state" },
+                { name: "state", mountPath: HEALER_STATE_DIR },
                 { name: "tmp", mountPath: "/tmp" },
               ],
             },

@@ -84,7 +84,8 @@ def test_list_pages_and_filters(api: Api, route: dict[str, Any]) -> None:
     assert set(seen) == ids
     assert all(item[marker] == tag for item in first.json()["items"])
     elsewhere = api.call(name, "list", "GET", spec["path"], params={marker: f"{tag} none"})
-    assert elsewhere.json() == {"items": [], "total": 0}
+    assert elsewhere.json()["items"] == []
+    assert elsewhere.json()["total"] == 0
     if spec["stateMachine"]:
         in_state = api.call(name, "list", "GET", spec["path"], params={marker: tag, "state": spec["initialState"]})
         assert in_state.json()["total"] == 3
