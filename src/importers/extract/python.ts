@@ -5,9 +5,10 @@ import { fileURLToPath } from "node:url";
 import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable } from "../model.js";
 import { ImportError } from "../model.js";
 import { mapTypeName } from "../type-map.js";
+import { pydanticModels } from "./pydantic.js";
 
 /** What read_models.py prints: a JSON view of Python's own `ast` of each file. */
-interface PyValue {
+export interface PyValue {
   kind: "const" | "name" | "call" | "list" | "subscript" | "other";
   value?: string | number | boolean | null;
   id?: string;
@@ -18,13 +19,22 @@ interface PyValue {
   source?: string;
   slice?: PyValue;
 }
-interface PyAssign {
+/** An annotation's tree read by the script: unions with None, Literal values, list items, Annotated metadata. */
+export interface PyAnnotation {
+  optional: boolean;
+  base: string;
+  metadata: PyValue[];
+  literal?: (string | number | boolean)[];
+  items?: string;
+}
+export interface PyAssign {
   name: string;
   annotation: string | null;
+  type?: PyAnnotation;
   value: PyValue | null;
   line: number;
 }
-interface PyClass {
+export interface PyClass {
   name: string;
   line: number;
   bases: string[];
@@ -33,7 +43,7 @@ interface PyClass {
   body: PyAssign[];
   inner: PyClass[];
 }
-interface PyFile {
+export interface PyFile {
   path: string;
   error?: { message: string; line: number; column: number };
   imports: string[];
@@ -68,11 +78,11 @@ export interface PythonFindings {
   notes: ImportNote[];
 }
 
-const str = (v: PyValue | null | undefined): string | undefined =>
+export const str = (v: PyValue | null | undefined): string | undefined =>
   v?.kind === "const" && typeof v.value === "string" ? v.value : undefined;
-const num = (v: PyValue | null | undefined): number | undefined =>
+export const num = (v: PyValue | null | undefined): number | undefined =>
   v?.kind === "const" && typeof v.value === "number" ? v.value : undefined;
-const last = (dotted: string): string => dotted.split(".").pop() ?? dotted;
+export const last = (dotted: string): string => dotted.split(".").pop() ?? dotted;
 
 /**
  * The four frameworks' conventions on top of the AST: SQLAlchemy (Column / mapped_column and
@@ -114,6 +124,8 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
     }
     out.operations.push(...fastapiRoutes(f));
   }
+  // After the ORM models: a Pydantic schema only becomes an entity when no ORM model exists.
+  out.tables.push(...pydanticModels(files, out.tables, out.notes));
   return out;
 }
 

@@ -38,6 +38,48 @@ def value(node):
     return {"kind": "other", "source": ast.unparse(node)}
 
 
+def _named(node, *names):
+    return isinstance(node, ast.Subscript) and ast.unparse(node.value).split(".")[-1] in names
+
+
+def _union_members(node):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union_members(node.left) + _union_members(node.right)
+    if _named(node, "Union"):
+        return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return [node]
+
+
+def read_annotation(node):
+    """The parts of a type annotation a Pydantic field needs, read from its tree rather than its text:
+    Annotated[T, Field(...)] metadata, Optional / `| None`, Literal values and list item types."""
+    metadata = []
+    if _named(node, "Annotated") and isinstance(node.slice, ast.Tuple) and node.slice.elts:
+        metadata = [value(m) for m in node.slice.elts[1:]]
+        node = node.slice.elts[0]
+    optional = False
+    if _named(node, "Optional"):
+        optional = True
+        node = node.slice
+    members = _union_members(node)
+    present = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
+    if len(present) < len(members):
+        optional = True
+    if len(present) == 1:
+        node = present[0]
+    out = {"optional": optional, "base": ast.unparse(node), "metadata": metadata}
+    if _named(node, "Literal"):
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        out["base"] = "Literal"
+        out["literal"] = [e.value for e in elts if isinstance(e, ast.Constant)]
+    elif _named(node, "list", "List", "Sequence", "set", "Set", "frozenset", "FrozenSet"):
+        out["base"] = "list"
+        out["items"] = ast.unparse(node.slice)
+    elif isinstance(node, ast.Subscript):
+        out["base"] = ast.unparse(node.value)
+    return out
+
+
 def read_class(node):
     body = []
     inner = []
@@ -49,6 +91,7 @@ def read_class(node):
                 {
                     "name": stmt.target.id,
                     "annotation": ast.unparse(stmt.annotation),
+                    "type": read_annotation(stmt.annotation),
                     "value": value(stmt.value),
                     "line": stmt.lineno,
                 }
