@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ describe("charter extract --yes", () => {
     const r = runCharter(["extract", join(CODE, "fastapi_app"), "--domain", "helpdesk", "--dir", dir, "--yes"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("[1/4] discover");
-    expect(r.stderr).toContain("frameworks: FastAPI, SQLAlchemy, SQLModel");
+    expect(r.stderr).toContain("frameworks: FastAPI, Pydantic, SQLAlchemy, SQLModel");
     validates(dir);
     expect(fields(dir, "customer")).toEqual({
       name: { type: "string", required: true, constraints: { maxLength: 120 } },
@@ -55,6 +55,51 @@ describe("charter extract --yes", () => {
       weight: { type: "integer", default: 1, constraints: { min: 0, max: 10 } },
     });
     expect(existsSync(join(dir, "entities/tag_read.contract.yaml"))).toBe(false);
+    // Pydantic schemas beside ORM models: the ORM model is the entity, each schema is named as skipped.
+    expect(readdirSync(join(dir, "entities")).sort()).toEqual(["customer.contract.yaml", "tag.contract.yaml", "ticket.contract.yaml"]);
+    expect(r.stdout).toContain("skipped: CustomerCreate: a Pydantic schema of Customer; the ORM model is the entity");
+    expect(r.stdout).toContain("skipped: CustomerPublic: a Pydantic schema of Customer; the ORM model is the entity");
+    expect(r.stdout).toContain("skipped: TicketRead: a Pydantic schema of Ticket; the ORM model is the entity");
+    expect(r.stdout).toContain("skipped: Token: a Pydantic schema beside ORM models (a request or response shape); not an entity");
+  });
+
+  it("reads a Pydantic-only app: annotations, Field constraints, Literal and Enum, Optional, one entity per schema family", () => {
+    const dir = outDir();
+    const r = runCharter(["extract", join(CODE, "pydantic_app"), "--domain", "events", "--dir", dir, "--yes"]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain("frameworks: FastAPI, Pydantic");
+    validates(dir);
+    expect(readdirSync(join(dir, "entities")).sort()).toEqual(["event.contract.yaml", "organizer.contract.yaml"]);
+    // OrganizerBase (fields of the family without the password or the id) is the entity.
+    expect(fields(dir, "organizer")).toEqual({
+      name: { type: "string", required: true, constraints: { minLength: 2, maxLength: 80 } },
+      email: { type: "email", required: true },
+      phone: { type: "string", constraints: { pattern: "^\\+?[0-9 ]{6,20}$" } },
+    });
+    const organizer = spec(dir, "entities/organizer.contract.yaml");
+    expect(organizer.mixins).toBeUndefined();
+    expect(parse(readFileSync(join(dir, "entities/organizer.contract.yaml"), "utf8")).metadata.description).toBe(
+      "Someone who runs events.",
+    );
+    expect(fields(dir, "event")).toEqual({
+      title: { type: "string", required: true, constraints: { maxLength: 120 } },
+      starts_on: { type: "date", required: true },
+      capacity: { type: "integer", default: 100, constraints: { min: 1, max: 5000 } },
+      price: { type: "number", constraints: { min: 0 } },
+      visibility: { type: "string", default: "public", enum: ["public", "members", "private"] },
+      kind: { type: "string", default: "talk", enum: ["talk", "workshop", "meetup"] },
+      organizer_id: { type: "uuid", required: true, references: { entity: "entity/events/organizer", display: "name" } },
+      seats_left: { type: "integer", required: true, constraints: { min: 0 } },
+    });
+    // tags: list[str] is the taggable mixin; created_at (default_factory=datetime.now) the implicit one.
+    expect(spec(dir, "entities/event.contract.yaml").mixins).toEqual(["mixin/stdlib/taggable"]);
+    const routes = spec(dir, "routes/event_api.contract.yaml") as { endpoints: { method: string; path: string }[] };
+    expect(routes.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "PATCH /{id}"]);
+    expect(r.stdout).toContain("skipped: OrganizerCreate: another Pydantic schema of Organizer; OrganizerBase is the entity");
+    expect(r.stdout).toContain("skipped: OrganizerPublic: another Pydantic schema of Organizer; OrganizerBase is the entity");
+    expect(r.stdout).toContain("skipped: EventUpdate: another Pydantic schema of Event; Event is the entity");
+    expect(r.stdout).toContain("skipped: Schema: a Pydantic model with no fields");
+    expect(r.stdout).toMatch(/skipped: Event\.organizer: a nested Optional\[OrganizerPublic\] model is not a column; left out/);
   });
 
   it("reads a Django app: fields, choices, ForeignKey, Meta.db_table, auto_now", () => {
