@@ -29,11 +29,14 @@ export function summaryText(s: ImportSummary): string {
       for (const f of r.findings) out.push(`    ${formatFinding(f)}`);
     }
   }
-  if (s.llm.length > 0) {
-    out.push(`From the LLM (${s.llm.length} contracts, review them):`);
-    for (const l of s.llm) out.push(`  ${l.fqn}: ${l.paths.join(", ")}`);
-  }
+  out.push(...llmLines(s.llm));
   return `${out.join("\n")}\n`;
+}
+
+/** The contracts with parts an LLM suggested, and which parts (the factory's summary and the extractor's review). */
+export function llmLines(llm: ImportSummary["llm"]): string[] {
+  if (llm.length === 0) return [];
+  return [`From the LLM (${llm.length} contracts, review them):`, ...llm.map((l) => `  ${l.fqn}: ${l.paths.join(", ")}`)];
 }
 
 export function summaryJson(s: ImportSummary): string {

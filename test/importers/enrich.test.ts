@@ -9,6 +9,7 @@ import { FakeLlm } from "../support/fake-llm.js";
 import { validates } from "./support.js";
 
 const SPEC = resolve("test/fixtures/importers/openapi/public/petstore-openapi3.yaml");
+const CODEBASE = resolve("test/fixtures/importers/codebases/pydantic_app");
 const work = mkdtempSync(join(tmpdir(), "charter-enrich-"));
 let n = 0;
 let llm: FakeLlm;
@@ -22,31 +23,11 @@ afterAll(async () => {
 beforeEach(() => llm.reset());
 
 /** The CLI in a child process, asynchronously, so the fake server in this process can answer it. */
-function migrate(
-  extraEnv: Record<string, string> = {},
-  args: string[] = [],
-): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
-  const dir = join(work, `out-${n++}`);
+function charter(args: string[], extraEnv: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        TSX_LOADER,
-        resolve(REPO_ROOT, "src/cli/charter.ts"),
-        "factory",
-        "migrate",
-        SPEC,
-        "--domain",
-        "store",
-        "--dir",
-        dir,
-        ...args,
-      ],
-      {
-        env: { ...process.env, NO_COLOR: "1", ...llm.env(), ...extraEnv },
-      },
-    );
+    const child = spawn(process.execPath, ["--import", TSX_LOADER, resolve(REPO_ROOT, "src/cli/charter.ts"), ...args], {
+      env: { ...process.env, NO_COLOR: "1", ...llm.env(), ...extraEnv },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -55,8 +36,21 @@ function migrate(
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
     });
-    child.on("close", (status) => done({ dir, status: status ?? -1, stdout, stderr }));
+    child.on("close", (status) => done({ status: status ?? -1, stdout, stderr }));
   });
+}
+
+async function migrate(
+  extraEnv: Record<string, string> = {},
+  args: string[] = [],
+): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
+  const dir = join(work, `out-${n++}`);
+  return { dir, ...(await charter(["factory", "migrate", SPEC, "--domain", "store", "--dir", dir, ...args], extraEnv)) };
+}
+
+async function extract(args: string[] = []): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
+  const dir = join(work, `out-${n++}`);
+  return { dir, ...(await charter(["extract", CODEBASE, "--domain", "events", "--dir", dir, "--yes", ...args])) };
 }
 
 const read = (dir: string, rel: string): Record<string, unknown> => parse(readFileSync(join(dir, rel), "utf8")) as Record<string, unknown>;
@@ -165,5 +159,77 @@ describe("LLM enrichment (fake OpenAI-compatible server)", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("LLM: none configured; deterministic conversion");
     expect(llm.requests).toHaveLength(0);
+  });
+});
+
+describe("LLM enrichment of charter extract (fake OpenAI-compatible server)", () => {
+  const entity = (
+    dir: string,
+    name: string,
+  ): { metadata: Record<string, unknown>; spec: { fields: Record<string, Record<string, unknown>> } } =>
+    read(dir, `entities/${name}.contract.yaml`) as {
+      metadata: Record<string, unknown>;
+      spec: { fields: Record<string, Record<string, unknown>> };
+    };
+
+  it("applies the suggestions to the extracted entities and says what came from the LLM", async () => {
+    llm.reply({
+      json: {
+        entities: {
+          event: {
+            description: "Something people attend",
+            fields: { title: { description: "Shown on the poster" }, no_such_field: { description: "x" } },
+          },
+          nobody: { description: "An entity the code base does not have" },
+        },
+        pages: [{ entity: "event", columns: ["title", "starts_on", "no_such_field"] }],
+      },
+    });
+    const r = await extract();
+    expect(r.status, r.stderr).toBe(0);
+    expect(llm.requests).toHaveLength(1);
+    // The prompt shows the extracted entities, Pydantic fields among them.
+    expect(llm.userPrompt(0)).toContain("name: event");
+    expect(llm.userPrompt(0)).toContain("seats_left");
+    expect(r.stderr).toMatch(/LLM openai:\S+: 2 contract\(s\) enriched/);
+    const event = entity(r.dir, "event");
+    // The code base's own docstring wins over the LLM's description.
+    expect(event.metadata.description).toBe("A dated gathering people sign up for.");
+    expect(event.spec.fields.title).toEqual({
+      type: "string",
+      required: true,
+      description: "Shown on the poster",
+      constraints: { maxLength: 120 },
+    });
+    expect(event.spec.fields.no_such_field).toBeUndefined();
+    expect(entity(r.dir, "organizer").metadata.description).toBe("Someone who runs events.");
+    expect(existsSync(join(r.dir, "entities/nobody.contract.yaml"))).toBe(false);
+    expect(readFileSync(join(r.dir, "entities/event.contract.yaml"), "utf8")).toMatch(
+      /^# Suggested by an LLM, review: fields\.title\.description$/m,
+    );
+    expect((read(r.dir, "pages/event_page.contract.yaml").spec as { views: { columns: string[] }[] }).views[0]?.columns).toEqual([
+      "title",
+      "starts_on",
+    ]);
+    expect(r.stdout).toMatch(
+      /From the LLM \(2 contracts, review them\):\n {2}entity\/events\/event: fields\.title\.description\n {2}page\/events\/event_page: /,
+    );
+    validates(r.dir);
+  });
+
+  it.each([
+    ["prose instead of JSON", { content: "Here is what I would change: add descriptions." }],
+    ["an HTTP error", { status: 500 }],
+  ])("falls back to the deterministic extraction on %s", async (_what, reply) => {
+    llm.reply(reply);
+    const r = await extract();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/reply not usable \((unparsable|provider)\); deterministic result kept/);
+    expect(r.stdout).not.toContain("From the LLM");
+    const plain = await extract(["--no-llm"]);
+    expect(plain.stderr).toContain("LLM: off (--no-llm); deterministic conversion");
+    for (const f of ["entities/event.contract.yaml", "entities/organizer.contract.yaml", "routes/event_api.contract.yaml"])
+      expect(readFileSync(join(r.dir, f), "utf8")).toBe(readFileSync(join(plain.dir, f), "utf8"));
+    validates(r.dir);
   });
 });

@@ -8,6 +8,7 @@ import { formatFinding } from "../../contracts/findings.js";
 import { checkPlanned } from "../check.js";
 import type { PlannedContract } from "../convert.js";
 import { printContract } from "../print.js";
+import { llmLines } from "../report.js";
 import { writeContracts } from "../write.js";
 
 export interface ReviewOutcome {
@@ -15,6 +16,8 @@ export interface ReviewOutcome {
   skipped: string[];
   written: string[];
   interrupted: boolean;
+  /** Written contracts with parts an LLM suggested, and which parts. */
+  llm: { fqn: string; paths: string[] }[];
 }
 
 /**
@@ -29,7 +32,7 @@ export async function reviewEntities(
   directory: string,
   options: { yes: boolean; input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): Promise<ReviewOutcome> {
-  const outcome: ReviewOutcome = { accepted: [], skipped: [], written: [], interrupted: false };
+  const outcome: ReviewOutcome = { accepted: [], skipped: [], written: [], interrupted: false, llm: [] };
   const say = (s: string): void => {
     options.output.write(s);
   };
@@ -109,6 +112,7 @@ export async function reviewEntities(
         const written = writeContracts(checked.accepted, directory);
         outcome.written.push(...written);
         outcome.accepted.push(entity.name);
+        for (const c of checked.accepted) if (c.fromLlm && c.fromLlm.length > 0) outcome.llm.push({ fqn: c.fqn, paths: c.fromLlm });
         say(`wrote ${written.join(", ")}\n`);
         break;
       }
@@ -116,6 +120,8 @@ export async function reviewEntities(
   } finally {
     process.removeListener("SIGINT", onInterrupt);
     rl?.close();
+    // What came from the LLM, of what was written (also when the review was stopped early).
+    for (const l of llmLines(outcome.llm)) say(`${l}\n`);
   }
   return outcome;
 }
