@@ -145,6 +145,19 @@ describe("charter extract --yes", () => {
     expect(projects.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "POST /", "GET /{id}", "DELETE /{id}"]);
   });
 
+  it("prints only the JSON summary on stdout with --output json, the review on stderr", () => {
+    const dir = outDir();
+    const r = runCharter(["extract", join(CODE, "django_app"), "--domain", "shop", "--dir", dir, "--yes", "--output", "json", "--no-llm"]);
+    expect(r.status, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { accepted: string[]; written: string[]; llm: unknown[]; frameworks: string[] };
+    expect(summary.accepted.length).toBeGreaterThan(0);
+    // Each accepted entity is written with the contracts that belong to it (its routes, its workflow).
+    expect(summary.written.length).toBeGreaterThanOrEqual(summary.accepted.length);
+    expect(summary.llm).toEqual([]);
+    expect(summary.frameworks).toContain("Django");
+    validates(dir);
+  });
+
   it("refuses to overwrite contracts without --force", () => {
     const dir = outDir();
     expect(runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--dir", dir, "--yes"]).status).toBe(0);

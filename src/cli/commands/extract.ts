@@ -56,7 +56,8 @@ export function extractCommand(): Command {
       const outcome = await reviewEntities(units, target.directory, {
         yes: opts.yes === true,
         input: process.stdin,
-        output: process.stdout,
+        // With --output json, stdout carries only the JSON summary; the review talks on stderr.
+        output: target.json ? process.stderr : process.stdout,
       });
       const summary = {
         path,
@@ -68,6 +69,7 @@ export function extractCommand(): Command {
         skipped: outcome.skipped,
         written: outcome.written,
         interrupted: outcome.interrupted,
+        llm: outcome.llm,
         notes: conversion.notes,
       };
       if (target.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
