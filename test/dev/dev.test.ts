@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
-import { alive, type DevRun, descendants, healerServeExists, json, startDev } from "./support.js";
+import { alive, type DevRun, descendants, json, startDev } from "./support.js";
 
 const root = mkdtempSync(join(tmpdir(), "charter-dev-"));
 const AGENT = join("helpdesk", "entities", "agent.contract.yaml");
@@ -35,7 +35,6 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
   const dir = join(root, "full");
   let dev: DevRun;
   let ports: { api: number; healer: number; frontend: number };
-  const healer = healerServeExists();
 
   beforeAll(async () => {
     cpSync("examples/helpdesk", join(dir, "helpdesk"), { recursive: true });
@@ -68,21 +67,16 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
     expect(out).not.toContain("\u001b[");
   });
 
-  it("serves the backend, the frontend and, when it exists, the Healer", async () => {
+  it("serves the backend, the frontend and the Healer", async () => {
     expect(await json(`http://127.0.0.1:${ports.api}/health`)).toEqual({ status: 200, body: { status: "ok", domain: "helpdesk" } });
     const page = await fetch(`http://127.0.0.1:${ports.frontend}/login`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<html");
-    if (healer) {
-      expect(await json(`http://127.0.0.1:${ports.healer}/healer/health`)).toEqual({
-        status: 200,
-        body: { status: "ok", service: "healer" },
-      });
-      expect(dev.output()).toContain(`Healer     http://127.0.0.1:${ports.healer}/healer/health`);
-    } else {
-      expect(dev.output()).toContain("the Healer is not available in this build of charter");
-      await expect(fetch(`http://127.0.0.1:${ports.healer}/healer/health`)).rejects.toThrow();
-    }
+    expect(await json(`http://127.0.0.1:${ports.healer}/healer/health`)).toEqual({
+      status: 200,
+      body: { status: "ok", service: "healer" },
+    });
+    expect(dev.output()).toContain(`Healer     http://127.0.0.1:${ports.healer}/healer/health`);
   });
 
   it("makes a contract edit live within seconds", async () => {
@@ -118,7 +112,7 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
   it("stops every process it started on Ctrl-C", async () => {
     const pids = descendants(dev.proc.pid as number);
     // uvicorn, the frontend server and (when it exists) the Healer, plus what they started.
-    expect(pids.length).toBeGreaterThanOrEqual(healer ? 3 : 2);
+    expect(pids.length).toBeGreaterThanOrEqual(3);
     dev.proc.kill("SIGINT");
     expect(await dev.exited).toBe(0);
     expect(dev.output()).toMatch(/Ctrl-C: stopping[\s\S]*stopped/);

@@ -1,16 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { VENV_DIR } from "../support/python.js";
 
 export const CHARTER = resolve("dist/cli/charter.js");
-
-/** Whether this build of charter has the Healer service (`charter healer serve`). */
-export function healerServeExists(): boolean {
-  // `healer serve --help` would print the healer group's help (exit 0) when serve is unknown.
-  const help = spawnSync(process.execPath, [CHARTER, "healer", "--help"], { encoding: "utf8" }).stdout;
-  return /^\s+serve\b/m.test(help);
-}
 
 export interface DevRun {
   proc: ChildProcess;
