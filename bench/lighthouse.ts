@@ -12,7 +12,7 @@ import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { checkDomain } from "../src/compiler/index.js";
 import { generateNextjs } from "../src/generators/nextjs/index.js";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/frontend/support/chromium.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/support/chromium.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "../test/frontend/support/next-app.mjs";
 import { startGeneratedBackend } from "../test/support/backend.js";
 import { freePort } from "../test/support/net.js";

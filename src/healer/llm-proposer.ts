@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { CONSTRAINT_KEYS, FIELD_PROPERTIES } from "../contracts/field-keys.js";
 import { describeSelection, type JsonReply, type ProviderSelection, requestJson } from "../llm/index.js";
 import type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
-import { CONSTRAINT_KEYS, FIELD_PROPERTIES, stripUnknownFieldKeys } from "./whitelist.js";
+import { stripUnknownFieldKeys } from "./whitelist.js";
 
 /** DESIGN.md: the proposer's reply, asked for as JSON in the message content. */
 const ProposalReply = z.object({

@@ -1,23 +1,6 @@
 import { isMap, isPair, isScalar } from "yaml";
+import { CONSTRAINT_KEYS, FIELD_PROPERTIES } from "../contracts/field-keys.js";
 import { parseEditable, renderEdited } from "./yaml-edit.js";
-
-/** SPEC.md "Field definition properties": the only keys a field may carry. */
-export const FIELD_PROPERTIES = [
-  "type",
-  "description",
-  "required",
-  "immutable",
-  "default",
-  "format",
-  "enum",
-  "items_type",
-  "computed",
-  "constraints",
-  "references",
-] as const;
-
-/** SPEC.md: `constraints` keys `min`, `max`, `maxLength`, `minLength`, `pattern` only. */
-export const CONSTRAINT_KEYS = ["min", "max", "maxLength", "minLength", "pattern"] as const;
 
 const FIELD_SET = new Set<string>(FIELD_PROPERTIES);
 const CONSTRAINT_SET = new Set<string>(CONSTRAINT_KEYS);

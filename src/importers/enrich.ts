@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONSTRAINT_KEYS, FIELD_PROPERTIES } from "../contracts/field-keys.js";
 import { type JsonReply, requestJson } from "../llm/json.js";
 import type { ProviderSelection } from "../llm/providers.js";
 import { checkPlanned } from "./check.js";
@@ -6,21 +7,9 @@ import { type PlannedContract, plannedContract } from "./convert.js";
 import type { ImportNote } from "./model.js";
 import { printContract } from "./print.js";
 
-/** Field properties a contract may carry (SPEC.md's whitelist); anything else an LLM returns is stripped. */
-const FIELD_KEYS = new Set([
-  "type",
-  "description",
-  "required",
-  "immutable",
-  "default",
-  "format",
-  "enum",
-  "items_type",
-  "computed",
-  "constraints",
-  "references",
-]);
-const CONSTRAINT_KEYS = new Set(["min", "max", "maxLength", "minLength", "pattern"]);
+/** Field properties and constraint keys a contract may carry; anything else an LLM returns is stripped. */
+const FIELD_KEYS = new Set<string>(FIELD_PROPERTIES);
+const CONSTRAINT_KEY_SET = new Set<string>(CONSTRAINT_KEYS);
 
 const replySchema = z.object({
   entities: z
@@ -144,7 +133,7 @@ export function applyEnrichment(
         }
         let v = value;
         if (key === "constraints" && v !== null && typeof v === "object") {
-          v = Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([k]) => CONSTRAINT_KEYS.has(k)));
+          v = Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([k]) => CONSTRAINT_KEY_SET.has(k)));
         }
         if (def[key] !== undefined && key !== "description") continue;
         def[key] = v;

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
+import { launchChromium } from "../support/chromium.js";
 import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
-import { launchChromium } from "./support/chromium.js";
 import { buildNextApp, firstLoadJs, formatSizes, frameworkJs, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 import { axeViolations, focused, hasHorizontalOverflow } from "./support/page-checks.js";
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
+import { launchChromium } from "../support/chromium.js";
 import { freePort } from "../support/net.js";
-import { launchChromium } from "./support/chromium.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 import { axeViolations, hasHorizontalOverflow } from "./support/page-checks.js";
 

@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { Healer } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
+import { launchChromium } from "../support/chromium.js";
 import { FakeLlm } from "../support/fake-llm.js";
 import { FIXTURES, listFiles, makeProject } from "./helpers.js";
 
@@ -14,26 +15,13 @@ import { FIXTURES, listFiles, makeProject } from "./helpers.js";
  * notification, reads the change, and approves or rejects through the forms.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const CUSTOMER = "domains/shop/entities/customer.contract.yaml";
 
 let fake: FakeLlm;
 let browser: Browser;
 beforeAll(async () => {
   fake = await FakeLlm.start();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,7 +1,7 @@
 import { type Browser, chromium } from "playwright-core";
 
-/** Debian's Chromium; tests never download a browser. */
-export const CHROMIUM_PATH = "/usr/bin/chromium";
+/** Debian's Chromium (or CHROMIUM_PATH); tests never download a browser. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** Headless, sandbox-free and quiet: nothing reaches out to the network on its own. */
 export const CHROMIUM_ARGS = [
