@@ -12,9 +12,9 @@ import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { checkDomain } from "../src/compiler/index.js";
 import { generateNextjs } from "../src/generators/nextjs/index.js";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/support/chromium.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "../test/frontend/support/next-app.mjs";
 import { startGeneratedBackend } from "../test/support/backend.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/support/chromium.js";
 import { freePort } from "../test/support/net.js";
 
 const root = resolve(import.meta.dirname, "..");
