@@ -65,7 +65,8 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         {
           name: "AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT",
           example: "5",
-          meaning: "failed logins of one account within the window before POST /auth/login answers 429 with Retry-After (default 5; 0 = no limit; counted per app process)",
+          meaning:
+            "failed logins of one account within the window before POST /auth/login answers 429 with Retry-After (default 5; 0 = no limit; counted per app process)",
         },
         {
           name: "AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS",
