@@ -5,6 +5,10 @@ As the IETF httpapi draft "The Idempotency-Key HTTP Header Field" describes: the
 client's (a UUID, say), kept with the first response for IDEMPOTENCY_TTL_SECONDS; a repeat with the
 same body gets that response (status and body, plus `Idempotent-Replayed: true`) without a second
 record; a repeat with another body is refused with 422. Keys are per caller and per entity.
+
+A repeat that arrives while the first request is still being processed waits for it and gets its
+response (the draft suggests 409 there): the client gets its answer without retrying, and still
+only one record is created.
 """
 
 import hashlib
