@@ -2,7 +2,6 @@
 "use client";
 
 import { lazy, Suspense } from "react";
-
 import { ListView } from "@/components/list-view";
 import { PageHeader } from "@/components/page-header";
 import { LoadingState } from "@/components/page-state";
@@ -35,7 +34,13 @@ export default function TicketsPage() {
         filters={[ticketFields.priority, ticketFields.type]}
         references={ticketReferences}
         load={(limit, offset, query) => ticketApi.list(limit, offset, query)}
-        renderTable={(rows, sorting) => <TicketTable rows={rows} columns={["number", "title", "priority", "type", "customer_id", "assignee_id", "due_date"]} sorting={sorting} />}
+        renderTable={(rows, sorting) => (
+          <TicketTable
+            rows={rows}
+            columns={["number", "title", "priority", "type", "customer_id", "assignee_id", "due_date"]}
+            sorting={sorting}
+          />
+        )}
         renderKanban={(rows) => (
           <Suspense fallback={<LoadingState />}>
             <TicketKanban rows={rows} cardFields={["title", "priority", "assignee_id"]} />
