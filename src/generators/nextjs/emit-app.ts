@@ -126,21 +126,20 @@ export function renderDashboard(model: FrontendModel): string {
     });
   const icons = [...new Set(["ArrowRight", ...cards.map((x) => x.icon)])].sort();
   const clients = [...new Set(cards.map((x) => x.c.name))].sort();
-  const rows = cards.map(
-    ({ c, page, icon }) =>
-      fitList(
-        "  ",
-        "",
-        [
-          `key: ${str(c.entity.name)}`,
-          `title: ${str(page?.page.title ?? c.entity.labelPlural)}`,
-          `href: ${page ? str(page.route) : "null"}`,
-          `icon: ${icon}`,
-          `count: () => ${c.name}.list(1, 0).then((r) => r.total)`,
-        ],
-        ",",
-        "{}",
-      ),
+  const rows = cards.map(({ c, page, icon }) =>
+    fitList(
+      "  ",
+      "",
+      [
+        `key: ${str(c.entity.name)}`,
+        `title: ${str(page?.page.title ?? c.entity.labelPlural)}`,
+        `href: ${page ? str(page.route) : "null"}`,
+        `icon: ${icon}`,
+        `count: () => ${c.name}.list(1, 0).then((r) => r.total)`,
+      ],
+      ",",
+      "{}",
+    ),
   );
   return `"use client";
 

@@ -26,7 +26,13 @@ function fieldSpec(ui: UiEntity, f: FieldIR): string {
 
 function workflowSpec(w: WorkflowIR): string {
   const states = w.states.map((s) =>
-    fitList("    ", "", [`name: ${str(s.name)}`, `label: ${str(s.label)}`, `category: ${str(s.category)}`, `terminal: ${s.terminal}`], ",", "{}"),
+    fitList(
+      "    ",
+      "",
+      [`name: ${str(s.name)}`, `label: ${str(s.label)}`, `category: ${str(s.category)}`, `terminal: ${s.terminal}`],
+      ",",
+      "{}",
+    ),
   );
   const transitions = w.states.map((s) => fitList("    ", `${key(s.name)}: `, (w.transitions[s.name] ?? []).map(str), ",", "[]"));
   let override = "null";
@@ -69,7 +75,11 @@ function renderFields(ui: UiEntity): string {
   const specs = e.fields.map((f) => fieldSpec(ui, f));
   const refs = [...ui.references.entries()].map(([name, c]) => {
     const display = e.fields.find((f) => f.name === name)?.references?.display ?? null;
-    const parts = [`entity: ${str(c.entity.name)}`, `load: () => ${c.name}.list(1000, 0)`, `display: ${display === null ? "null" : str(display)}`];
+    const parts = [
+      `entity: ${str(c.entity.name)}`,
+      `load: () => ${c.name}.list(1000, 0)`,
+      `display: ${display === null ? "null" : str(display)}`,
+    ];
     return fitList("  ", `${key(name)}: `, parts, ",", "{}");
   });
   const out = [
@@ -77,11 +87,23 @@ function renderFields(ui: UiEntity): string {
     `/** Every field of ${e.fqn}, as the views show it. */`,
     `export const ${ui.camel}Fields = {\n${specs.join("\n")}\n} satisfies Record<string, FieldSpec>;\n`,
     `/** The create form: writable fields (computed ones are filled by the server). */`,
-    list(ui, "CreateFields", ui.createFields.map((f) => f.name)),
+    list(
+      ui,
+      "CreateFields",
+      ui.createFields.map((f) => f.name),
+    ),
     `/** The edit form: updatable fields, without the computed and immutable ones. */`,
-    list(ui, "EditFields", ui.editFields.map((f) => f.name)),
+    list(
+      ui,
+      "EditFields",
+      ui.editFields.map((f) => f.name),
+    ),
     `/** The detail page. */`,
-    list(ui, "DetailFields", ui.detailFields.map((f) => f.name)),
+    list(
+      ui,
+      "DetailFields",
+      ui.detailFields.map((f) => f.name),
+    ),
     `/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */`,
     refs.length > 0
       ? `export const ${ui.camel}References: Record<string, ReferenceSource> = {\n${refs.join("\n")}\n};\n`
@@ -129,10 +151,10 @@ export type ${T}Column = keyof typeof ${ui.camel}Fields;
 
 /** Table view of ${ui.entity.labelPlural.toLowerCase()}: enum cells as badges, references by their display field. */
 ${componentSignature(`${T}Table`, [
-    ["rows", `readonly ${T}[]`],
-    ["columns", `readonly ${T}Column[]`],
-    ["sorting", "Sorting"],
-  ])}
+  ["rows", `readonly ${T}[]`],
+  ["columns", `readonly ${T}Column[]`],
+  ["sorting", "Sorting"],
+])}
   const specs: FieldSpec[] = columns.map((c) => ${ui.camel}Fields[c]);
   const sources: Record<string, ReferenceSource> = {};
   for (const c of columns) {
@@ -170,9 +192,9 @@ export type ${T}CardField = keyof typeof ${ui.camel}Fields;
 
 /** Kanban view of ${ui.entity.labelPlural.toLowerCase()}: one column per state of ${ui.workflow?.fqn ?? ""}. */
 ${componentSignature(`${T}Kanban`, [
-    ["rows", `readonly ${T}[]`],
-    ["cardFields", `readonly ${T}CardField[]`],
-  ])}
+  ["rows", `readonly ${T}[]`],
+  ["cardFields", `readonly ${T}CardField[]`],
+])}
   const specs: FieldSpec[] = cardFields.map((c) => ${ui.camel}Fields[c]);
   const sources: Record<string, ReferenceSource> = {};
   for (const c of cardFields) {
@@ -211,12 +233,12 @@ import { RecordForm } from "@/components/record-form";
 import { ${ui.client.name} } from "@/lib/api";
 import type { ${T}${ops.has("create") ? `, ${T}Create` : ""}${ops.has("update") ? `, ${T}Update` : ""} } from "@/lib/types";
 ${fitList(
-    "",
-    "import ",
-    ["CreateFields", "CreateRules", "EditFields", "References", "UpdateRules"].map((n) => `${ui.camel}${n}`),
-    ` from "./${ui.kebab}-fields";`,
-    "{}",
-  )}
+  "",
+  "import ",
+  ["CreateFields", "CreateRules", "EditFields", "References", "UpdateRules"].map((n) => `${ui.camel}${n}`),
+  ` from "./${ui.kebab}-fields";`,
+  "{}",
+)}
 
 /**
  * Create form (no \`record\`) or edit form (with one). The body is assembled from the inputs and
@@ -268,12 +290,12 @@ import { DetailView } from "@/components/detail-view";
 import { ${c.name} } from "@/lib/api";
 import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
 ${fitList(
-    "",
-    "import ",
-    [`${ui.camel}DetailFields`, `${ui.camel}References`, ...(ui.workflow ? [`${ui.camel}Workflow`] : [])],
-    ` from "./${ui.kebab}-fields";`,
-    "{}",
-  )}
+  "",
+  "import ",
+  [`${ui.camel}DetailFields`, `${ui.camel}References`, ...(ui.workflow ? [`${ui.camel}Workflow`] : [])],
+  ` from "./${ui.kebab}-fields";`,
+  "{}",
+)}
 
 // The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
 const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));
@@ -293,10 +315,10 @@ export function ${T}Detail({ id }: { id: string }) {
       load={(recordId) => ${c.name}.get(recordId)}
       remove={(recordId) => ${c.name}.delete(recordId)}${wf}
 ${fitElementProp("      ", "renderForm", "(record, done)", `${T}Form`, [
-    "record={record}",
-    "onSaved={(saved) => done(saved)}",
-    "onCancel={() => done(null)}",
-  ])}
+  "record={record}",
+  "onSaved={(saved) => done(saved)}",
+  "onCancel={() => done(null)}",
+])}
     />
   );
 }

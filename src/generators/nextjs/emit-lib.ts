@@ -107,10 +107,17 @@ function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
   }
   if (ops.has("get")) lines.push(`  /** GET ${base}/{id} */`, fitBreak("  ", "get: (id: string) =>", `request<${T}>("GET", ${item}),`));
   if (ops.has("create"))
-    lines.push(`  /** POST ${base}/ */`, fitBreak("  ", `create: (data: ${T}Create) =>`, `request<${T}>("POST", ${str(`${base}/`)}, data),`));
+    lines.push(
+      `  /** POST ${base}/ */`,
+      fitBreak("  ", `create: (data: ${T}Create) =>`, `request<${T}>("POST", ${str(`${base}/`)}, data),`),
+    );
   if (ops.has("update"))
-    lines.push(`  /** PATCH ${base}/{id} */`, fitBreak("  ", `update: (id: string, data: ${T}Update) =>`, `request<${T}>("PATCH", ${item}, data),`));
-  if (ops.has("delete")) lines.push(`  /** DELETE ${base}/{id} */`, fitBreak("  ", "delete: (id: string) =>", `request<void>("DELETE", ${item}),`));
+    lines.push(
+      `  /** PATCH ${base}/{id} */`,
+      fitBreak("  ", `update: (id: string, data: ${T}Update) =>`, `request<${T}>("PATCH", ${item}, data),`),
+    );
+  if (ops.has("delete"))
+    lines.push(`  /** DELETE ${base}/{id} */`, fitBreak("  ", "delete: (id: string) =>", `request<void>("DELETE", ${item}),`));
   if (ops.has("transition")) {
     const stateType = aliases.get(`${c.entity.name}.state`) ?? "string";
     lines.push(
