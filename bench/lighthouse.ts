@@ -8,6 +8,7 @@
 // `--mobile` skips the desktop runs.
 //   node --import tsx bench/lighthouse.ts [--runs N] [--mobile]        (or: npm run bench -- lighthouse)
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as chromeLauncher from "chrome-launcher";
@@ -32,7 +33,9 @@ function lcpDiagnosis(lhr: Lhr | undefined): string {
   const node = (items?.[0]?.items?.[0]?.node as { snippet?: string } | undefined)?.snippet ?? "?";
   const phases = (items?.[1]?.items ?? []).map((p) => `${String(p.phase)} ${Math.round(Number(p.timing))} ms`).join(", ");
   const tbt = lhr?.audits["total-blocking-time"]?.displayValue ?? "?";
-  const work = ((lhr?.audits["mainthread-work-breakdown"]?.details as { items?: { groupLabel?: string; duration?: number }[] })?.items ?? [])
+  const work = (
+    (lhr?.audits["mainthread-work-breakdown"]?.details as { items?: { groupLabel?: string; duration?: number }[] })?.items ?? []
+  )
     .slice(0, 4)
     .map((w) => `${w.groupLabel} ${Math.round(w.duration ?? 0)} ms`)
     .join(", ");
@@ -49,7 +52,27 @@ const runsArg = process.argv.indexOf("--runs");
 const FORM_FACTORS = process.argv.includes("--mobile") ? (["mobile"] as const) : (["mobile", "desktop"] as const);
 const RUNS = runsArg > 0 ? Math.max(1, Number(process.argv[runsArg + 1]) || 3) : 3;
 
-const backend = await startGeneratedBackend({ domainDir: domain, outDir, backend: "memory", env: { AUTH_ENABLED: "false" } });
+/**
+ * The API address is built into the frontend, so the backend listens on a fixed port when it is
+ * free: a second run of the bench then reuses the build instead of spending minutes on another.
+ */
+const FIXED_API_PORT = 18731;
+async function apiPort(): Promise<number> {
+  const probe = createServer();
+  const free = await new Promise<boolean>((done) => {
+    probe.once("error", () => done(false));
+    probe.listen(FIXED_API_PORT, "127.0.0.1", () => probe.close(() => done(true)));
+  });
+  return free ? FIXED_API_PORT : freePort();
+}
+
+const backend = await startGeneratedBackend({
+  domainDir: domain,
+  outDir,
+  backend: "memory",
+  env: { AUTH_ENABLED: "false" },
+  port: await apiPort(),
+});
 const web = await (async () => {
   const { ir, findings } = checkDomain(domain);
   if (!ir) throw new Error(findings.map((f) => f.message).join("\n"));

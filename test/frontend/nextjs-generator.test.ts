@@ -209,7 +209,10 @@ describe("nextjs generator", () => {
     expect(file(files, "frontend/src/app/tickets/new/layout.tsx")).toContain('export const metadata: Metadata = { title: "New ticket" };');
     expect(file(files, "frontend/src/app/tickets/[id]/layout.tsx")).toContain('export const metadata: Metadata = { title: "Ticket" };');
     const list = file(files, "frontend/src/app/tickets/page.tsx");
-    expect(list).toContain('lazy(() => import("@/components/ticket/ticket-kanban")');
+    expect(list).toContain('const loadTicketKanban = () => import("@/components/ticket/ticket-kanban");');
+    expect(list).toContain("lazy(() => loadTicketKanban()");
+    // The board's code is fetched as soon as the board view is chosen, alongside the data.
+    expect(list).toContain("preloadKanban={loadTicketKanban}");
     expect(list).not.toMatch(/^import .*ticket-kanban/m);
   });
 

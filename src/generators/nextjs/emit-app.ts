@@ -230,7 +230,8 @@ export function renderListPage(p: UiPage): string {
   ];
   const lazyBoard = p.kanban
     ? `\n// The board and its drag-and-drop library load only when the board is shown.
-const ${T}Kanban = lazy(() => import("@/components/${ui.kebab}/${ui.kebab}-kanban").then((m) => ({ default: m.${T}Kanban })));
+const load${T}Kanban = () => import("@/components/${ui.kebab}/${ui.kebab}-kanban");
+const ${T}Kanban = lazy(() => load${T}Kanban().then((m) => ({ default: m.${T}Kanban })));
 `
     : "";
   const renderers = [
@@ -279,7 +280,8 @@ export default function ${p.component}Page() {
         filters={[${filters.join(", ")}]}
         references={${ui.camel}References}
         load={(limit, offset, query) => ${ui.client.name}.list(limit, offset, query)}
-${renderers.join("\n")}
+${renderers.join("\n")}${p.kanban ? `
+        preloadKanban={load${T}Kanban}` : ""}
       />
     </Suspense>
   );

@@ -10,7 +10,8 @@ import { TicketTable } from "@/components/ticket/ticket-table";
 import { ticketApi } from "@/lib/api";
 
 // The board and its drag-and-drop library load only when the board is shown.
-const TicketKanban = lazy(() => import("@/components/ticket/ticket-kanban").then((m) => ({ default: m.TicketKanban })));
+const loadTicketKanban = () => import("@/components/ticket/ticket-kanban");
+const TicketKanban = lazy(() => loadTicketKanban().then((m) => ({ default: m.TicketKanban })));
 
 export default function TicketsPage() {
   // The list keeps its state in the URL's search params, which are known only in the browser; the
@@ -46,6 +47,7 @@ export default function TicketsPage() {
             <TicketKanban rows={rows} cardFields={["title", "priority", "assignee_id"]} />
           </Suspense>
         )}
+        preloadKanban={loadTicketKanban}
       />
     </Suspense>
   );
