@@ -251,6 +251,7 @@ const ${T}Kanban = lazy(() => load${T}Kanban().then((m) => ({ default: m.${T}Kan
             <${T}Kanban rows={rows} cardFields={[${cardFields.map(str).join(", ")}]} />
           </Suspense>
         )}`,
+          `        preloadKanban={load${T}Kanban}`,
         ]
       : []),
   ];
@@ -280,8 +281,7 @@ export default function ${p.component}Page() {
         filters={[${filters.join(", ")}]}
         references={${ui.camel}References}
         load={(limit, offset, query) => ${ui.client.name}.list(limit, offset, query)}
-${renderers.join("\n")}${p.kanban ? `
-        preloadKanban={load${T}Kanban}` : ""}
+${renderers.join("\n")}
       />
     </Suspense>
   );
