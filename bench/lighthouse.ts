@@ -103,6 +103,9 @@ try {
     ["list (table)", "/tickets?view=table"],
     ["kanban", "/tickets"],
     ["form", "/tickets/new"],
+    // The control: the sign-in page loads no data and renders one small form, so its score shows
+    // what the runtime and the machine's load alone cost (no target applies to it).
+    ["control: login", "/login"],
   ] as const;
   const rows: string[] = [];
   const misses: string[] = [];
@@ -137,6 +140,7 @@ try {
       rows.push(
         `${label.padEnd(14)} ${formFactor.padEnd(8)} ${String(perf).padStart(6)} ${spread.padStart(7)} ${String(a11y).padStart(13)} ${String(bp).padStart(14)}   ${median.metrics}`,
       );
+      if (label.startsWith("control")) continue;
       if (a11y < 100) misses.push(`${label} ${formFactor}: accessibility ${a11y}`);
       if (bp < 95) misses.push(`${label} ${formFactor}: best practices ${bp}`);
       if (formFactor === "mobile" && perf < 90) misses.push(`${label} mobile: performance ${perf}`);
