@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES } from "../../src/contracts/index.js";
+import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES, parseContractSource } from "../../src/contracts/index.js";
 import { writeDomain } from "../support/domain.js";
 
 const valid = "apiVersion: charter/v1\nkind: Mixin\nmetadata:\n  name: m\n  domain: d\nspec:\n  fields:\n    a:\n      type: string\n";
@@ -98,6 +98,31 @@ describe("loader fast path", () => {
     const r = loadContracts("examples");
     expect(r.contracts.length).toBeGreaterThan(20);
     for (const c of r.contracts) expect(c.data, c.file).toEqual(parseDocument(c.source).toJS());
+  });
+
+  // YAML 1.2 core scalars where js-yaml's own schema and the `yaml` package disagree, and keys the
+  // two would spell differently (null, collections): the fast path must agree or step aside.
+  it.each([
+    ["0b101", "-0x1", "+0o7", "0o17", "0x1F", "017", "1_000", "+12", "-0", "09"],
+    ["1e3", "1.5e-3", ".5", "5.", "0.", ".inf", "-.Inf", "+.INF", ".NaN", ".NAN", "1.0", "-1.50", "1E3"],
+    ["~", "null", "Null", "NULL", "''", "True", "TRUE", "false", "yes", "on", "y", "2001-12-14", "12:30:00", "1:20", "="],
+  ])("reads the scalars %s the way the position-keeping parse does", async (...scalars) => {
+    const { parseDocument } = await import("yaml");
+    for (const s of scalars) {
+      const source = `a: ${s}\nb: [${s}]\nc: {k: ${s}}\n${s === "''" ? "" : `${s}: key\n`}`;
+      const r = parseContractSource(source, "/x.contract.yaml", "x.contract.yaml");
+      expect("contract" in r ? r.contract.data : r.findings, s).toEqual(parseDocument(source).toJS());
+    }
+  });
+
+  it("leaves keys the two parsers spell differently to the position-keeping parse", async () => {
+    const { parseDocument } = await import("yaml");
+    for (const source of ["? [a, b]\n: c\nd: 1\n", "[a]: b\n", "x:\n  {a: 1}: b\n", "~: v\nw: 1\n", "x:\n  - null: 1\n"]) {
+      const r = parseContractSource(source, "/x.contract.yaml", "x.contract.yaml");
+      const want = parseDocument(source, { uniqueKeys: true });
+      if (want.errors.length > 0) expect("contract" in r, source).toBe(false);
+      else expect("contract" in r ? r.contract.data : r.findings, source).toEqual(want.toJS());
+    }
   });
 
   it("still locates positions lazily for contracts that took the fast path", () => {
