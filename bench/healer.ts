@@ -242,5 +242,6 @@ async function benchTier1(): Promise<void> {
 }
 
 console.log("Healer benchmark (targets: ingest >= 5000 reports/s over HTTP with none lost, tier 1 p50 < 100 ms)");
-await benchIngest();
-await benchTier1();
+const only = process.env.HEALER_BENCH_ONLY;
+if (only !== "tier1") await benchIngest();
+if (only !== "ingest") await benchTier1();

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { FAILSAFE_SCHEMA, load as fastLoad, Type } from "js-yaml";
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from "yaml";
 import type { Finding } from "./findings.js";
@@ -59,12 +59,13 @@ export function findContractFiles(path: string): string[] {
  * Loads every contract under `path`. Broken files never stop the load: each becomes a located
  * finding and the rest are still parsed, so one run reports every problem.
  */
-export function loadContracts(path: string): LoadResult {
+export function loadContracts(path: string, options: { cache?: ParseCache | undefined } = {}): LoadResult {
   const files = findContractFiles(path);
   const contracts: LoadedContract[] = [];
   const findings: Finding[] = [];
+  options.cache?.prune(resolve(path), files);
   for (const absPath of files) {
-    const result = loadContractFile(absPath);
+    const result = loadContractFile(absPath, options.cache);
     if ("contract" in result) contracts.push(result.contract);
     findings.push(...result.findings);
   }
@@ -76,7 +77,52 @@ export function displayPath(absPath: string): string {
   return rel && !rel.startsWith("..") ? rel : absPath;
 }
 
-export function loadContractFile(absPath: string): { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] } {
+export type ParseResult = { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] };
+
+/**
+ * Parsed contracts kept between loads of the same files, for a long-running process (the Healer
+ * checks its whole domain several times per fix). An entry is used only when the file holds
+ * exactly the bytes it was parsed from and is shown under the same name, so any edit, by the
+ * Healer or by anyone else, is parsed afresh; no timestamp is trusted. Entries are shared, so
+ * what they hold is read-only for every caller.
+ */
+export class ParseCache {
+  private readonly entries = new Map<string, { source: string; file: string; result: ParseResult }>();
+  private readonly schema = new WeakMap<LoadedContract, readonly Finding[]>();
+
+  lookup(absPath: string, source: string, file: string): ParseResult | undefined {
+    const e = this.entries.get(absPath);
+    return e && e.source === source && e.file === file ? e.result : undefined;
+  }
+
+  store(absPath: string, source: string, file: string, result: ParseResult): void {
+    this.entries.set(absPath, { source, file, result });
+  }
+
+  /** Schema findings of a cached contract, computed once per parse. */
+  schemaFindings(contract: LoadedContract, validate: (c: LoadedContract) => readonly Finding[]): readonly Finding[] {
+    let found = this.schema.get(contract);
+    if (!found) {
+      found = validate(contract);
+      this.schema.set(contract, found);
+    }
+    return found;
+  }
+
+  /** Forgets the files below `root` that a listing no longer holds (removed contracts). */
+  prune(root: string, present: readonly string[]): void {
+    const keep = new Set(present);
+    for (const path of this.entries.keys()) {
+      if ((path === root || path.startsWith(`${root}${sep}`)) && !keep.has(path)) this.entries.delete(path);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export function loadContractFile(absPath: string, cache?: ParseCache): ParseResult {
   const file = displayPath(absPath);
   const fail = (code: string, message: string, line = 0, column = 0): { findings: Finding[] } => ({
     findings: [{ code, message, file, line, column, path: "", schemaPath: "", severity: "error" }],
@@ -91,7 +137,12 @@ export function loadContractFile(absPath: string): { contract: LoadedContract; f
   } catch {
     return fail("file.encoding", "file is not valid UTF-8");
   }
-  return parseContractSource(source, absPath, file);
+  if (!cache) return parseContractSource(source, absPath, file);
+  const cached = cache.lookup(absPath, source, file);
+  if (cached) return cached;
+  const parsed = parseContractSource(source, absPath, file);
+  cache.store(absPath, source, file, parsed);
+  return parsed;
 }
 
 /** Parses contract text; used by the loader and by tools that check a contract before writing it. */

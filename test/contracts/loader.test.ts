@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES, parseContractSource } from "../../src/contracts/index.js";
+import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES, ParseCache, parseContractSource } from "../../src/contracts/index.js";
 import { writeDomain } from "../support/domain.js";
 
 const valid = "apiVersion: charter/v1\nkind: Mixin\nmetadata:\n  name: m\n  domain: d\nspec:\n  fields:\n    a:\n      type: string\n";
@@ -130,5 +130,35 @@ describe("loader fast path", () => {
     const c = loadContracts(dir).contracts[0];
     expect(c?.doc.getIn(["metadata", "name"])).toBe("m");
     expect(c?.lineCounter.linePos(0)).toEqual({ line: 1, col: 1 });
+  });
+});
+
+describe("parse cache", () => {
+  it("reuses an unchanged contract and parses again once its bytes change, even at the same size", () => {
+    const dir = writeDomain({ "a.contract.yaml": valid, "b.contract.yaml": valid.replace("name: m", "name: b") });
+    const cache = new ParseCache();
+    const first = loadContracts(dir, { cache });
+    const again = loadContracts(dir, { cache });
+    expect(again.contracts[0]).toBe(first.contracts[0]);
+    expect(again.contracts[1]).toBe(first.contracts[1]);
+    // Same length, same second: only the bytes tell the edit apart.
+    writeFileSync(join(dir, "a.contract.yaml"), valid.replace("name: m", "name: n"));
+    const edited = loadContracts(dir, { cache });
+    expect(edited.contracts[0]).not.toBe(first.contracts[0]);
+    expect((edited.contracts[0]?.data.metadata as { name: string }).name).toBe("n");
+    expect(edited.contracts[1]).toBe(first.contracts[1]);
+  });
+
+  it("keeps a broken file's located findings and forgets removed files", () => {
+    const dir = writeDomain({ "a.contract.yaml": valid, "bad.contract.yaml": "a: [1\n" });
+    const cache = new ParseCache();
+    const uncached = loadContracts(dir);
+    expect(loadContracts(dir, { cache }).findings).toEqual(uncached.findings);
+    expect(loadContracts(dir, { cache }).findings).toEqual(uncached.findings);
+    expect(uncached.findings[0]?.line).toBeGreaterThan(0);
+    expect(cache.size).toBe(2);
+    rmSync(join(dir, "bad.contract.yaml"));
+    expect(loadContracts(dir, { cache }).findings).toEqual([]);
+    expect(cache.size).toBe(1);
   });
 });
