@@ -145,7 +145,7 @@ describe("parse cache", () => {
     writeFileSync(join(dir, "a.contract.yaml"), valid.replace("name: m", "name: n"));
     const edited = loadContracts(dir, { cache });
     expect(edited.contracts[0]).not.toBe(first.contracts[0]);
-    expect((edited.contracts[0]?.data.metadata as { name: string }).name).toBe("n");
+    expect(edited.contracts[0]?.data.metadata).toMatchObject({ name: "n" });
     expect(edited.contracts[1]).toBe(first.contracts[1]);
   });
 
