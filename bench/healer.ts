@@ -189,58 +189,90 @@ end
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Tier 1 latency, with the Healer's parse cache on and off (CHARTER_PARSE_CACHE=off) in the same
+ * run: two servers, one project each, sampled in turn (ABBA), so a loaded machine skews both alike.
+ * Also prints each server's CPU time per fix, steadier than wall time on a shared machine.
+ */
 async function benchTier1(): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), "charter-bench-tier1-"));
-  const domain = join(root, "domains", "bench");
-  writeDomain(domain);
-  const check = checkDomain(domain);
-  if (check.errors > 0) throw new Error(`benchmark domain is invalid: ${check.findings[0]?.message}`);
-  const server = await startServer(root, NO_PROVIDER_ENV);
-  const samples: number[] = [];
-  let regenerated = 0;
+  const modes = ["on", "off"] as const;
+  const runs = [];
+  for (const mode of modes) {
+    const root = mkdtempSync(join(tmpdir(), `charter-bench-tier1-${mode}-`));
+    const domain = join(root, "domains", "bench");
+    writeDomain(domain);
+    const check = checkDomain(domain);
+    if (check.errors > 0) throw new Error(`benchmark domain is invalid: ${check.findings[0]?.message}`);
+    const server = await startServer(root, { ...NO_PROVIDER_ENV, CHARTER_PARSE_CACHE: mode });
+    runs.push({ mode, root, domain, server, contracts: check.contracts.length, samples: [] as number[], cpu: 0, regenerated: 0 });
+  }
   try {
     for (let s = -3; s < LATENCY_SAMPLES; s++) {
-      const i = 1 + ((s + 3) % (ENTITIES - 1));
-      const n = `item_${String(i).padStart(2, "0")}`;
-      const file = join(domain, "entities", `${n}.contract.yaml`);
-      const wrong = `childOf${s + 3}`;
-      writeFileSync(file, readFileSync(file, "utf8").replace(/graph_edge: \w+/, `graph_edge: ${wrong}`));
-      const started = performance.now();
-      const r = await fetch(`${server.url}/healer/ingest`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          source: "validation",
-          contract_fqn: `entity/bench/${n}`,
-          error: `'${wrong}' does not match '^[A-Z][A-Z0-9_]*$'`,
-          context: {
-            source_path: `domains/bench/entities/${n}.contract.yaml`,
-            pointer: "/spec/fields/parent_id/references/graph_edge",
-            code: "schema.pattern",
-            schema_path: "/$defs/graphEdge/pattern",
-            scan_root: "domains",
-          },
-        }),
-      });
-      const elapsed = performance.now() - started;
-      const { ticket_id, status } = (await r.json()) as { ticket_id: string; status: string };
-      const t = (await (await fetch(`${server.url}/healer/tickets/${ticket_id}`)).json()) as { resolution_note: string };
-      if (status !== "applied") throw new Error(`sample ${s}: ticket ended ${status}: ${t.resolution_note}`);
-      // The first samples load every module and write the whole runtime/ tree: warm-up.
-      if (s >= 0) samples.push(elapsed);
-      regenerated = Number(/regenerated (\d+) file/.exec(t.resolution_note)?.[1] ?? 0);
+      const order = s % 2 === 0 ? runs : [...runs].reverse();
+      for (const run of order) {
+        const i = 1 + ((s + 3) % (ENTITIES - 1));
+        const n = `item_${String(i).padStart(2, "0")}`;
+        const file = join(run.domain, "entities", `${n}.contract.yaml`);
+        const wrong = `childOf${s + 3}`;
+        writeFileSync(file, readFileSync(file, "utf8").replace(/graph_edge: \w+/, `graph_edge: ${wrong}`));
+        const cpuBefore = cpuMs(run.server.child.pid);
+        const started = performance.now();
+        const r = await fetch(`${run.server.url}/healer/ingest`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            source: "validation",
+            contract_fqn: `entity/bench/${n}`,
+            error: `'${wrong}' does not match '^[A-Z][A-Z0-9_]*$'`,
+            context: {
+              source_path: `domains/bench/entities/${n}.contract.yaml`,
+              pointer: "/spec/fields/parent_id/references/graph_edge",
+              code: "schema.pattern",
+              schema_path: "/$defs/graphEdge/pattern",
+              scan_root: "domains",
+            },
+          }),
+        });
+        const elapsed = performance.now() - started;
+        const { ticket_id, status } = (await r.json()) as { ticket_id: string; status: string };
+        const cpu = cpuMs(run.server.child.pid) - cpuBefore;
+        const t = (await (await fetch(`${run.server.url}/healer/tickets/${ticket_id}`)).json()) as { resolution_note: string };
+        if (status !== "applied") throw new Error(`sample ${s} (parse cache ${run.mode}): ticket ended ${status}: ${t.resolution_note}`);
+        // The first samples load every module and write the whole runtime/ tree: warm-up.
+        if (s >= 0) {
+          run.samples.push(elapsed);
+          run.cpu += cpu;
+        }
+        run.regenerated = Number(/regenerated (\d+) file/.exec(t.resolution_note)?.[1] ?? 0);
+      }
     }
   } finally {
-    await server.stop();
-    rmSync(root, { recursive: true, force: true });
+    for (const run of runs) {
+      await run.server.stop();
+      rmSync(run.root, { recursive: true, force: true });
+    }
   }
-  samples.sort((a, b) => a - b);
-  console.log(
-    `tier 1 over HTTP (report -> applied + regenerated, ${ENTITIES} entities, ${check.contracts.length} contracts, ${regenerated} generated files): ` +
-      `p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms, max ${percentile(samples, 100).toFixed(0)} ms over ${samples.length} samples`,
-  );
+  for (const run of runs) {
+    const samples = [...run.samples].sort((a, b) => a - b);
+    console.log(
+      `tier 1 over HTTP, parse cache ${run.mode.padEnd(3)} (report -> applied + regenerated, ${ENTITIES} entities, ${run.contracts} contracts, ${run.regenerated} generated files): ` +
+        `p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms, max ${percentile(samples, 100).toFixed(0)} ms over ${samples.length} samples; ` +
+        `server CPU ${(run.cpu / samples.length).toFixed(0)} ms per fix`,
+    );
+  }
 }
 
 console.log("Healer benchmark (targets: ingest >= 5000 reports/s over HTTP with none lost, tier 1 p50 < 100 ms)");
-await benchIngest();
-await benchTier1();
+const only = process.env.HEALER_BENCH_ONLY;
+if (only !== "tier1") await benchIngest();
+if (only !== "ingest") await benchTier1();

@@ -1,7 +1,7 @@
 import type { Finding } from "../contracts/findings.js";
 import { hasErrors, sortFindings } from "../contracts/findings.js";
 import { envelopeFqn } from "../contracts/fqn.js";
-import { type LoadedContract, loadContracts } from "../contracts/loader.js";
+import { type LoadedContract, loadContracts, type ParseCache } from "../contracts/loader.js";
 import { validateContractSchema } from "../contracts/schema.js";
 import { compileDomain } from "./compile.js";
 import type { DomainIR } from "./ir.js";
@@ -27,16 +27,20 @@ export interface CheckResult {
   loaded: LoadedContract[];
 }
 
-/** The whole front of the pipeline: load, validate against the schemas, check semantics, compile. */
-export function checkDomain(path: string): CheckResult {
-  const load = loadContracts(path);
-  const findings: Finding[] = [...load.findings];
+/**
+ * The whole front of the pipeline: load, validate against the schemas, check semantics, compile.
+ * A long-running caller passes a ParseCache so that unchanged files are not parsed again.
+ */
+export function checkDomain(path: string, options: { cache?: ParseCache | undefined } = {}): CheckResult {
+  const { cache } = options;
+  const load = loadContracts(path, { cache });
+  const findings: Finding[] = load.findings.map((f) => ({ ...f }));
   const schemaValid: LoadedContract[] = [];
   const fqns = new Map(load.contracts.map((c) => [c, envelopeFqn(c.data)]));
   for (const c of load.contracts) {
-    const f = validateContractSchema(c);
+    const f = cache ? cache.schemaFindings(c, validateContractSchema) : validateContractSchema(c);
     const fqn = fqns.get(c);
-    findings.push(...f.map((x) => (fqn ? { ...x, fqn } : x)));
+    findings.push(...f.map((x) => (fqn ? { ...x, fqn } : { ...x })));
     if (f.length === 0) schemaValid.push(c);
   }
   const compiled = compileDomain(schemaValid, load.contracts);

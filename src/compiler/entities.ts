@@ -1,7 +1,7 @@
 import { compareText } from "../contracts/findings.js";
 import { SOFT_DELETE_MIXIN, STDLIB_MIXINS, SYSTEM_FIELDS } from "../contracts/stdlib.js";
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asStringArray, identity } from "./context.js";
+import { asRecord, asString, asStringArray } from "./context.js";
 import { buildField } from "./fields.js";
 import type { EntityIR, FieldIR, MixinIR, WorkflowIR } from "./ir.js";
 import { humanize, kebabCase, pascalCase, pluralize } from "./naming.js";
@@ -114,7 +114,11 @@ export function buildEntity(
   }
   const table = typeof spec.table === "string" ? spec.table : pluralize(c.name);
   return {
-    ...identity(c),
+    fqn: c.fqn,
+    name: c.name,
+    domain: c.domain,
+    file: c.loaded.file,
+    description: asString(c.meta.description),
     className: pascalCase(c.name),
     label: humanize(c.name),
     labelPlural: humanize(pluralize(c.name)),

@@ -17,20 +17,17 @@ export function topologicalOrder(nodes: readonly string[], edges: readonly Depen
     deps.get(e.from)?.add(e.to);
     dependents.get(e.to)?.add(e.from);
   }
-  const ready = [...nodes].filter((n) => deps.get(n)?.size === 0).sort(compareText);
+  // The smallest ready name first, kept in a binary heap: re-sorting a list after each step made
+  // the order quadratic on domains of thousands of contracts.
+  const ready = new MinHeap();
+  for (const n of nodes) if (deps.get(n)?.size === 0) ready.push(n);
   const order: string[] = [];
-  while (ready.length > 0) {
-    const n = ready.shift() as string;
+  for (let n = ready.pop(); n !== undefined; n = ready.pop()) {
     order.push(n);
-    const newly: string[] = [];
     for (const d of dependents.get(n) ?? []) {
       const set = deps.get(d);
       set?.delete(n);
-      if (set?.size === 0) newly.push(d);
-    }
-    if (newly.length > 0) {
-      ready.push(...newly);
-      ready.sort(compareText);
+      if (set?.size === 0) ready.push(d);
     }
   }
   const placed = new Set(order);
@@ -130,4 +127,40 @@ function shortestCycle(component: string[], adj: Map<string, string[]>): string[
     }
   }
   return [...component, start];
+}
+
+/** A binary min-heap of strings in `compareText` order. */
+class MinHeap {
+  private readonly items: string[] = [];
+
+  push(value: string): void {
+    const a = this.items;
+    let i = a.push(value) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (compareText(a[parent] as string, value) <= 0) break;
+      a[i] = a[parent] as string;
+      i = parent;
+    }
+    a[i] = value;
+  }
+
+  pop(): string | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (top === undefined || last === undefined || a.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= a.length) break;
+      const r = l + 1;
+      const c = r < a.length && compareText(a[r] as string, a[l] as string) < 0 ? r : l;
+      if (compareText(a[c] as string, last) >= 0) break;
+      a[i] = a[c] as string;
+      i = c;
+    }
+    a[i] = last;
+    return top;
+  }
 }

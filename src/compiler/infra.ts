@@ -1,5 +1,5 @@
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray, identity } from "./context.js";
+import { asRecord, asString, asStringArray } from "./context.js";
 import type { AgentFallbackIR, AgentIR, AuthIR, EntityIR, InfraIR } from "./ir.js";
 
 export function buildAgent(reporter: Reporter, c: Contract, entities: ReadonlyMap<string, EntityIR>): AgentIR {
@@ -28,7 +28,11 @@ export function buildAgent(reporter: Reporter, c: Contract, entities: ReadonlyMa
     }
   }
   return {
-    ...identity(c),
+    fqn: c.fqn,
+    name: c.name,
+    domain: c.domain,
+    file: c.loaded.file,
+    description: asString(c.meta.description),
     trigger: asString(spec.trigger),
     inputEntity,
     inputFields,

@@ -1,6 +1,6 @@
 import { expressionNames } from "../contracts/expression.js";
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray, identity } from "./context.js";
+import { asRecord, asString, asStringArray } from "./context.js";
 import { parseComputed } from "./fields.js";
 import type { ComputedIR, EndpointIR, EntityIR, Operation, RouteIR, RouteSideEffectIR, ValidationRuleIR } from "./ir.js";
 import { parseChecked } from "./workflows.js";
@@ -154,7 +154,11 @@ export function buildRoute(reporter: Reporter, c: Contract, entity: EntityIR | u
     };
   });
   return {
-    ...identity(c),
+    fqn: c.fqn,
+    name: c.name,
+    domain: c.domain,
+    file: c.loaded.file,
+    description: asString(c.meta.description),
     entity: asString(spec.entity),
     entityName: entity?.name ?? asString(spec.entity).split("/")[2] ?? "",
     basePath,

@@ -1,6 +1,6 @@
 import { type Expr, ExpressionError, expressionNames, parseExpression } from "../contracts/expression.js";
 import type { Contract, PathSegments, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray, identity } from "./context.js";
+import { asRecord, asString, asStringArray } from "./context.js";
 import type { EntityIR, GuardIR, SideEffectIR, StateIR, TypeOverrideIR, WorkflowActionIR, WorkflowIR } from "./ir.js";
 import { humanize } from "./naming.js";
 
@@ -121,7 +121,11 @@ export function buildWorkflow(reporter: Reporter, c: Contract): WorkflowIR {
   }
 
   return {
-    ...identity(c),
+    fqn: c.fqn,
+    name: c.name,
+    domain: c.domain,
+    file: c.loaded.file,
+    description: asString(c.meta.description),
     initial,
     states,
     transitions,

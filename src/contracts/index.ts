@@ -14,7 +14,7 @@ export {
   NUMBER_PREFIX_PATTERN,
   parseFqn,
 } from "./fqn.js";
-export type { LoadedContract, LoadResult } from "./loader.js";
+export type { LoadedContract, LoadResult, ParseResult } from "./loader.js";
 export {
   CONTRACT_SUFFIX,
   displayPath,
@@ -23,6 +23,7 @@ export {
   loadContracts,
   MAX_ALIAS_COUNT,
   MAX_CONTRACT_BYTES,
+  ParseCache,
   parseContractSource,
 } from "./loader.js";
 export type { Position } from "./locate.js";

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
-import { CORE_SCHEMA, load as fastLoad } from "js-yaml";
+import { join, relative, resolve, sep } from "node:path";
+import { FAILSAFE_SCHEMA, load as fastLoad, Type } from "js-yaml";
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from "yaml";
 import type { Finding } from "./findings.js";
 import { compareText } from "./findings.js";
@@ -59,12 +59,13 @@ export function findContractFiles(path: string): string[] {
  * Loads every contract under `path`. Broken files never stop the load: each becomes a located
  * finding and the rest are still parsed, so one run reports every problem.
  */
-export function loadContracts(path: string): LoadResult {
+export function loadContracts(path: string, options: { cache?: ParseCache | undefined } = {}): LoadResult {
   const files = findContractFiles(path);
   const contracts: LoadedContract[] = [];
   const findings: Finding[] = [];
+  options.cache?.prune(resolve(path), files);
   for (const absPath of files) {
-    const result = loadContractFile(absPath);
+    const result = loadContractFile(absPath, options.cache);
     if ("contract" in result) contracts.push(result.contract);
     findings.push(...result.findings);
   }
@@ -76,7 +77,52 @@ export function displayPath(absPath: string): string {
   return rel && !rel.startsWith("..") ? rel : absPath;
 }
 
-export function loadContractFile(absPath: string): { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] } {
+export type ParseResult = { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] };
+
+/**
+ * Parsed contracts kept between loads of the same files, for a long-running process (the Healer
+ * checks its whole domain several times per fix). An entry is used only when the file holds
+ * exactly the bytes it was parsed from and is shown under the same name, so any edit, by the
+ * Healer or by anyone else, is parsed afresh; no timestamp is trusted. Entries are shared, so
+ * what they hold is read-only for every caller.
+ */
+export class ParseCache {
+  private readonly entries = new Map<string, { source: string; file: string; result: ParseResult }>();
+  private readonly schema = new WeakMap<LoadedContract, readonly Finding[]>();
+
+  lookup(absPath: string, source: string, file: string): ParseResult | undefined {
+    const e = this.entries.get(absPath);
+    return e && e.source === source && e.file === file ? e.result : undefined;
+  }
+
+  store(absPath: string, source: string, file: string, result: ParseResult): void {
+    this.entries.set(absPath, { source, file, result });
+  }
+
+  /** Schema findings of a cached contract, computed once per parse. */
+  schemaFindings(contract: LoadedContract, validate: (c: LoadedContract) => readonly Finding[]): readonly Finding[] {
+    let found = this.schema.get(contract);
+    if (!found) {
+      found = validate(contract);
+      this.schema.set(contract, found);
+    }
+    return found;
+  }
+
+  /** Forgets the files below `root` that a listing no longer holds (removed contracts). */
+  prune(root: string, present: readonly string[]): void {
+    const keep = new Set(present);
+    for (const path of this.entries.keys()) {
+      if ((path === root || path.startsWith(`${root}${sep}`)) && !keep.has(path)) this.entries.delete(path);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export function loadContractFile(absPath: string, cache?: ParseCache): ParseResult {
   const file = displayPath(absPath);
   const fail = (code: string, message: string, line = 0, column = 0): { findings: Finding[] } => ({
     findings: [{ code, message, file, line, column, path: "", schemaPath: "", severity: "error" }],
@@ -91,7 +137,12 @@ export function loadContractFile(absPath: string): { contract: LoadedContract; f
   } catch {
     return fail("file.encoding", "file is not valid UTF-8");
   }
-  return parseContractSource(source, absPath, file);
+  if (!cache) return parseContractSource(source, absPath, file);
+  const cached = cache.lookup(absPath, source, file);
+  if (cached) return cached;
+  const parsed = parseContractSource(source, absPath, file);
+  cache.store(absPath, source, file, parsed);
+  return parsed;
 }
 
 /** Parses contract text; used by the loader and by tools that check a contract before writing it. */
@@ -232,19 +283,82 @@ function nestingDepth(value: unknown): number {
 }
 
 /**
- * The fast path for the common case, a well-formed contract: js-yaml builds the plain value about
- * three times faster than a position-keeping parse. Anything unusual returns undefined and takes
+ * YAML 1.2's core schema exactly as the `yaml` package resolves plain scalars (its tests, in its
+ * order), so the fast path and the located parse give the same value for every scalar. js-yaml's
+ * own CORE_SCHEMA is not quite it: it reads `0b101`, `-0x1` and `+0o7` as numbers where YAML 1.2
+ * (and the `yaml` package) keeps them strings.
+ */
+const CORE_1_2 = FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalarType("null", /^(?:~|[Nn]ull|NULL)?$/, () => null),
+    scalarType("bool", /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === "t" || s[0] === "T"),
+    scalarType("int", /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/, (s) =>
+      s.startsWith("0o") ? Number.parseInt(s.slice(2), 8) : s.startsWith("0x") ? Number.parseInt(s.slice(2), 16) : Number.parseInt(s, 10),
+    ),
+    scalarType(
+      "float",
+      /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/,
+      (s) =>
+        s.endsWith("nan") || s.endsWith("NaN") || s.endsWith("NAN")
+          ? Number.NaN
+          : s.includes("nf") || s.includes("NF")
+            ? s[0] === "-"
+              ? Number.NEGATIVE_INFINITY
+              : Number.POSITIVE_INFINITY
+            : Number.parseFloat(s),
+    ),
+  ],
+});
+
+function scalarType(name: string, test: RegExp, construct: (s: string) => unknown): Type {
+  return new Type(`tag:yaml.org,2002:${name}`, {
+    kind: "scalar",
+    resolve: (s: string | null) => test.test(s ?? ""),
+    construct: (s: string | null) => construct(s ?? ""),
+  });
+}
+
+/**
+ * The fast path for the common case, a well-formed contract: js-yaml builds the plain value many
+ * times faster than a position-keeping parse. Anything unusual returns undefined and takes
  * the full path, which owns every error message: a parse error, a document that is not a mapping,
  * and any anchor (`&`), so that alias expansion is always bounded by MAX_ALIAS_COUNT.
  */
 function fastParse(source: string): Record<string, unknown> | undefined {
-  if (source.includes("&")) return undefined;
+  if (source.includes("&") || COLLECTION_KEY.test(source)) return undefined;
+  let value: unknown;
   try {
-    const value: unknown = fastLoad(source, { schema: CORE_SCHEMA });
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    value = fastLoad(source, { schema: CORE_1_2 });
   } catch {
     return undefined;
   }
+  if (value === null || typeof value !== "object" || Array.isArray(value) || hasNullKey(value)) return undefined;
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Keys the two parsers turn into different strings, left to the located parse: a collection as a
+ * key (js-yaml joins `[a, b]` into "a,b", `yaml` writes "[ a, b ]"), found by its `?` indicator or
+ * a closing bracket before the colon (a quoted text that looks like one only costs the slow path).
+ */
+const COLLECTION_KEY = /(?:^[ \t-]*\?(?:[ \t]|$))|(?:[\]}][ \t]*:(?:[ \t]|$))/m;
+
+/** A null key (`~:`, `null:`) is "null" to js-yaml and "" to `yaml`; the located parse decides. */
+function hasNullKey(value: object): boolean {
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop() as object;
+    if (Array.isArray(v)) {
+      for (const child of v) if (child !== null && typeof child === "object") stack.push(child);
+      continue;
+    }
+    for (const key in v) {
+      if (key === "null") return true;
+      const child = (v as Record<string, unknown>)[key];
+      if (child !== null && typeof child === "object") stack.push(child);
+    }
+  }
+  return false;
 }
 
 function lazyContract(

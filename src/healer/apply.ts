@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CheckResult, DomainIR } from "../compiler/index.js";
 import { checkDomain } from "../compiler/index.js";
-import type { Finding } from "../contracts/index.js";
+import type { Finding, ParseCache } from "../contracts/index.js";
 import { generateTarget, writeFiles } from "../generators/index.js";
 import { removeStaleTemps, writeFileAtomic } from "./atomic.js";
 import type { DiffStore } from "./diff-store.js";
@@ -55,6 +55,8 @@ export interface ApplyContext {
   layout: ProjectLayout;
   diffs: DiffStore;
   regenerate: Regenerator;
+  /** Parsed contracts of earlier checks (the Healer's), reused while their bytes are unchanged. */
+  cache?: ParseCache | undefined;
 }
 
 /** Every file a proposal touches: the ticket's contract first. */
@@ -94,7 +96,7 @@ export function applyProposal(ctx: ApplyContext, ticket: Ticket, proposal: Propo
     originals.set(abs, current);
   }
   for (const abs of originals.keys()) removeStaleTemps(resolve(abs, ".."));
-  const before = baseline ?? checkDomain(scanRoot);
+  const before = baseline ?? checkDomain(scanRoot, { cache: ctx.cache });
 
   const written: string[] = [];
   const restore = (): void => {
@@ -108,7 +110,7 @@ export function applyProposal(ctx: ApplyContext, ticket: Ticket, proposal: Propo
       writeFileAtomic(abs, e.after);
       written.push(abs);
     }
-    after = checkDomain(scanRoot);
+    after = checkDomain(scanRoot, { cache: ctx.cache });
   } catch (e) {
     restore();
     return { ok: false, reason: `could not apply the fix: ${(e as Error).message}; the previous contract was restored` };

@@ -11,6 +11,13 @@ import type { Change, ChangeContract, DiffFile, DiffRecord, FileEdit, Proposal, 
  * same record instead of adding a second one.
  */
 export class DiffStore {
+  /**
+   * Records known to need nothing from `markRegenerated` (not deferred). A record leaves
+   * `deferred` once and never goes back unless rewritten here, so each file is read once per
+   * process instead of the whole history on every fix.
+   */
+  private readonly settled = new Set<string>();
+
   constructor(readonly dir: string) {}
 
   record(
@@ -46,6 +53,8 @@ export class DiffStore {
     };
     mkdirSync(this.dir, { recursive: true });
     writeFileAtomic(join(this.dir, `${id}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    if (regeneration === "deferred") this.settled.delete(`${id}.json`);
+    else this.settled.add(`${id}.json`);
     return record;
   }
 
@@ -58,9 +67,11 @@ export class DiffStore {
       return;
     }
     for (const n of names) {
+      if (this.settled.has(n)) continue;
       const path = join(this.dir, n);
       try {
         const r = JSON.parse(readFileSync(path, "utf8")) as DiffRecord;
+        this.settled.add(n);
         if (r.origin !== "HEALER" || r.regeneration !== "deferred") continue;
         writeFileAtomic(path, `${JSON.stringify({ ...r, regeneration: "done" }, null, 2)}\n`);
       } catch {

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import type { CheckResult } from "../compiler/index.js";
 import { checkDomain } from "../compiler/index.js";
 import type { Finding, LoadedContract } from "../contracts/index.js";
-import { parseContractSource, validateContractSchema } from "../contracts/index.js";
+import { ParseCache, parseContractSource, validateContractSchema } from "../contracts/index.js";
 import { CONFIGURE_HINT, selectProvider } from "../llm/index.js";
 import { type ApplyResult, applyProposal, type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "./apply.js";
 import { removeStaleTemps } from "./atomic.js";
@@ -96,11 +96,18 @@ export class Healer {
   /** Aborted by `cancelPending`: LLM calls in flight end at once (the service stopping). */
   private readonly stopping = new AbortController();
   private readonly env: NodeJS.ProcessEnv;
+  /**
+   * Contracts parsed by earlier checks, reused while their bytes are unchanged: a fix checks the
+   * whole domain before and after its edit. `CHARTER_PARSE_CACHE=off` turns it off (the benchmark
+   * compares both in one run).
+   */
+  readonly parseCache: ParseCache | undefined;
 
   constructor(options: HealerOptions) {
     this.layout = projectLayout(options.projectRoot, { domainsDir: options.domainsDir, runtimeDir: options.runtimeDir });
     this.clock = options.clock ?? systemClock;
     this.env = options.env ?? process.env;
+    this.parseCache = (this.env.CHARTER_PARSE_CACHE ?? process.env.CHARTER_PARSE_CACHE) === "off" ? undefined : new ParseCache();
     this.store = new TicketStore(this.layout.dbPath, { now: this.clock });
     this.notifier =
       options.notifier ??
@@ -208,7 +215,7 @@ export class Healer {
     if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
     // Work of a killed run goes back to the queue first, so the obsolete check below sees it as it is.
     this.recover();
-    const check = checkDomain(scanRoot);
+    const check = checkDomain(scanRoot, { cache: this.parseCache });
     // A writer killed between its temporary file and the rename leaves the temporary behind.
     for (const dir of new Set(check.contracts.map((c) => dirname(resolve(c.file))))) removeStaleTemps(dir);
     const rel = projectPath(this.layout.root, scanRoot);
@@ -319,7 +326,7 @@ export class Healer {
     // be half written, and apply.ts knows how to complete exactly that proposal.
     if (t.proposal) return this.applyAndSettle(t, t.proposal, "analyzing");
     const scanRoot = this.scanRootOf(t);
-    const check = checkDomain(scanRoot);
+    const check = checkDomain(scanRoot, { cache: this.parseCache });
     const target = this.contractOf(t, check);
     if (!target)
       return this.fail(
@@ -363,7 +370,7 @@ export class Healer {
   /** Tier 2/3 with a proposer: ask, check the answer parses and validates, store it as `proposed`. */
   private async propose(t: Ticket, proposer: Proposer): Promise<Outcome> {
     const scanRoot = this.scanRootOf(t);
-    const check = checkDomain(scanRoot);
+    const check = checkDomain(scanRoot, { cache: this.parseCache });
     const target = this.contractOf(t, check);
     if (!target)
       return this.fail(t, "analyzing", `no contract to propose a fix for (${t.contract_fqn ?? "no contract named in the report"})`);
@@ -445,7 +452,12 @@ export class Healer {
     await this.lock();
     let r: ApplyResult;
     try {
-      r = applyProposal({ layout: this.layout, diffs: this.diffs, regenerate: this.regenerate }, t, proposal, baseline);
+      r = applyProposal(
+        { layout: this.layout, diffs: this.diffs, regenerate: this.regenerate, cache: this.parseCache },
+        t,
+        proposal,
+        baseline,
+      );
     } catch (e) {
       r = { ok: false, reason: `could not apply the fix: ${(e as Error).message}` };
     } finally {
@@ -519,7 +531,7 @@ export class Healer {
     const run = await this.processQueue();
     const ids = [...new Set(tickets.map((t) => t.ticket.id))];
     const now = ids.map((id) => this.store.get(id)).filter((t): t is Ticket => t !== null);
-    const after = run.applied > 0 ? checkDomain(resolve(path)) : check;
+    const after = run.applied > 0 ? checkDomain(resolve(path), { cache: this.parseCache }) : check;
     // Fixes applied while other errors remained deferred their regeneration; once the domain is
     // valid again (the last fix, or a hand fix before this run), the code catches up here.
     let regenerated = run.regenerated;

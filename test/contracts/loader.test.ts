@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES } from "../../src/contracts/index.js";
+import { findContractFiles, loadContracts, MAX_CONTRACT_BYTES, ParseCache, parseContractSource } from "../../src/contracts/index.js";
 import { writeDomain } from "../support/domain.js";
 
 const valid = "apiVersion: charter/v1\nkind: Mixin\nmetadata:\n  name: m\n  domain: d\nspec:\n  fields:\n    a:\n      type: string\n";
@@ -100,10 +100,65 @@ describe("loader fast path", () => {
     for (const c of r.contracts) expect(c.data, c.file).toEqual(parseDocument(c.source).toJS());
   });
 
+  // YAML 1.2 core scalars where js-yaml's own schema and the `yaml` package disagree, and keys the
+  // two would spell differently (null, collections): the fast path must agree or step aside.
+  it.each([
+    ["0b101", "-0x1", "+0o7", "0o17", "0x1F", "017", "1_000", "+12", "-0", "09"],
+    ["1e3", "1.5e-3", ".5", "5.", "0.", ".inf", "-.Inf", "+.INF", ".NaN", ".NAN", "1.0", "-1.50", "1E3"],
+    ["~", "null", "Null", "NULL", "''", "True", "TRUE", "false", "yes", "on", "y", "2001-12-14", "12:30:00", "1:20", "="],
+  ])("reads the scalars %s the way the position-keeping parse does", async (...scalars) => {
+    const { parseDocument } = await import("yaml");
+    for (const s of scalars) {
+      const source = `a: ${s}\nb: [${s}]\nc: {k: ${s}}\n${s === "''" ? "" : `${s}: key\n`}`;
+      const r = parseContractSource(source, "/x.contract.yaml", "x.contract.yaml");
+      expect("contract" in r ? r.contract.data : r.findings, s).toEqual(parseDocument(source).toJS());
+    }
+  });
+
+  it("leaves keys the two parsers spell differently to the position-keeping parse", async () => {
+    const { parseDocument } = await import("yaml");
+    for (const source of ["? [a, b]\n: c\nd: 1\n", "[a]: b\n", "x:\n  {a: 1}: b\n", "~: v\nw: 1\n", "x:\n  - null: 1\n"]) {
+      const r = parseContractSource(source, "/x.contract.yaml", "x.contract.yaml");
+      const want = parseDocument(source, { uniqueKeys: true });
+      if (want.errors.length > 0) expect("contract" in r, source).toBe(false);
+      else expect("contract" in r ? r.contract.data : r.findings, source).toEqual(want.toJS());
+    }
+  });
+
   it("still locates positions lazily for contracts that took the fast path", () => {
     const dir = writeDomain({ "a.contract.yaml": valid });
     const c = loadContracts(dir).contracts[0];
     expect(c?.doc.getIn(["metadata", "name"])).toBe("m");
     expect(c?.lineCounter.linePos(0)).toEqual({ line: 1, col: 1 });
+  });
+});
+
+describe("parse cache", () => {
+  it("reuses an unchanged contract and parses again once its bytes change, even at the same size", () => {
+    const dir = writeDomain({ "a.contract.yaml": valid, "b.contract.yaml": valid.replace("name: m", "name: b") });
+    const cache = new ParseCache();
+    const first = loadContracts(dir, { cache });
+    const again = loadContracts(dir, { cache });
+    expect(again.contracts[0]).toBe(first.contracts[0]);
+    expect(again.contracts[1]).toBe(first.contracts[1]);
+    // Same length, same second: only the bytes tell the edit apart.
+    writeFileSync(join(dir, "a.contract.yaml"), valid.replace("name: m", "name: n"));
+    const edited = loadContracts(dir, { cache });
+    expect(edited.contracts[0]).not.toBe(first.contracts[0]);
+    expect(edited.contracts[0]?.data.metadata).toMatchObject({ name: "n" });
+    expect(edited.contracts[1]).toBe(first.contracts[1]);
+  });
+
+  it("keeps a broken file's located findings and forgets removed files", () => {
+    const dir = writeDomain({ "a.contract.yaml": valid, "bad.contract.yaml": "a: [1\n" });
+    const cache = new ParseCache();
+    const uncached = loadContracts(dir);
+    expect(loadContracts(dir, { cache }).findings).toEqual(uncached.findings);
+    expect(loadContracts(dir, { cache }).findings).toEqual(uncached.findings);
+    expect(uncached.findings[0]?.line).toBeGreaterThan(0);
+    expect(cache.size).toBe(2);
+    rmSync(join(dir, "bad.contract.yaml"));
+    expect(loadContracts(dir, { cache }).findings).toEqual([]);
+    expect(cache.size).toBe(1);
   });
 });

@@ -152,6 +152,8 @@ interface GenerateReport {
 }
 
 function generateReport(opts: GenerateOptions, files: readonly GeneratedFile[], r: WriteResult, dry: boolean): GenerateReport {
+  // A set: looking each file up in the written list was quadratic (2,000 entities, 15,000 files).
+  const written = new Set(r.written);
   return {
     target: opts.target,
     output: opts.output,
@@ -162,7 +164,7 @@ function generateReport(opts: GenerateOptions, files: readonly GeneratedFile[], 
     kept: r.kept.map((k) => ({ ...k, message: keptMessage(k, dry) })),
     // Warnings of files left unchanged were reported when they were written.
     warnings: files
-      .filter((f) => r.written.includes(f.path))
+      .filter((f) => written.has(f.path))
       .flatMap((f) => (f.warnings ?? []).map((w) => ({ path: f.path, kind: w.kind, message: w.message }))),
   };
 }
