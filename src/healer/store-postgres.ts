@@ -120,6 +120,45 @@ interface Row {
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
+/** Locks the newest ticket of each fingerprint of a batch, in one order (so batches cannot deadlock on them). */
+const INGEST_LOCK_SQL = `
+SELECT seq FROM healer.tickets
+WHERE seq IN (SELECT MAX(seq) FROM healer.tickets WHERE fingerprint = ANY($1::text[]) GROUP BY fingerprint)
+ORDER BY seq FOR UPDATE`;
+
+/** One batch of reports (see `ingestMany`); arrays are parallel, one element per fingerprint. */
+const INGEST_SQL = `
+WITH input AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[],
+                       $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::bigint[], $17::text[])
+    WITH ORDINALITY AS i(id, source, contract_fqn, error_type, raw_error, context, tier, priority, priority_order,
+                         fixable_by, resolution_note, fingerprint, n, note, iso, ms, last_iso, ord)
+),
+latest AS (
+  SELECT DISTINCT ON (t.fingerprint) t.seq FROM healer.tickets t JOIN input i ON i.fingerprint = t.fingerprint
+  ORDER BY t.fingerprint, t.seq DESC
+),
+folded AS (
+  UPDATE healer.tickets t SET occurrences = t.occurrences + i.n, last_seen_at = i.last_iso, updated_at = i.last_iso
+  FROM input i
+  WHERE t.seq IN (SELECT seq FROM latest) AND t.fingerprint = i.fingerprint AND t.status = 'failed'
+    AND (t.fixable_by <> 'contract' OR (i.note IS NOT NULL AND starts_with(t.resolution_note, i.note)))
+  RETURNING t.*, false AS inserted
+),
+upserted AS (
+  INSERT INTO healer.tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
+    fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
+  SELECT i.id, i.source, i.contract_fqn, i.error_type, i.raw_error, i.context, 'queued', i.tier, i.priority, i.priority_order,
+    i.fixable_by, i.iso, i.ms, i.last_iso, i.resolution_note, i.fingerprint, i.n, i.last_iso
+  FROM input i WHERE i.fingerprint NOT IN (SELECT fingerprint FROM folded)
+  ORDER BY i.ord
+  ON CONFLICT (fingerprint) WHERE status IN (${OPEN_SQL})
+  DO UPDATE SET occurrences = healer.tickets.occurrences + EXCLUDED.occurrences, last_seen_at = EXCLUDED.last_seen_at,
+    updated_at = EXCLUDED.updated_at
+  RETURNING healer.tickets.*, (healer.tickets.xmax = 0) AS inserted
+)
+SELECT * FROM folded UNION ALL SELECT * FROM upserted`;
+
 /** SQLSTATEs after which a whole transaction is simply run again: deadlock, serialization failure. */
 const RETRYABLE = new Set(["40P01", "40001"]);
 
@@ -244,64 +283,63 @@ export class PostgresTicketStore implements TicketStore {
   }
 
   /**
-   * One transaction for the list. Reports are stored in fingerprint order, so two replicas storing
-   * overlapping batches lock the same rows in the same order and cannot deadlock each other.
+   * The whole list in one transaction of two statements however long it is. Reports of one fingerprint are merged first (the first one's fields, the count as
+   * occurrences). Per fingerprint: a repeat of a failed ticket folds into it (see
+   * `NewTicket.foldIntoFailed`); otherwise the INSERT either creates the ticket or, meeting the
+   * open ticket of that fingerprint (the unique partial index; a concurrent insert waits for the
+   * other to commit), adds the occurrences to it. The newest ticket of a fingerprint is the open
+   * one when there is one, so trying the failed ticket first changes nothing for open tickets.
    */
   async ingestMany(list: readonly NewTicket[]): Promise<IngestResult[]> {
     if (list.length === 0) return [];
+    const groups = new Map<string, { t: NewTicket; n: number; iso: string; ms: number; lastIso: string }>();
+    for (const t of list) {
+      const { iso, ms } = this.stamp();
+      const g = groups.get(t.fingerprint);
+      if (g) {
+        g.n++;
+        g.lastIso = iso;
+      } else groups.set(t.fingerprint, { t, n: 1, iso, ms, lastIso: iso });
+    }
+    const rows = [...groups.values()];
+    const col = <T>(f: (g: (typeof rows)[number]) => T): T[] => rows.map(f);
+    const values = [
+      col(() => randomUUID()),
+      col((g) => g.t.source),
+      col((g) => g.t.contract_fqn),
+      col((g) => g.t.error_type),
+      col((g) => g.t.raw_error),
+      col((g) => JSON.stringify(g.t.context)),
+      col((g) => g.t.tier),
+      col((g) => g.t.priority),
+      col((g) => PRIORITY_ORDER[g.t.priority]),
+      col((g) => g.t.fixable_by),
+      col((g) => g.t.resolution_note ?? ""),
+      col((g) => g.t.fingerprint),
+      col((g) => g.n),
+      col((g) => g.t.foldIntoFailed ?? null),
+      col((g) => g.iso),
+      col((g) => g.ms),
+      col((g) => g.lastIso),
+    ];
     await this.open();
-    const order = list.map((_, i) => i).sort((a, b) => cmp((list[a] as NewTicket).fingerprint, (list[b] as NewTicket).fingerprint));
-    return this.tx(async (c) => {
-      const out: IngestResult[] = new Array(list.length);
-      for (const i of order) out[i] = await this.ingestOne(c, list[i] as NewTicket);
-      return out;
+    const stored = await this.tx(async (c) => {
+      // Lock the newest ticket of each fingerprint first: a ticket failing meanwhile on another
+      // replica then either happened before (the statement below sees it failed and folds into it)
+      // or waits for this commit, as it would with SQLite's serialised writers.
+      // Named: prepared once per connection, so the batch statement is not parsed and planned per call.
+      await c.query({ name: "healer_ingest_lock", text: INGEST_LOCK_SQL, values: [values[11]] });
+      return (await c.query({ name: "healer_ingest", text: INGEST_SQL, values })).rows as (Row & { inserted: boolean })[];
     });
-  }
-
-  /**
-   * A repeat of a failed ticket folds into it first (see `NewTicket.foldIntoFailed`); otherwise the
-   * INSERT either creates the ticket or, meeting the open ticket of the same fingerprint (the unique
-   * partial index; a concurrent insert waits for the other to commit), adds an occurrence to it.
-   * The newest ticket of a fingerprint is the open one when there is an open one, so trying the
-   * failed ticket first changes nothing for open tickets.
-   */
-  private async ingestOne(c: Queryable, t: NewTicket): Promise<IngestResult> {
-    const { iso, ms } = this.stamp();
-    const note = t.foldIntoFailed ?? null;
-    const folded = await c.query(
-      `UPDATE healer.tickets SET occurrences = occurrences + 1, last_seen_at = $1, updated_at = $1
-       WHERE seq = (SELECT MAX(seq) FROM healer.tickets WHERE fingerprint = $2)
-         AND status = 'failed' AND (fixable_by <> 'contract' OR ($3::text IS NOT NULL AND starts_with(resolution_note, $3::text)))
-       RETURNING *`,
-      [iso, t.fingerprint, note],
-    );
-    if (folded.rows[0]) return { ticket: toTicket(folded.rows[0] as Row), created: false };
-    const r = await c.query(
-      `INSERT INTO healer.tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
-         fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $11, $12, $11, $13, $14, 1, $11)
-       ON CONFLICT (fingerprint) WHERE status IN (${OPEN_SQL})
-       DO UPDATE SET occurrences = healer.tickets.occurrences + 1, last_seen_at = EXCLUDED.last_seen_at, updated_at = EXCLUDED.updated_at
-       RETURNING *, (xmax = 0) AS inserted`,
-      [
-        randomUUID(),
-        t.source,
-        t.contract_fqn,
-        t.error_type,
-        t.raw_error,
-        JSON.stringify(t.context),
-        t.tier,
-        t.priority,
-        PRIORITY_ORDER[t.priority],
-        t.fixable_by,
-        iso,
-        ms,
-        t.resolution_note ?? "",
-        t.fingerprint,
-      ],
-    );
-    const row = r.rows[0] as Row & { inserted: boolean };
-    return { ticket: toTicket(row), created: row.inserted };
+    const byFingerprint = new Map(stored.map((r) => [r.fingerprint, r]));
+    const seen = new Set<string>();
+    return list.map((t) => {
+      const row = byFingerprint.get(t.fingerprint);
+      if (!row) throw new Error(`ticket store: report ${t.fingerprint} was not stored`);
+      const first = !seen.has(t.fingerprint);
+      seen.add(t.fingerprint);
+      return { ticket: toTicket(row), created: first && row.inserted };
+    });
   }
 
   /** The claim's owner, lease holder and lease end, as SET items starting at `$first`. */
@@ -518,10 +556,6 @@ export class PostgresTicketStore implements TicketStore {
 
 /** Columns a `TicketUpdate` may set directly (the others are handled on their own above). */
 const UPDATABLE = new Set(["resolution_note", "diff_id", "tier", "error_type", "fixable_by"]);
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function toTicket(r: Row): Ticket {
   return {
