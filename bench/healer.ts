@@ -3,6 +3,8 @@
  *  - ingest throughput with wrk (a Lua script posting 50 distinct runtime reports in turn, dedup
  *    on: each has an open `proposed` ticket, made by the fake LLM during the warm-up), and a check
  *    that no report was lost (the tickets' occurrences add up to the requests answered);
+ *    once on each ticket store: SQLite (the default) and PostgreSQL (HEALER_DATABASE_URL, a fresh
+ *    database on 127.0.0.1:5432), with the ratio of the two;
  *  - tier 1 latency from a report to the fix applied and the code regenerated, on a 20-entity domain.
  * Run: npm run bench -- healer (needs wrk: apt-get install wrk)
  */
@@ -13,6 +15,7 @@ import { join } from "node:path";
 import { checkDomain } from "../src/compiler/index.js";
 import { type HealerProcess, startHealerProcess } from "../test/healer/serve-process.js";
 import { FakeLlm, NO_PROVIDER_ENV } from "../test/support/fake-llm.js";
+import { databaseUrl, freshDatabase } from "../test/support/postgres.js";
 
 const ENTITIES = 20;
 const DISTINCT_ERRORS = 50;
@@ -118,18 +121,21 @@ function reportBody(k: number): string {
   });
 }
 
-async function benchIngest(): Promise<void> {
+/** Reports per second of one ingest run, or null when it was skipped. */
+async function benchIngest(store: "sqlite" | "postgres"): Promise<number | null> {
   if (spawnSync("wrk", ["--version"]).error) {
     console.log("ingest: skipped, wrk is not installed (apt-get install wrk)");
-    return;
+    return null;
   }
+  const storeEnv: Record<string, string> =
+    store === "postgres" ? { HEALER_DATABASE_URL: databaseUrl(freshDatabase("charter_bench_healer")) } : {};
   const root = mkdtempSync(join(tmpdir(), "charter-bench-ingest-"));
   writeDomain(join(root, "domains", "bench"));
   const fake = await FakeLlm.start();
   const item = readFileSync(join(root, "domains/bench/entities/item_00.contract.yaml"), "utf8");
   const fixed = item.replace("  domain: bench\n", "  domain: bench\n  description: The first item of the benchmark\n");
   for (let k = 0; k < DISTINCT_ERRORS; k++) fake.reply({ json: { contract: fixed, explanation: "describe the entity" } });
-  const server = await startServer(root, fake.env());
+  const server = await startServer(root, { ...fake.env(), ...storeEnv });
   try {
     // Warm-up: one report per distinct error, each becoming an open `proposed` ticket.
     for (let k = 0; k < DISTINCT_ERRORS; k++) {
@@ -178,10 +184,11 @@ end
     // wrk counts answered requests; a few more may have reached the server as it stopped.
     const lost = Math.max(0, requests - non2xx - occurrences);
     console.log(
-      `ingest over HTTP (wrk -t1 -c${WRK_CONNECTIONS} -d${WRK_SECONDS}s, ${DISTINCT_ERRORS} distinct reports, dedup on): ` +
+      `ingest over HTTP, ${store} store (wrk -t1 -c${WRK_CONNECTIONS} -d${WRK_SECONDS}s, ${DISTINCT_ERRORS} distinct reports, dedup on): ` +
         `${Math.round(Number(rps))} reports/s, p50 ${m[4]} ms, p99 ${m[5]} ms; ${requests} answered, ${non2xx} non-2xx, ${errors} socket errors; ` +
         `${tickets.length} tickets, ${occurrences} occurrences counted, ${lost} lost`,
     );
+    return Number(rps);
   } finally {
     await server.stop();
     await fake.close();
@@ -274,5 +281,11 @@ async function benchTier1(): Promise<void> {
 
 console.log("Healer benchmark (targets: ingest >= 5000 reports/s over HTTP with none lost, tier 1 p50 < 100 ms)");
 const only = process.env.HEALER_BENCH_ONLY;
-if (only !== "tier1") await benchIngest();
+if (only !== "tier1") {
+  const sqlite = await benchIngest("sqlite");
+  const postgres = await benchIngest("postgres");
+  if (sqlite && postgres) {
+    console.log(`ingest, PostgreSQL store / SQLite store: ${(postgres / sqlite).toFixed(2)} (same machine, same run)`);
+  }
+}
 if (only !== "ingest") await benchTier1();

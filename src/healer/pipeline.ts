@@ -17,9 +17,10 @@ import { LlmProposer } from "./llm-proposer.js";
 import { type HealerStatus, healerStatus } from "./metrics.js";
 import { normaliseContract, projectPath } from "./normalise.js";
 import { Notifier } from "./notify.js";
+import { openTicketStore } from "./open-store.js";
 import { NO_PROVIDER_NOTE, type Proposer, type ProposerInput } from "./proposer.js";
 import { unsafeFqnReason } from "./safety.js";
-import { type NewTicket, PROCESS_OWNER, TicketStore } from "./store.js";
+import { type IngestResult, type NewTicket, PROCESS_OWNER, type TicketStore } from "./store.js";
 import {
   type DiffRecord,
   type ErrorReport,
@@ -50,6 +51,8 @@ export interface HealerOptions {
   console?: ((line: string) => void) | null;
   clock?: Clock;
   regenerate?: Regenerator;
+  /** The ticket store; default: PostgreSQL when `HEALER_DATABASE_URL` is set in `env`, else `.forge/healer/healer.db`. */
+  store?: TicketStore;
 }
 
 /** What one `process` pass did. */
@@ -108,7 +111,8 @@ export class Healer {
     this.clock = options.clock ?? systemClock;
     this.env = options.env ?? process.env;
     this.parseCache = (this.env.CHARTER_PARSE_CACHE ?? process.env.CHARTER_PARSE_CACHE) === "off" ? undefined : new ParseCache();
-    this.store = new TicketStore(this.layout.dbPath, { now: this.clock });
+    this.store =
+      options.store ?? openTicketStore({ sqlitePath: this.layout.dbPath, databaseUrl: this.env.HEALER_DATABASE_URL, now: this.clock });
     this.notifier =
       options.notifier ??
       Notifier.fromEnv(this.layout.jsonlPath, this.env, options.console === undefined ? {} : { console: options.console });
@@ -136,21 +140,21 @@ export class Healer {
   /** Waits for webhook deliveries in flight (bounded by their timeout) and closes the store. */
   async close(): Promise<void> {
     await this.notifier.flush();
-    this.store.close();
+    await this.store.close();
   }
 
   // ---- intake -------------------------------------------------------------------------------
 
   /** Turns a report into a ticket, or into one more occurrence of the open ticket it repeats. */
-  report(report: ErrorReport): { ticket: Ticket; created: boolean } {
-    const result = this.store.ingest(this.newTicket(report));
+  async report(report: ErrorReport): Promise<IngestResult> {
+    const result = await this.store.ingest(this.newTicket(report));
     if (result.created) this.emit("queued", result.ticket, queuedMessage(result.ticket));
     return result;
   }
 
   /** Several reports in one transaction (all become tickets or none do). */
-  reportMany(reports: readonly ErrorReport[]): { ticket: Ticket; created: boolean }[] {
-    const results = this.store.ingestMany(reports.map((r) => this.newTicket(r)));
+  async reportMany(reports: readonly ErrorReport[]): Promise<IngestResult[]> {
+    const results = await this.store.ingestMany(reports.map((r) => this.newTicket(r)));
     for (const r of results) if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
     return results;
   }
@@ -159,7 +163,7 @@ export class Healer {
    * A batch of reports from independent callers (the HTTP ingest's group commit): each is checked
    * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
    */
-  reportBatch(reports: readonly ErrorReport[]): ({ ticket: Ticket; created: boolean } | { error: HealerError })[] {
+  async reportBatch(reports: readonly ErrorReport[]): Promise<(IngestResult | { error: HealerError })[]> {
     const prepared = reports.map((r) => {
       try {
         return this.newTicket(r);
@@ -169,11 +173,11 @@ export class Healer {
       }
     });
     const valid = prepared.filter((p): p is NewTicket => !(p instanceof HealerError));
-    const stored = this.store.ingestMany(valid);
+    const stored = await this.store.ingestMany(valid);
     let i = 0;
     return prepared.map((p) => {
       if (p instanceof HealerError) return { error: p };
-      const r = stored[i++] as { ticket: Ticket; created: boolean };
+      const r = stored[i++] as IngestResult;
       if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
       return r;
     });
@@ -210,11 +214,11 @@ export class Healer {
   }
 
   /** Validates a domain directory and files one ticket per error finding. */
-  scan(path: string = this.layout.domainsDir): { check: CheckResult; tickets: { ticket: Ticket; created: boolean }[] } {
+  async scan(path: string = this.layout.domainsDir): Promise<{ check: CheckResult; tickets: IngestResult[] }> {
     const scanRoot = resolve(path);
     if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
     // Work of a killed run goes back to the queue first, so the obsolete check below sees it as it is.
-    this.recover();
+    await this.recover();
     const check = checkDomain(scanRoot, { cache: this.parseCache });
     // A writer killed between its temporary file and the rename leaves the temporary behind.
     for (const dir of new Set(check.contracts.map((c) => dirname(resolve(c.file))))) removeStaleTemps(dir);
@@ -235,8 +239,8 @@ export class Healer {
           scan_root: rel,
         },
       }));
-    const tickets = this.reportMany(reports);
-    this.closeObsolete(rel, reports);
+    const tickets = await this.reportMany(reports);
+    await this.closeObsolete(rel, reports);
     return { check, tickets };
   }
 
@@ -247,15 +251,15 @@ export class Healer {
    * A ticket whose fix is journaled and already on disk (a run killed between writing the file and
    * recording the result) is not obsolete: its error is gone because of it, and the queue finishes it.
    */
-  private closeObsolete(scanRoot: string, current: readonly ErrorReport[]): void {
+  private async closeObsolete(scanRoot: string, current: readonly ErrorReport[]): Promise<void> {
     const live = new Set(current.map((r) => `${r.context?.source_path}\u0000${r.error}`));
     for (const status of ["queued", "proposed"] as const) {
-      for (const t of this.store.list({ status })) {
+      for (const t of await this.store.list({ status })) {
         if ((t.source !== "validation" && t.source !== "compilation") || t.context.scan_root !== scanRoot) continue;
         if (live.has(`${t.context.source_path}\u0000${t.raw_error}`)) continue;
         if (t.proposal && this.onDisk(t.proposal)) continue;
         const note = "obsolete: a later scan no longer reports this error (fixed outside the Healer)";
-        const closed = this.store.transition(t.id, status, "rejected", { resolution_note: note });
+        const closed = await this.store.transition(t.id, status, "rejected", { resolution_note: note });
         if (closed) this.emit("rejected", closed, note);
       }
     }
@@ -269,11 +273,11 @@ export class Healer {
    */
   async processQueue(): Promise<RunSummary> {
     const summary: RunSummary = { processed: 0, applied: 0, failed: 0, proposed: 0, regenerated: 0 };
-    this.recover();
-    for (let t = this.store.claimApproved(); t; t = this.store.claimApproved()) {
+    await this.recover();
+    for (let t = await this.store.claimApproved(); t; t = await this.store.claimApproved()) {
       this.count(summary, await this.applyApproved(t));
     }
-    for (let t = this.store.claimNext(); t; t = this.store.claimNext()) {
+    for (let t = await this.store.claimNext(); t; t = await this.store.claimNext()) {
       this.count(summary, await this.analyse(t));
     }
     return summary;
@@ -284,9 +288,9 @@ export class Healer {
    * caller is working on is returned as it stands.
    */
   async processTicket(idOrPrefix: string): Promise<Ticket> {
-    const t = this.store.resolve(idOrPrefix);
-    const claimed = this.store.claim(t.id);
-    if (!claimed) return this.store.get(t.id) as Ticket;
+    const t = await this.store.resolve(idOrPrefix);
+    const claimed = await this.store.claim(t.id);
+    if (!claimed) return (await this.store.get(t.id)) as Ticket;
     const out = await this.analyse(claimed);
     return out.ticket;
   }
@@ -307,12 +311,16 @@ export class Healer {
       const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status, ...findingOf(t.context) });
       if (c.errorType !== t.error_type || c.tier !== t.tier || c.priority !== t.priority || c.fixableBy !== t.fixable_by) {
         t =
-          this.store.update(t.id, "analyzing", { error_type: c.errorType, tier: c.tier, priority: c.priority, fixable_by: c.fixableBy }) ??
-          t;
+          (await this.store.update(t.id, "analyzing", {
+            error_type: c.errorType,
+            tier: c.tier,
+            priority: c.priority,
+            fixable_by: c.fixableBy,
+          })) ?? t;
       }
-      if (c.fixableBy !== "contract") return this.fail(t, "analyzing", notFixableDiagnostic(c));
+      if (c.fixableBy !== "contract") return await this.fail(t, "analyzing", notFixableDiagnostic(c));
       if (t.tier === 1) return await this.fixDeterministic(t);
-      if (!this.proposer) return this.fail(t, "analyzing", this.noProposerReason);
+      if (!this.proposer) return await this.fail(t, "analyzing", this.noProposerReason);
       return await this.propose(t, this.proposer);
     } catch (e) {
       if (e instanceof HealerError) throw e;
@@ -337,7 +345,7 @@ export class Healer {
     if (t.source === "validation" || t.source === "compilation") {
       const present = check.findings.some((f) => f.severity === "error" && resolve(f.file) === target.absPath && f.message === t.raw_error);
       if (!present) {
-        const done = this.store.transition(t.id, "analyzing", "applied", {
+        const done = await this.store.transition(t.id, "analyzing", "applied", {
           resolution_note: "already resolved by an earlier fix; nothing to change",
         });
         if (done) this.emit("applied", done, `${done.contract_fqn ?? "contract"}: already resolved by an earlier fix; nothing to change`);
@@ -363,7 +371,7 @@ export class Healer {
       created_at: isoWithOffset(this.clock()),
     };
     // Journal first: the proposal is in the database before any file is touched.
-    const journaled = this.store.update(t.id, "analyzing", { proposal }) ?? t;
+    const journaled = (await this.store.update(t.id, "analyzing", { proposal })) ?? t;
     return this.applyAndSettle(journaled, proposal, "analyzing", check);
   }
 
@@ -390,7 +398,7 @@ export class Healer {
       },
     });
     if (this.stopping.signal.aborted) {
-      const back = this.store.transition(t.id, "analyzing", "queued", {
+      const back = await this.store.transition(t.id, "analyzing", "queued", {
         resolution_note: "requeued: the Healer stopped while a proposal was being made",
       });
       return { ticket: back ?? t };
@@ -418,8 +426,8 @@ export class Healer {
       ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
       verification,
     };
-    const proposed = this.store.transition(t.id, "analyzing", "proposed", { proposal, resolution_note: "" });
-    if (!proposed) return { ticket: this.store.get(t.id) ?? t };
+    const proposed = await this.store.transition(t.id, "analyzing", "proposed", { proposal, resolution_note: "" });
+    if (!proposed) return { ticket: (await this.store.get(t.id)) ?? t };
     this.emit(
       "proposed",
       proposed,
@@ -429,8 +437,8 @@ export class Healer {
   }
 
   /** Requeues tickets of processes that died mid-way (see `TicketStore.recoverStale`). */
-  recover(): void {
-    this.store.recoverStale();
+  async recover(): Promise<void> {
+    await this.store.recoverStale();
   }
 
   /** Whether the ticket's contract file already holds the proposal's text. */
@@ -461,13 +469,13 @@ export class Healer {
     } catch (e) {
       r = { ok: false, reason: `could not apply the fix: ${(e as Error).message}` };
     } finally {
-      this.store.unlock("apply");
+      await this.store.unlock("apply");
     }
     if (!r.ok) return this.fail(t, from, r.reason);
     const changes = proposal.changes.length + proposal.related.reduce((n, e) => n + e.changes.length, 0);
     const note = `applied ${changes} change(s); ${r.note}`;
-    const done = this.store.transition(t.id, from, "applied", { diff_id: r.diff.id, resolution_note: note });
-    if (!done) return { ticket: this.store.get(t.id) ?? t };
+    const done = await this.store.transition(t.id, from, "applied", { diff_id: r.diff.id, resolution_note: note });
+    if (!done) return { ticket: (await this.store.get(t.id)) ?? t };
     const files = proposal.related.length ? ` (+${proposal.related.length} related contract(s))` : "";
     this.emit("applied", done, `applied ${changes} change(s) to ${proposal.file}${files}; ${r.note}; diff ${r.diff.id}`);
     return { ticket: done, regenerated: r.regenerated };
@@ -475,39 +483,39 @@ export class Healer {
 
   private async lock(): Promise<void> {
     const deadline = Date.now() + 120_000;
-    while (!this.store.tryLock("apply")) {
+    while (!(await this.store.tryLock("apply"))) {
       if (Date.now() > deadline)
         throw new HealerError("invalid_state", "another Healer process has been applying fixes for over 2 minutes");
       await new Promise((r) => setTimeout(r, 50));
     }
   }
 
-  private fail(t: Ticket, from: TicketStatus, reason: string): Outcome {
-    const failed = this.store.transition(t.id, from, "failed", { resolution_note: reason });
+  private async fail(t: Ticket, from: TicketStatus, reason: string): Promise<Outcome> {
+    const failed = await this.store.transition(t.id, from, "failed", { resolution_note: reason });
     if (failed) this.emit("failed", failed, reason);
-    return { ticket: failed ?? this.store.get(t.id) ?? t };
+    return { ticket: failed ?? (await this.store.get(t.id)) ?? t };
   }
 
   // ---- human decisions ----------------------------------------------------------------------
 
   /** `proposed` -> `approved` -> apply -> `applied` or `failed`. */
   async approve(idOrPrefix: string): Promise<Ticket> {
-    const t = this.store.resolve(idOrPrefix);
+    const t = await this.store.resolve(idOrPrefix);
     if (t.status !== "proposed")
       throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed ticket can be approved`);
-    const approved = this.store.transition(t.id, "proposed", "approved", { claimed_by: PROCESS_OWNER });
+    const approved = await this.store.transition(t.id, "proposed", "approved", { claimed_by: PROCESS_OWNER });
     if (!approved) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
     return (await this.applyApproved(approved)).ticket;
   }
 
   /** Rejects a proposal (or dismisses a ticket still waiting in the queue); the reason is kept. */
-  reject(idOrPrefix: string, reason = ""): Ticket {
-    const t = this.store.resolve(idOrPrefix);
+  async reject(idOrPrefix: string, reason = ""): Promise<Ticket> {
+    const t = await this.store.resolve(idOrPrefix);
     if (t.status !== "proposed" && t.status !== "queued") {
       throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed or queued ticket can be rejected`);
     }
     const note = reason.trim() || "rejected without a reason";
-    const rejected = this.store.transition(t.id, t.status, "rejected", { resolution_note: note });
+    const rejected = await this.store.transition(t.id, t.status, "rejected", { resolution_note: note });
     if (!rejected) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
     this.emit("rejected", rejected, `rejected: ${note}`);
     return rejected;
@@ -515,10 +523,10 @@ export class Healer {
 
   /** Puts a failed ticket back in the queue (without its old proposal) and processes it. */
   async retry(idOrPrefix: string): Promise<Ticket> {
-    const t = this.store.resolve(idOrPrefix);
+    const t = await this.store.resolve(idOrPrefix);
     if (t.status !== "failed")
       throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a failed ticket can be retried`);
-    const queued = this.store.transition(t.id, "failed", "queued", { proposal: null, resolution_note: "retried" });
+    const queued = await this.store.transition(t.id, "failed", "queued", { proposal: null, resolution_note: "retried" });
     if (!queued) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
     return this.processTicket(queued.id);
   }
@@ -527,10 +535,10 @@ export class Healer {
 
   /** `healer fix`: scan, file tickets, process the queue, and count what happened. */
   async fix(path: string = this.layout.domainsDir): Promise<FixSummary> {
-    const { check, tickets } = this.scan(path);
+    const { check, tickets } = await this.scan(path);
     const run = await this.processQueue();
     const ids = [...new Set(tickets.map((t) => t.ticket.id))];
-    const now = ids.map((id) => this.store.get(id)).filter((t): t is Ticket => t !== null);
+    const now = (await Promise.all(ids.map((id) => this.store.get(id)))).filter((t): t is Ticket => t !== null);
     const after = run.applied > 0 ? checkDomain(resolve(path), { cache: this.parseCache }) : check;
     // Fixes applied while other errors remained deferred their regeneration; once the domain is
     // valid again (the last fix, or a hand fix before this run), the code catches up here.
@@ -558,7 +566,7 @@ export class Healer {
 
   // ---- views ----------------------------------------------------------------------------------
 
-  status(): HealerStatus {
+  status(): Promise<HealerStatus> {
     return healerStatus(this.store);
   }
 
@@ -567,8 +575,8 @@ export class Healer {
   }
 
   /** Tickets still open, by status; what `healer status` shows next to the totals. */
-  openCount(): number {
-    const q = this.store.countByStatus();
+  async openCount(): Promise<number> {
+    const q = await this.store.countByStatus();
     return OPEN_STATUSES.reduce((n, s) => n + q[s], 0);
   }
 

@@ -135,6 +135,8 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
     expect(healer?.ports).toEqual(["8083:8083"]);
     expect(healer?.volumes).toContain(`${ref("CHARTER_CONTRACTS_DIR:-../domains")}:/project/domains:rw`);
     expect(healer?.volumes).toContain("healer_state:/project/.forge");
+    // Empty by default (SQLite on healer_state); a postgres:// URL in .env moves the tickets to PostgreSQL.
+    expect(healer?.environment.HEALER_DATABASE_URL).toBe(ref("HEALER_DATABASE_URL:-"));
     if (expected.pages) {
       const frontend = doc.services.frontend as Service;
       expect(frontend.ports).toEqual(["3000:3000"]);
@@ -169,6 +171,7 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
     }
     expect(text).toContain(`AUTH_ENABLED=${expected.auth}`);
     expect(text).toContain("AUTH_SECRET=change-me");
+    expect(text).toMatch(/^# postgres:\/\/ URL of a ticket store shared by several Healer replicas.*\nHEALER_DATABASE_URL=\n/m);
   });
 
   it("pins every requirement and keeps secrets out of the images", () => {

@@ -118,7 +118,7 @@ describe("findings are classified by their code, not their wording", () => {
     const file = join(root, "domains/shop/entities/customer.contract.yaml");
     writeFileSync(file, readFileSync(file, "utf8").replace("spec:\n", "spec:\n  colour: blue\n"));
     const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: null });
-    const { tickets } = healer.scan();
+    const { tickets } = await healer.scan();
     expect(tickets.map((t) => [t.ticket.error_type, t.ticket.tier, t.ticket.context.code])).toEqual([
       ["unknown_property", 2, "schema.additionalProperties"],
     ]);

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
-import { TicketStore } from "../../src/healer/index.js";
+import { SqliteTicketStore } from "../../src/healer/index.js";
 import { REPO_ROOT, TSX_LOADER } from "../support/cli.js";
 import { BASE_DOMAIN, makeProject } from "./helpers.js";
 
@@ -98,28 +98,28 @@ describe("kill -9 in the middle of applying fixes", () => {
       const { killed } = await runAndKill(root, killAfter);
       expect(killed).toBe(true);
       assertWhole(items);
-      const store = new TicketStore(db);
+      const store = new SqliteTicketStore(db);
       // The scan files all tickets in one transaction: after a kill they are all there, once.
-      expect(store.list()).toHaveLength(ITEMS);
-      expect(new Set(store.list().map((t) => t.raw_error + t.contract_fqn)).size).toBe(ITEMS);
+      expect(await store.list()).toHaveLength(ITEMS);
+      expect(new Set((await store.list()).map((t) => t.raw_error + t.contract_fqn)).size).toBe(ITEMS);
       // Every ticket's status matches its contract file: applied ones are fixed on disk, and none
       // is closed as "obsolete" because a killed run had already written its fix.
-      expect(store.list({ status: "rejected" })).toEqual([]);
-      for (const t of store.list({ status: "applied" })) {
+      expect(await store.list({ status: "rejected" })).toEqual([]);
+      for (const t of await store.list({ status: "applied" })) {
         const path = join(root, t.proposal?.file ?? "");
         expect(readFileSync(path, "utf8")).toBe(items.get(path)?.after);
       }
-      store.close();
+      await store.close();
     }
 
     const { killed } = await runAndKill(root, Number.POSITIVE_INFINITY);
     expect(killed).toBe(false);
     expect(assertWhole(items)).toBe(ITEMS);
-    const store = new TicketStore(db);
-    const tickets = store.list();
+    const store = new SqliteTicketStore(db);
+    const tickets = await store.list();
     expect(tickets).toHaveLength(ITEMS);
     expect(tickets.map((t) => t.status)).toEqual(Array(ITEMS).fill("applied"));
-    store.close();
+    await store.close();
     expect(checkDomain(join(root, "domains")).errors).toBe(0);
     // One diff record per fix, even for a fix whose run was killed between its steps.
     expect(readdirSync(join(root, ".forge/diffs")).filter((f) => f.endsWith(".json"))).toHaveLength(ITEMS);

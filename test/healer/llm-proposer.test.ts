@@ -28,12 +28,12 @@ describe("the LLM proposer's prompt", () => {
     const order = readFileSync(join(root, ORDER), "utf8");
     const first = order.replace("description: A customer order", "description: A customer order, with a title");
     fake.reply({ json: { contract: first, explanation: "clarify" } });
-    const a = healer.report(runtimeReport("KeyError: 'title'")).ticket;
+    const a = (await healer.report(runtimeReport("KeyError: 'title'"))).ticket;
     expect((await healer.processTicket(a.id)).status).toBe("proposed");
     expect((await healer.approve(a.id)).status).toBe("applied");
 
     fake.reply({ json: { contract: first.replace("default: medium", "default: low"), explanation: "lower default" } });
-    const b = healer.report(runtimeReport("ValueError: priority")).ticket;
+    const b = (await healer.report(runtimeReport("ValueError: priority"))).ticket;
     expect((await healer.processTicket(b.id)).status).toBe("proposed");
     const prompt = fake.userPrompt(1);
     expect(prompt).toContain("## Error (runtime, runtime_500, tier 3)\nValueError: priority");
@@ -59,7 +59,7 @@ describe("the LLM proposer's prompt", () => {
     const healer = new Healer({ projectRoot: root, console: null, env: fake.env(), regenerate: noRegen });
     const order = readFileSync(join(root, ORDER), "utf8");
     fake.reply({ json: { contract: order.replace("default: medium", "default: high"), explanation: "raise it" } });
-    const t = await healer.processTicket(healer.report(runtimeReport("KeyError: 'x'")).ticket.id);
+    const t = await healer.processTicket((await healer.report(runtimeReport("KeyError: 'x'"))).ticket.id);
     expect(t.proposal).toMatchObject({
       method: "llm_runtime",
       confidence: 0.5,
@@ -72,7 +72,7 @@ describe("the LLM proposer's prompt", () => {
     const fake = llm();
     fake.reply({ hang: true }, { hang: true });
     const healer = new Healer({ projectRoot: makeProject(BASE_DOMAIN), console: null, env: fake.env(), regenerate: noRegen });
-    const pending = healer.processTicket(healer.report(runtimeReport("KeyError: 'y'")).ticket.id);
+    const pending = healer.processTicket((await healer.report(runtimeReport("KeyError: 'y'"))).ticket.id);
     await new Promise((r) => setTimeout(r, 200));
     healer.cancelPending();
     const t = await pending;

@@ -55,7 +55,7 @@ describe("tier 1 fixes through the pipeline", () => {
     const after = readFileSync(file(domain, "entities/order.contract.yaml"), "utf8");
     expect(after).toBe(before.replace("graph_edge: placedBy", "graph_edge: PLACED_BY"));
     expect(after).toContain("graph_edge: PLACED_BY # the customer who placed it");
-    const t = healer.store.list()[0];
+    const t = (await healer.store.list())[0];
     expect(t?.proposal).toMatchObject({
       method: "deterministic",
       confidence: 1,
@@ -86,9 +86,9 @@ describe("tier 1 fixes through the pipeline", () => {
       replaceIn(file(d, "pages/orders.contract.yaml"), "entity: entity/shop/order", "entity: entity/shop/Order");
     });
     // Only the route's ticket: its fix must carry the entity (and the page) along.
-    const { check } = healer.scan();
+    const { check } = await healer.scan();
     expect(check.errors).toBe(3);
-    const route = healer.store.list().find((t) => t.contract_fqn === "route/shop/order_api");
+    const route = (await healer.store.list()).find((t) => t.contract_fqn === "route/shop/order_api");
     const done = await healer.processTicket(route?.id as string);
     expect(done.status).toBe("applied");
     expect(checkDomain(domain).errors).toBe(0);
@@ -97,7 +97,7 @@ describe("tier 1 fixes through the pipeline", () => {
       "domains/shop/pages/orders.contract.yaml",
     ]);
     await healer.processQueue();
-    expect(healer.store.list().every((t) => t.status === "applied")).toBe(true);
+    expect((await healer.store.list()).every((t) => t.status === "applied")).toBe(true);
     await healer.close();
   });
 
@@ -141,7 +141,7 @@ describe("tier 1 fixes through the pipeline", () => {
     const summary = await healer.fix();
     expect(summary.failed).toBe(1);
     expect(readFileSync(path).equals(bytes)).toBe(true);
-    const t = healer.store.list()[0];
+    const t = (await healer.store.list())[0];
     expect(t?.status).toBe("failed");
     expect(t?.resolution_note).toMatch(/does not validate .*duplicate contract.*restored/);
     expect(healer.history()).toHaveLength(0);

@@ -39,13 +39,13 @@ describe("tier 2/3 without a provider", () => {
     expect(healer.proposer).toBeNull();
     const summary = await healer.fix();
     expect(summary).toMatchObject({ errors: 1, tickets: 1, applied: 0, awaiting: 0, failed: 1, remainingErrors: 1 });
-    const [t] = healer.store.list();
+    const [t] = await healer.store.list();
     expect(t).toMatchObject({ status: "failed", tier: 2, priority: "medium", error_type: "missing_field" });
     expect(t?.resolution_note).toContain(NO_PROVIDER_NOTE);
     expect(t?.resolution_note).toContain("ANTHROPIC_API_KEY");
     expect(t?.resolution_note).toContain("charter doctor");
     expect(healer.notifier.sent.map((n) => n.event)).toEqual(["queued", "failed"]);
-    expect(healer.store.list({ status: "queued" })).toHaveLength(0);
+    expect(await healer.store.list({ status: "queued" })).toHaveLength(0);
     await healer.close();
   });
 
@@ -60,7 +60,7 @@ describe("tier 2/3 without a provider", () => {
     await healer.fix();
     await healer.close();
     const withProposer = new Healer({ projectRoot: root, console: null, env: {}, proposer: restoreType, regenerate: noRegen });
-    const [t] = withProposer.store.list();
+    const [t] = await withProposer.store.list();
     const retried = await withProposer.retry(t?.id as string);
     expect(retried.status).toBe("proposed");
     await withProposer.close();
@@ -84,7 +84,7 @@ describe("tier 2/3 with a proposer", () => {
     await healer.close();
     const summary = await h2.fix();
     expect(summary).toMatchObject({ applied: 0, awaiting: 1 });
-    const [t] = h2.store.list();
+    const [t] = await h2.store.list();
     expect(t?.status).toBe("proposed");
     expect(t?.proposal).toMatchObject({
       method: "llm_structural",
@@ -111,8 +111,8 @@ describe("tier 2/3 with a proposer", () => {
     const { healer, customer } = missingFieldProject(restoreType);
     const before = readFileSync(customer);
     await healer.fix();
-    const [t] = healer.store.list();
-    const rejected = healer.reject(t?.id as string, "I will fix it by hand");
+    const [t] = await healer.store.list();
+    const rejected = await healer.reject(t?.id as string, "I will fix it by hand");
     expect(rejected).toMatchObject({ status: "rejected", resolution_note: "I will fix it by hand" });
     expect(rejected.resolved_at).not.toBeNull();
     expect(readFileSync(customer).equals(before)).toBe(true);
@@ -131,7 +131,7 @@ describe("tier 2/3 with a proposer", () => {
     const { healer, customer } = missingFieldProject(breaking);
     const before = readFileSync(customer);
     await healer.fix();
-    const [t] = healer.store.list();
+    const [t] = await healer.store.list();
     expect(t?.status).toBe("proposed");
     const failed = await healer.approve(t?.id as string);
     expect(failed.status).toBe("failed");
@@ -152,7 +152,7 @@ describe("tier 2/3 with a proposer", () => {
     const invalid = new TestProposer((src) => ({ after: src.replace("type: string", "type: strang"), explanation: "bad" }));
     const { healer } = missingFieldProject(invalid);
     await healer.fix();
-    const [t] = healer.store.list();
+    const [t] = await healer.store.list();
     expect(t?.status).toBe("failed");
     expect(t?.resolution_note).toMatch(/^proposal does not validate/);
     await healer.close();
@@ -161,7 +161,7 @@ describe("tier 2/3 with a proposer", () => {
   it("a proposer without an answer fails the ticket with its reason", async () => {
     const { healer } = missingFieldProject(new TestProposer(() => ({ reason: "model declined" })));
     await healer.fix();
-    expect(healer.store.list()[0]).toMatchObject({ status: "failed", resolution_note: "no proposal: model declined" });
+    expect((await healer.store.list())[0]).toMatchObject({ status: "failed", resolution_note: "no proposal: model declined" });
     await healer.close();
   });
 });
@@ -192,7 +192,7 @@ describe("a domain with tier 1 and tier 2 errors", () => {
     expect(second).toMatchObject({ errors: 0, tickets: 0, remainingErrors: 0, regenerated: 5 });
     expect(regenerations).toBe(1);
     expect(healer.history()[0]?.regeneration).toBe("done");
-    const waiting = healer.store.list({ status: "rejected" });
+    const waiting = await healer.store.list({ status: "rejected" });
     expect(waiting).toHaveLength(1);
     expect(waiting[0]?.resolution_note).toMatch(/^obsolete: /);
     await healer.close();
@@ -202,7 +202,7 @@ describe("a domain with tier 1 and tier 2 errors", () => {
 describe("runtime reports", () => {
   it("a generator bug goes straight to failed with a diagnostic", async () => {
     const healer = new Healer({ projectRoot: makeProject(), console: null, env: {}, regenerate: noRegen });
-    const { ticket } = healer.report({
+    const { ticket } = await healer.report({
       source: "runtime",
       contract_fqn: "entity/shop/order",
       error: 'asyncpg.exceptions.UndefinedColumnError: column "total_amount" does not exist',
@@ -216,19 +216,19 @@ describe("runtime reports", () => {
     await healer.close();
   });
 
-  it("refuses a report without an error message", () => {
+  it("refuses a report without an error message", async () => {
     const healer = new Healer({ projectRoot: makeProject(), console: null, env: {} });
-    expect(() => healer.report({ source: "runtime", error: "  " })).toThrow(HealerError);
-    expect(() => healer.report({ source: "nope" as "runtime", error: "x" })).toThrow(/source must be one of/);
-    healer.store.close();
+    await expect(healer.report({ source: "runtime", error: "  " })).rejects.toThrow(HealerError);
+    await expect(healer.report({ source: "nope" as "runtime", error: "x" })).rejects.toThrow(/source must be one of/);
+    await healer.store.close();
   });
 
   it("reports success rate per tier, recurring errors and recent resolutions", async () => {
     const healer = new Healer({ projectRoot: makeProject(), console: null, env: {}, regenerate: noRegen });
     for (let i = 0; i < 3; i++)
-      healer.report({ source: "runtime", contract_fqn: "entity/shop/order", error: "NameError: x", context: { status_code: 500 } });
+      await healer.report({ source: "runtime", contract_fqn: "entity/shop/order", error: "NameError: x", context: { status_code: 500 } });
     await healer.processQueue();
-    const s = healer.status();
+    const s = await healer.status();
     expect(s.queue.failed).toBe(1);
     expect(s.total).toBe(1);
     expect(s.success_rate).toEqual({ tier_1: 0, tier_2: 0, tier_3: 0 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { MAX_NESTING_DEPTH } from "../../src/contracts/loader.js";
-import { Healer, HealerError } from "../../src/healer/index.js";
+import { Healer, HealerError, type SqliteTicketStore } from "../../src/healer/index.js";
 import { REPO_ROOT, runCharter, TSX_LOADER } from "../support/cli.js";
 import { brokenExamples, makeProject, NO_PROVIDER_ENV } from "./helpers.js";
 
@@ -47,7 +47,7 @@ describe("a contract path outside the domains directory is never written", () =>
     const before = readFileSync(real, "utf8");
     const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: null, regenerate: noRegen });
     // The loader follows a file given directly; scan the file's own folder through the link.
-    const { tickets } = healer.scan(join(root, "domains", "shop", "entities", "product.contract.yaml"));
+    const { tickets } = await healer.scan(join(root, "domains", "shop", "entities", "product.contract.yaml"));
     expect(tickets).toHaveLength(1);
     const t = await healer.processTicket(tickets[0]?.ticket.id as string);
     expect(t.status).toBe("failed");
@@ -70,9 +70,9 @@ describe("a contract_fqn that could address a path is refused, never normalised"
     "entity//customer",
   ])("%j", async (fqn) => {
     const healer = new Healer({ projectRoot: makeProject(), console: null, env: {}, proposer: null, regenerate: noRegen });
-    expect(() => healer.report({ source: "runtime", contract_fqn: fqn, error: "boom" })).toThrow(HealerError);
-    expect(() => healer.report({ source: "runtime", contract_fqn: fqn, error: "boom" })).toThrow(/is refused/);
-    expect(healer.store.list()).toHaveLength(0);
+    await expect(healer.report({ source: "runtime", contract_fqn: fqn, error: "boom" })).rejects.toThrow(HealerError);
+    await expect(healer.report({ source: "runtime", contract_fqn: fqn, error: "boom" })).rejects.toThrow(/is refused/);
+    expect(await healer.store.list()).toHaveLength(0);
     await healer.close();
   });
 
@@ -81,7 +81,7 @@ describe("a contract_fqn that could address a path is refused, never normalised"
     const f = checkDomain(join(root, "domains")).findings.find((x) => x.severity === "error");
     expect(f?.fqn).toBe("entity/shop/ProductItem");
     const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: null, regenerate: noRegen });
-    const { ticket } = healer.report({ source: "validation", contract_fqn: "entity/shop/ProductItem", error: f?.message as string });
+    const { ticket } = await healer.report({ source: "validation", contract_fqn: "entity/shop/ProductItem", error: f?.message as string });
     expect(ticket.contract_fqn).toBe("entity/shop/ProductItem");
     const done = await healer.processTicket(ticket.id);
     expect(done.status).toBe("applied");
@@ -94,16 +94,16 @@ describe("bookkeeping after a kill -9", () => {
   it("a fix journaled and already on disk is finished on restart, never closed as obsolete", async () => {
     const root = makeProject(examples.get("graph_edge"));
     const first = new Healer({ projectRoot: root, console: null, env: {}, proposer: null, regenerate: noRegen });
-    const { tickets } = first.scan();
+    const { tickets } = await first.scan();
     const id = tickets[0]?.ticket.id as string;
     // What a run killed mid-apply leaves: the proposal journaled, the file written, the ticket
     // requeued by a later run that was killed in turn before finishing it.
     await first.processTicket(id);
-    const applied = first.store.get(id);
+    const applied = await first.store.get(id);
     expect(applied?.status).toBe("applied");
     const proposal = applied?.proposal;
     if (!proposal) throw new Error("no proposal");
-    first.store.db
+    (first.store as SqliteTicketStore).db
       .prepare(
         "UPDATE tickets SET status = 'queued', resolved_at = NULL, diff_id = NULL, resolution_note = 'requeued after an interrupted run' WHERE id = ?",
       )
@@ -113,23 +113,25 @@ describe("bookkeeping after a kill -9", () => {
 
     const restarted = new Healer({ projectRoot: root, console: null, env: {}, proposer: null, regenerate: noRegen });
     const summary = await restarted.fix();
-    const t = restarted.store.get(id);
+    const t = await restarted.store.get(id);
     expect(t?.status).toBe("applied");
     expect(t?.resolution_note).not.toMatch(/obsolete/);
     expect(summary.remainingErrors).toBe(0);
-    expect(restarted.store.list({ status: "rejected" })).toHaveLength(0);
+    expect(await restarted.store.list({ status: "rejected" })).toHaveLength(0);
     await restarted.close();
   });
 
   it("a ticket left analyzing by a dead process is requeued before the scan looks at it", async () => {
     const root = makeProject(examples.get("graph_edge"));
     const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: null, regenerate: noRegen });
-    const { tickets } = healer.scan();
+    const { tickets } = await healer.scan();
     const id = tickets[0]?.ticket.id as string;
     // A claim of this host whose process is gone (pid 999999 does not run here).
-    healer.store.db.prepare("UPDATE tickets SET status = 'analyzing', claimed_by = ? WHERE id = ?").run(`${hostname()}:999999`, id);
+    (healer.store as SqliteTicketStore).db
+      .prepare("UPDATE tickets SET status = 'analyzing', claimed_by = ? WHERE id = ?")
+      .run(`${hostname()}:999999`, id);
     await healer.fix();
-    expect(healer.store.get(id)?.status).toBe("applied");
+    expect((await healer.store.get(id))?.status).toBe("applied");
     await healer.close();
   });
 });
@@ -160,7 +162,7 @@ describe("charter healer tickets | head -1", () => {
   it("exits quietly when the reader goes away (EPIPE)", async () => {
     const root = makeProject();
     const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer: null, regenerate: noRegen });
-    healer.reportMany(Array.from({ length: 3000 }, (_, i) => ({ source: "manual" as const, error: `problem number ${i} of many` })));
+    await healer.reportMany(Array.from({ length: 3000 }, (_, i) => ({ source: "manual" as const, error: `problem number ${i} of many` })));
     await healer.close();
     const cmd = `"${process.execPath}" --import "${TSX_LOADER}" "${join(REPO_ROOT, "src/cli/charter.ts")}" healer tickets | head -1; echo "status=\${PIPESTATUS[0]}" >&2`;
     const r = spawnSync("bash", ["-c", cmd], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });

@@ -269,7 +269,7 @@ describe("the Healer service over HTTP", () => {
     fake.reply({
       json: { contract: customerSource(root).replace("A customer of the shop", "A customer of the shop, with an email"), explanation: "e" },
     });
-    const { ticket, created } = withProvider.report(report as ErrorReport);
+    const { ticket, created } = await withProvider.report(report as ErrorReport);
     expect(created).toBe(true);
     expect((await withProvider.processTicket(ticket.id)).status).toBe("proposed");
     await withProvider.close();

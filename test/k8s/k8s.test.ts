@@ -20,7 +20,7 @@ const KUBERNETES_VALIDATE = "kubernetes-validate==1.37.0";
 const KUBERNETES_VERSION = "1.33.0";
 
 /** Variables whose values are secrets (credentials, signing keys, provider keys, webhook addresses). */
-const SECRET_NAME = /(_SECRET|_TOKEN|_API_KEY|PASSWORD|^DATABASE_URL|_WEBHOOK_URL)$/;
+const SECRET_NAME = /(_SECRET|_TOKEN|_API_KEY|PASSWORD|(^|_)DATABASE_URL|_WEBHOOK_URL)$/;
 
 type Obj = Record<string, unknown> & { kind: string; metadata: { name: string; labels: Record<string, string> } };
 
@@ -202,6 +202,44 @@ describe("k8s target", () => {
     const claim = healer.spec.template.spec.volumes.find((v: Any) => v.persistentVolumeClaim).persistentVolumeClaim.claimName;
     expect(find(objects, "PersistentVolumeClaim", claim)).toBeTruthy();
     expect(healer.spec.template.spec.containers[0].readinessProbe.httpGet.path).toBe("/healer/health");
+  });
+
+  it("reads HEALER_DATABASE_URL from the Secret when it is there, and keeps SQLite on the volume when not", () => {
+    const healer = podSpec(find(objectsOf(exampleFiles), "Deployment", "helpdesk-healer")).containers[0];
+    const url = healer.env.find((e: Any) => e.name === "HEALER_DATABASE_URL");
+    expect(url.valueFrom.secretKeyRef).toEqual({ name: "helpdesk-secrets", key: "HEALER_DATABASE_URL", optional: true });
+    const guide = exampleFiles.find((f) => f.path === "k8s/README.md")?.content ?? "";
+    expect(guide).toContain("## The Healer's store: a volume or PostgreSQL");
+    expect(guide).toContain("kustomize edit add component healer-postgres");
+  });
+
+  it("the healer-postgres component runs Healer replicas on PostgreSQL: kustomize builds it and the result validates", (ctx) => {
+    const kubectl = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" });
+    if (kubectl.status !== 0) ctx.skip();
+    const dir = mkdtempSync(join(tmpdir(), "charter-k8s-healer-pg-"));
+    writeFiles(dir, exampleFiles);
+    const k = join(dir, "k8s/kustomization.yaml");
+    // What `kustomize edit add component healer-postgres` writes.
+    writeFileSync(k, `${readFileSync(k, "utf8")}components:\n  - healer-postgres\n`);
+    const built = execFileSync("kubectl", ["kustomize", join(dir, "k8s")], { encoding: "utf8" });
+    writeFileSync(join(dir, "built.yaml"), built);
+    const r = validate(dir, ["built.yaml"]);
+    expect(r.status, r.output).toBe(0);
+    const objects = parseAllDocuments(built).map((d) => d.toJS() as Obj);
+    expect(objects).toHaveLength(objectsOf(exampleFiles).length);
+    const healer = find(objects, "Deployment", "helpdesk-healer") as Any;
+    expect(healer.spec.replicas).toBe(2);
+    expect(healer.spec.strategy.type).toBe("RollingUpdate");
+    const env = healer.spec.template.spec.containers[0].env.filter((e: Any) => e.name === "HEALER_DATABASE_URL");
+    expect(env).toEqual([
+      {
+        name: "HEALER_DATABASE_URL",
+        valueFrom: { secretKeyRef: { name: "helpdesk-secrets", key: "HEALER_DATABASE_URL", optional: false } },
+      },
+    ]);
+    expect((find(objects, "PersistentVolumeClaim", "helpdesk-healer-state") as Any).spec.accessModes).toEqual(["ReadWriteMany"]);
+    // The rest of the Deployment is the base's: probes, security, the volume.
+    expect(healer.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem).toBe(true);
   });
 
   it("follows the domain: auth switch and secret, frontend only with pages", () => {

@@ -40,11 +40,16 @@ async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = 
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UserError(`project directory not found: ${opts.project ?? "."}`);
   const json = wantsJson(opts);
   const { Healer } = await import("../../healer/pipeline.js");
-  return new Healer({
-    projectRoot: root,
-    env: { ...projectEnv(root), ...extraEnv },
-    console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
-  });
+  try {
+    return new Healer({
+      projectRoot: root,
+      env: { ...projectEnv(root), ...extraEnv },
+      console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
+    });
+  } catch (e) {
+    if (e instanceof HealerError) throw new UserError(e.message);
+    throw e;
+  }
 }
 
 /**
@@ -69,7 +74,7 @@ function projectEnvFile(path: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
     const m =
-      /^\s*(?:export\s+)?(SVC_HEALER_[A-Z0-9_]*|SVC_AI_[A-Z0-9_]*|[A-Z]+_API_KEY|OPENAI_BASE_URL|OLLAMA_BASE_URL|LMSTUDIO_BASE_URL)\s*=\s*(.*?)\s*$/.exec(
+      /^\s*(?:export\s+)?(SVC_HEALER_[A-Z0-9_]*|HEALER_DATABASE_URL|SVC_AI_[A-Z0-9_]*|[A-Z]+_API_KEY|OPENAI_BASE_URL|OLLAMA_BASE_URL|LMSTUDIO_BASE_URL)\s*=\s*(.*?)\s*$/.exec(
         line,
       );
     if (!m) continue;
@@ -103,7 +108,9 @@ export function healerCommand(): Command {
     "after",
     `
 State lives in the project root (--project, default the current directory): .forge/healer/healer.db,
-.forge/healer/notifications.jsonl and .forge/diffs/; regenerated code goes to runtime/.
+.forge/healer/notifications.jsonl and .forge/diffs/; regenerated code goes to runtime/. With
+HEALER_DATABASE_URL=postgres://... the tickets live in PostgreSQL instead (schema "healer", created on
+first use), and several \`healer serve\` replicas share that one queue.
 
 Notifications go to the console, the JSONL file and, when set, a webhook. Settings come from the
 environment or the project's .env:
@@ -150,8 +157,8 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .addOption(outputOption())
     .addOption(formatOption())
     .action(async (opts: ProjectOpts) => {
-      await withHealer(opts, (h) => {
-        const s = h.status();
+      await withHealer(opts, async (h) => {
+        const s = await h.status();
         if (wantsJson(opts)) return printJson(s);
         const color = useColor();
         for (const st of TICKET_STATUSES) process.stdout.write(`${st.padEnd(10)} ${s.queue[st]}\n`);
@@ -181,8 +188,8 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .addOption(outputOption())
     .addOption(formatOption())
     .action(async (opts: ProjectOpts & { status?: TicketStatus; priority?: Priority }) => {
-      await withHealer(opts, (h) => {
-        const list = h.store.list({ status: opts.status, priority: opts.priority });
+      await withHealer(opts, async (h) => {
+        const list = await h.store.list({ status: opts.status, priority: opts.priority });
         if (wantsJson(opts)) return printJson(list);
         if (list.length === 0) return void process.stdout.write("no tickets\n");
         process.stdout.write(
@@ -204,8 +211,8 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .addOption(projectOption())
     .addOption(outputOption())
     .action(async (id: string, opts: ProjectOpts) => {
-      await withHealer(opts, (h) => {
-        const t = h.store.resolve(id);
+      await withHealer(opts, async (h) => {
+        const t = await h.store.resolve(id);
         if (opts.output === "json") return printJson(t);
         printTicket(t);
       });
@@ -234,8 +241,8 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .addOption(projectOption())
     .addOption(outputOption())
     .action(async (id: string, opts: ProjectOpts & { reason?: string }) => {
-      await withHealer(opts, (h) => {
-        const t = h.reject(id, opts.reason ?? "");
+      await withHealer(opts, async (h) => {
+        const t = await h.reject(id, opts.reason ?? "");
         if (opts.output === "json") printJson(t);
         else process.stdout.write(`ticket ${t.id.slice(0, 8)}: rejected (${t.resolution_note})\n`);
       });
@@ -309,7 +316,15 @@ in seconds, default 60); a person approves it. Without a provider they fail with
 /** Runs the service until SIGINT or SIGTERM, then closes it and the store. */
 async function serveHealer(h: Healer, host: string, port: number): Promise<void> {
   const { buildHealerServer } = await import("../../healer/server/app.js");
-  if (!h.store.tryLock("service")) {
+  try {
+    await h.store.open();
+  } catch (e) {
+    await h.close();
+    throw new UserError((e as Error).message);
+  }
+  // A SQLite store belongs to one service; a PostgreSQL store is one queue shared by replicas.
+  const exclusive = !h.store.shared;
+  if (exclusive && !(await h.store.tryLock("service"))) {
     await h.close();
     throw new UserError(`another Healer service is already serving ${h.layout.root}; one process owns its store`);
   }
@@ -318,7 +333,7 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   try {
     await app.listen({ host, port });
   } catch (e) {
-    h.store.unlock("service");
+    if (exclusive) await h.store.unlock("service");
     await h.close();
     throw new UserError(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
   }
@@ -330,6 +345,7 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   process.stdout.write(
     `Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n` +
       `  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n` +
+      `  store: ${h.store.backend} ${h.store.location}${h.store.shared ? " (shared by every replica on it)" : ""}\n` +
       (token
         ? "  auth: bearer token required on every POST\n"
         : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n"),
@@ -348,7 +364,7 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   });
   h.cancelPending();
   await app.close();
-  h.store.unlock("service");
+  if (exclusive) await h.store.unlock("service");
   await h.close();
 }
 

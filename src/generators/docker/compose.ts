@@ -78,6 +78,8 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         SVC_HEALER_WEBHOOK_URL: fromEnv("SVC_HEALER_WEBHOOK_URL", ""),
         SVC_HEALER_WEBHOOK_SECRET: fromEnv("SVC_HEALER_WEBHOOK_SECRET", ""),
         SVC_HEALER_TOKEN: fromEnv("SVC_HEALER_TOKEN", ""),
+        // Empty: tickets in SQLite on the healer_state volume; a postgres:// URL moves them to PostgreSQL.
+        HEALER_DATABASE_URL: fromEnv("HEALER_DATABASE_URL", ""),
         ...Object.fromEntries(LLM_VARIABLES.map((name) => [name, fromEnv(name, "")])),
       },
       volumes: [

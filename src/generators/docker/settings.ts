@@ -93,6 +93,12 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         { name: "SVC_HEALER_WEBHOOK_URL", example: "", meaning: "webhook for Healer notifications (default none)" },
         { name: "SVC_HEALER_WEBHOOK_SECRET", example: "", meaning: "signs webhook bodies with HMAC-SHA256 when set (default none)" },
         { name: "SVC_HEALER_TOKEN", example: "", meaning: "bearer token required on the Healer's POST endpoints when set (default none)" },
+        {
+          name: "HEALER_DATABASE_URL",
+          example: "",
+          meaning:
+            "postgres:// URL of a ticket store shared by several Healer replicas (schema healer, created on start); default empty: SQLite in .forge/healer/healer.db",
+        },
       ],
     },
     {

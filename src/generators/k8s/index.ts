@@ -12,7 +12,9 @@ import {
   FRONTEND_PORT,
   frontendDeployment,
   HEALER_PORT,
+  HEALER_POSTGRES_COMPONENT,
   healerDeployment,
+  healerPostgresComponent,
   healerVolumeClaim,
   type K8sNames,
   type K8sObject,
@@ -80,12 +82,17 @@ export function generateK8s(ir: DomainIR): GeneratedFile[] {
   const files = manifestFiles(ir, n);
   const out: GeneratedFile[] = files.map((f) => ({ path: `${K8S_DIR}/${f.name}`, content: renderManifest(f) }));
   out.push({ path: `${K8S_DIR}/kustomization.yaml`, content: renderKustomization(ir, n, files) });
+  // Not listed in the kustomization: the guide says how to enable it (`kustomize edit add component`).
+  out.push({
+    path: `${K8S_DIR}/${HEALER_POSTGRES_COMPONENT}/kustomization.yaml`,
+    content: hashHeader() + toYaml(healerPostgresComponent(n)),
+  });
   out.push({ path: `${K8S_DIR}/README.md`, content: renderGuide(ir, n) });
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 export const k8sGenerator: Generator = {
   target: "k8s",
-  description: "k8s/: Deployments, Services, autoscaler, migration Job, Healer with its volume, kustomization",
+  description: "k8s/: Deployments, Services, autoscaler, migration Job, Healer with its volume (or on PostgreSQL), kustomization",
   generate: ({ ir }) => generateK8s(ir),
 };

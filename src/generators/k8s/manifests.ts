@@ -1,9 +1,11 @@
+import { stringify } from "yaml";
 import type { DomainIR } from "../../compiler/index.js";
 
 /**
  * The Kubernetes objects of one generated domain, as plain data. The app stays stateless (sequences,
  * idempotency and the event outbox live in PostgreSQL), so it scales horizontally; the Healer keeps
- * its SQLite store on a volume and therefore runs as one replica.
+ * its SQLite store on a volume and therefore runs as one replica, unless its tickets move to
+ * PostgreSQL (`HEALER_DATABASE_URL` in the Secret, and the `healer-postgres` component for replicas).
  */
 
 /** A Kubernetes object: enough structure to keep the builders honest, serialised as-is. */
@@ -324,6 +326,8 @@ export function healerDeployment(n: K8sNames): K8sObject {
               ports: [{ name: "http", containerPort: HEALER_PORT, protocol: "TCP" }],
               env: [
                 { name: "SVC_HEALER_PORT", value: String(HEALER_PORT) },
+                // Unset: tickets in SQLite on the volume. Set: one PostgreSQL queue (see healerPostgresComponent).
+                healerDatabaseUrl(n, true),
                 {
                   name: "SVC_HEALER_TOKEN",
                   valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN", optional: true } },
@@ -361,6 +365,48 @@ export function healerDeployment(n: K8sNames): K8sObject {
         },
       },
     },
+  };
+}
+
+function healerDatabaseUrl(n: K8sNames, optional: boolean): Record<string, unknown> {
+  return { name: "HEALER_DATABASE_URL", valueFrom: { secretKeyRef: { name: n.secret, key: "HEALER_DATABASE_URL", optional } } };
+}
+
+/** The kustomize component that runs the Healer on PostgreSQL (`k8s/healer-postgres/`). */
+export const HEALER_POSTGRES_COMPONENT = "healer-postgres";
+export const HEALER_POSTGRES_REPLICAS = 2;
+
+/**
+ * A kustomize Component that turns the Healer into replicas of one PostgreSQL queue: the store
+ * URL becomes required, the Deployment runs several pods with a rolling update (claims use
+ * `FOR UPDATE SKIP LOCKED` with leases, so replicas never process one ticket twice and a killed
+ * pod's work comes back), and the project volume becomes ReadWriteMany so every replica sees the
+ * contracts the others fix (the apply lock in PostgreSQL serialises those writes).
+ */
+export function healerPostgresComponent(n: K8sNames): Record<string, unknown> {
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: n.healer },
+    spec: {
+      replicas: HEALER_POSTGRES_REPLICAS,
+      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      template: { spec: { containers: [{ name: "healer", env: [healerDatabaseUrl(n, false)] }] } },
+    },
+  };
+  const claim = {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { name: n.healerState },
+    spec: { accessModes: ["ReadWriteMany"] },
+  };
+  return {
+    apiVersion: "kustomize.config.k8s.io/v1alpha1",
+    kind: "Component",
+    patches: [
+      { target: { kind: "Deployment", name: n.healer }, patch: stringify(deployment, { lineWidth: 0 }) },
+      { target: { kind: "PersistentVolumeClaim", name: n.healerState }, patch: stringify(claim, { lineWidth: 0 }) },
+    ],
   };
 }
 

@@ -3,6 +3,7 @@ import formbody from "@fastify/formbody";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { HealerError } from "../errors.js";
 import type { Healer } from "../pipeline.js";
+import type { IngestResult } from "../store.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
 import { indexPage, ticketPage } from "./pages.js";
 import { idParams, ingestBody, rejectBody, ticketsQuery } from "./schemas.js";
@@ -100,27 +101,28 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   });
 
   app.get("/healer/tickets/:ticket_id/view", { schema: { params: idParams } }, async (request, reply) => {
-    const t = healer.store.resolve((request.params as { ticket_id: string }).ticket_id);
+    const t = await healer.store.resolve((request.params as { ticket_id: string }).ticket_id);
     const done = (request.query as { done?: string }).done;
     const flash = done ? flashOf(done, t.status, t.resolution_note) : undefined;
     return sendPage(reply, ticketPage(t, { tokenRequired: token !== undefined, flash }));
   });
 
   app.get("/healer", async (_request, reply) => {
-    return sendPage(reply, indexPage(healer.store.list({}, 500), healer.status()));
+    const [tickets, status] = await Promise.all([healer.store.list({}, 500), healer.status()]);
+    return sendPage(reply, indexPage(tickets, status));
   });
 
   app.post("/healer/approve/:ticket_id", { schema: { params: idParams } }, async (request) => {
-    const t = requireProposed(healer, (request.params as { ticket_id: string }).ticket_id, "approved");
+    const t = await requireProposed(healer, (request.params as { ticket_id: string }).ticket_id, "approved");
     const done = await healer.approve(t.id);
     // SPEC.md answers `approved`; the apply runs at once, so its outcome comes with it.
     return { ticket_id: done.id, status: "approved", outcome: done.status, resolution_note: done.resolution_note };
   });
 
   app.post("/healer/reject/:ticket_id", { schema: { params: idParams, body: rejectBody } }, async (request) => {
-    const t = requireProposed(healer, (request.params as { ticket_id: string }).ticket_id, "rejected");
+    const t = await requireProposed(healer, (request.params as { ticket_id: string }).ticket_id, "rejected");
     const reason = (request.body as { reason?: string } | undefined)?.reason ?? "";
-    const done = healer.reject(t.id, reason);
+    const done = await healer.reject(t.id, reason);
     return { ticket_id: done.id, status: done.status };
   });
 
@@ -129,7 +131,7 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const id = (request.params as { ticket_id: string }).ticket_id;
     const form = (request.body ?? {}) as { token?: string };
     if (!formAllowed(request, reply, token, form.token)) return reply;
-    const t = healer.store.resolve(id);
+    const t = await healer.store.resolve(id);
     let done = "not-proposed";
     if (t.status === "proposed") done = (await healer.approve(t.id)).status;
     return reply.redirect(`/healer/tickets/${t.id}/view?done=${done}`, 303);
@@ -139,9 +141,9 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const id = (request.params as { ticket_id: string }).ticket_id;
     const form = (request.body ?? {}) as { token?: string; reason?: string };
     if (!formAllowed(request, reply, token, form.token)) return reply;
-    const t = healer.store.resolve(id);
+    const t = await healer.store.resolve(id);
     let done = "not-proposed";
-    if (t.status === "proposed") done = healer.reject(t.id, String(form.reason ?? "").slice(0, 2000)).status;
+    if (t.status === "proposed") done = (await healer.reject(t.id, String(form.reason ?? "").slice(0, 2000))).status;
     return reply.redirect(`/healer/tickets/${t.id}/view?done=${done}`, 303);
   });
 
@@ -149,39 +151,44 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
 }
 
 /**
- * Group commit: reports that arrive while the event loop is busy are stored together in one
- * transaction at the next turn, and each request is answered once its report is committed. Under
- * load this turns many small commits into a few larger ones (the store's cost is per commit, not
- * per row); a lone report waits one turn of the loop.
+ * Group commit: reports that arrive while the event loop is busy, or while the previous batch is
+ * being stored, are stored together in one transaction, and each request is answered once its
+ * report is committed. Under load this turns many small commits into a few larger ones (the
+ * store's cost is per commit, not per row); a lone report waits one turn of the loop.
  */
-function groupCommit(healer: Healer): (report: ErrorReport) => Promise<{ ticket: Ticket; created: boolean }> {
-  type Waiter = { report: ErrorReport; resolve: (r: { ticket: Ticket; created: boolean }) => void; reject: (e: Error) => void };
+function groupCommit(healer: Healer): (report: ErrorReport) => Promise<IngestResult> {
+  type Waiter = { report: ErrorReport; resolve: (r: IngestResult) => void; reject: (e: Error) => void };
   let queue: Waiter[] = [];
-  const flush = (): void => {
-    const batch = queue;
-    queue = [];
-    let results: ReturnType<Healer["reportBatch"]>;
-    try {
-      results = healer.reportBatch(batch.map((w) => w.report));
-    } catch (e) {
-      for (const w of batch) w.reject(e as Error);
-      return;
+  let storing = false;
+  const flush = async (): Promise<void> => {
+    storing = true;
+    while (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      let results: Awaited<ReturnType<Healer["reportBatch"]>>;
+      try {
+        results = await healer.reportBatch(batch.map((w) => w.report));
+      } catch (e) {
+        for (const w of batch) w.reject(e as Error);
+        continue;
+      }
+      batch.forEach((w, i) => {
+        const r = results[i] as (typeof results)[number];
+        if ("error" in r) w.reject(r.error);
+        else w.resolve(r);
+      });
     }
-    batch.forEach((w, i) => {
-      const r = results[i] as (typeof results)[number];
-      if ("error" in r) w.reject(r.error);
-      else w.resolve(r);
-    });
+    storing = false;
   };
   return (report) =>
     new Promise((resolve, reject) => {
-      if (queue.length === 0) setImmediate(flush);
+      if (queue.length === 0 && !storing) setImmediate(() => void flush());
       queue.push({ report, resolve, reject });
     });
 }
 
-function requireProposed(healer: Healer, id: string, action: string) {
-  const t = healer.store.resolve(id);
+async function requireProposed(healer: Healer, id: string, action: string): Promise<Ticket> {
+  const t = await healer.store.resolve(id);
   if (t.status !== "proposed") {
     throw new HealerError("invalid_state", `ticket ${t.id} is ${t.status}; only a proposed ticket can be ${action}`);
   }

@@ -1,0 +1,422 @@
+import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { type Clock, isoWithOffset, systemClock } from "./clock.js";
+import { HealerError } from "./errors.js";
+import {
+  checkIdKey,
+  type IngestResult,
+  MIN_PREFIX_LENGTH,
+  type NewTicket,
+  type Outcomes,
+  ownerAlive,
+  PROCESS_OWNER,
+  pickByPrefix,
+  type TicketFilter,
+  type TicketStore,
+  type TicketUpdate,
+} from "./store.js";
+import {
+  type FixableBy,
+  OPEN_STATUSES,
+  PRIORITY_ORDER,
+  type Priority,
+  type Proposal,
+  TERMINAL_STATUSES,
+  type Ticket,
+  type TicketContext,
+  type TicketSource,
+  type TicketStatus,
+  type Tier,
+} from "./types.js";
+
+/** Version 2 added `claims`, the number of times a ticket was claimed (its processing log). */
+const SCHEMA_VERSION = 2;
+
+const sqlList = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(", ");
+const OPEN_SQL = sqlList(OPEN_STATUSES);
+
+/**
+ * The ticket table. `seq` breaks ties between tickets created in the same millisecond, so the
+ * queue stays first-in-first-out. The partial unique index makes "one open ticket per
+ * fingerprint" a database invariant, which holds even with several processes ingesting at once.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tickets (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT NOT NULL UNIQUE,
+  source          TEXT NOT NULL CHECK (source IN ('validation', 'compilation', 'runtime', 'manual')),
+  contract_fqn    TEXT,
+  error_type      TEXT NOT NULL DEFAULT '',
+  raw_error       TEXT NOT NULL,
+  context         TEXT NOT NULL DEFAULT '{}',
+  status          TEXT NOT NULL DEFAULT 'queued'
+                  CHECK (status IN ('queued', 'analyzing', 'proposed', 'approved', 'applied', 'failed', 'rejected')),
+  tier            INTEGER NOT NULL DEFAULT 0 CHECK (tier BETWEEN 0 AND 3),
+  priority        TEXT NOT NULL DEFAULT 'medium' CHECK (priority IN ('critical', 'high', 'medium', 'low')),
+  priority_order  INTEGER NOT NULL DEFAULT 2,
+  fixable_by      TEXT NOT NULL DEFAULT 'contract' CHECK (fixable_by IN ('contract', 'generator', 'data')),
+  proposal        TEXT,
+  created_at      TEXT NOT NULL,
+  created_ms      INTEGER NOT NULL,
+  updated_at      TEXT NOT NULL,
+  resolved_at     TEXT,
+  resolution_note TEXT NOT NULL DEFAULT '',
+  fingerprint     TEXT NOT NULL,
+  occurrences     INTEGER NOT NULL DEFAULT 1,
+  last_seen_at    TEXT NOT NULL,
+  claimed_by      TEXT,
+  diff_id         TEXT,
+  claims          INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (status, priority_order, created_ms, seq);
+CREATE UNIQUE INDEX IF NOT EXISTS tickets_open_fingerprint ON tickets (fingerprint) WHERE status IN (${OPEN_SQL});
+CREATE INDEX IF NOT EXISTS tickets_fingerprint ON tickets (fingerprint, seq);
+CREATE TABLE IF NOT EXISTS locks (
+  name        TEXT PRIMARY KEY,
+  owner       TEXT NOT NULL,
+  acquired_ms INTEGER NOT NULL
+);
+`;
+
+interface Row {
+  seq: number;
+  id: string;
+  source: TicketSource;
+  contract_fqn: string | null;
+  error_type: string;
+  raw_error: string;
+  context: string;
+  status: TicketStatus;
+  tier: number;
+  priority: Priority;
+  priority_order: number;
+  fixable_by: FixableBy;
+  proposal: string | null;
+  created_at: string;
+  created_ms: number;
+  updated_at: string;
+  resolved_at: string | null;
+  resolution_note: string;
+  fingerprint: string;
+  occurrences: number;
+  last_seen_at: string;
+  claimed_by: string | null;
+  diff_id: string | null;
+}
+
+/**
+ * SQLite store of tickets (`.forge/healer/healer.db`). WAL mode lets readers (status, the HTTP
+ * service) run while a pipeline writes; every state change is one transaction, and `NORMAL`
+ * synchronous mode in WAL is still durable against a process crash (only power loss can cost the
+ * last commits), which is the failure the Healer has to survive.
+ */
+export class SqliteTicketStore implements TicketStore {
+  readonly backend = "sqlite";
+  readonly shared = false;
+  readonly db: Database.Database;
+  private readonly now: Clock;
+
+  constructor(
+    readonly path: string,
+    options: { now?: Clock } = {},
+  ) {
+    this.now = options.now ?? systemClock;
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 10000");
+    this.db.pragma("foreign_keys = ON");
+    const version = this.db.pragma("user_version", { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new HealerError("invalid_state", `${path} was written by a newer Charter (store version ${version}); upgrade Charter`);
+    }
+    this.db
+      .transaction(() => {
+        this.db.exec(SCHEMA);
+        // Version 1 files lack the claim counter; CREATE TABLE IF NOT EXISTS left them as they were.
+        const columns = this.db.pragma("table_info(tickets)") as { name: string }[];
+        if (!columns.some((c) => c.name === "claims")) this.db.exec("ALTER TABLE tickets ADD COLUMN claims INTEGER NOT NULL DEFAULT 0");
+        if (version < SCHEMA_VERSION) this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      })
+      .immediate();
+  }
+
+  get location(): string {
+    return this.path;
+  }
+
+  /** The file is open once the constructor returns. */
+  async open(): Promise<void> {}
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private stamp(): { iso: string; ms: number } {
+    const d = this.now();
+    return { iso: isoWithOffset(d), ms: d.getTime() };
+  }
+
+  /** One transaction per report, so two processes reporting the same error at once still end with one ticket. */
+  async ingest(t: NewTicket): Promise<IngestResult> {
+    return this.db.transaction(() => this.ingestInTransaction(t))();
+  }
+
+  async ingestMany(list: readonly NewTicket[]): Promise<IngestResult[]> {
+    return this.db.transaction(() => list.map((t) => this.ingestInTransaction(t)))();
+  }
+
+  private ingestInTransaction(t: NewTicket): IngestResult {
+    const { iso, ms } = this.stamp();
+    const bumped = this.stmt(
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+       WHERE fingerprint = ? AND status IN (${OPEN_SQL}) RETURNING *`,
+    ).get(iso, iso, t.fingerprint) as Row | undefined;
+    if (bumped) return { ticket: toTicket(bumped), created: false };
+    const note = t.foldIntoFailed ?? null;
+    const folded = this.stmt(
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+       WHERE seq = (SELECT MAX(seq) FROM tickets WHERE fingerprint = ?)
+         AND status = 'failed' AND (fixable_by <> 'contract' OR (? IS NOT NULL AND substr(resolution_note, 1, length(?)) = ?))
+       RETURNING *`,
+    ).get(iso, iso, t.fingerprint, note, note, note) as Row | undefined;
+    if (folded) return { ticket: toTicket(folded), created: false };
+    const row = this.stmt(
+      `INSERT INTO tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
+         fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) RETURNING *`,
+    ).get(
+      randomUUID(),
+      t.source,
+      t.contract_fqn,
+      t.error_type,
+      t.raw_error,
+      JSON.stringify(t.context),
+      t.tier,
+      t.priority,
+      PRIORITY_ORDER[t.priority],
+      t.fixable_by,
+      iso,
+      ms,
+      iso,
+      t.resolution_note ?? "",
+      t.fingerprint,
+      iso,
+    ) as Row;
+    return { ticket: toTicket(row), created: true };
+  }
+
+  /** One UPDATE guarded by `status = 'queued'`: two processes can never claim the same ticket. */
+  async claimNext(): Promise<Ticket | null> {
+    const { iso } = this.stamp();
+    const row = this.stmt(
+      `UPDATE tickets SET status = 'analyzing', claimed_by = ?, updated_at = ?, claims = claims + 1
+       WHERE id = (SELECT id FROM tickets WHERE status = 'queued' ORDER BY priority_order, created_ms, seq LIMIT 1)
+         AND status = 'queued'
+       RETURNING *`,
+    ).get(PROCESS_OWNER, iso) as Row | undefined;
+    return row ? toTicket(row) : null;
+  }
+
+  async claim(id: string): Promise<Ticket | null> {
+    const { iso } = this.stamp();
+    const row = this.stmt(
+      `UPDATE tickets SET status = 'analyzing', claimed_by = ?, updated_at = ?, claims = claims + 1 WHERE id = ? AND status = 'queued' RETURNING *`,
+    ).get(PROCESS_OWNER, iso, id) as Row | undefined;
+    return row ? toTicket(row) : null;
+  }
+
+  async transition(
+    id: string,
+    from: TicketStatus | readonly TicketStatus[],
+    to: TicketStatus,
+    update: TicketUpdate = {},
+  ): Promise<Ticket | null> {
+    const froms = typeof from === "string" ? [from] : from;
+    const { iso } = this.stamp();
+    const sets = ["status = ?", "updated_at = ?"];
+    const values: unknown[] = [to, iso];
+    const terminal = TERMINAL_STATUSES.includes(to);
+    if (terminal) {
+      sets.push("resolved_at = ?", "claimed_by = NULL");
+      values.push(iso);
+    } else if (to === "queued") {
+      sets.push("resolved_at = NULL", "claimed_by = NULL");
+    }
+    for (const [key, value] of Object.entries(update)) {
+      if (value === undefined) continue;
+      if (key === "claimed_by" && terminal) continue;
+      sets.push(`${key} = ?`);
+      if (key === "proposal") values.push(value === null ? null : JSON.stringify(value));
+      else if (key === "priority") {
+        values.push(value);
+        sets.push("priority_order = ?");
+        values.push(PRIORITY_ORDER[value as Priority]);
+      } else values.push(value);
+    }
+    const row = this.stmt(
+      `UPDATE tickets SET ${sets.join(", ")} WHERE id = ? AND status IN (${froms.map(() => "?").join(", ")}) RETURNING *`,
+    ).get(...values, id, ...froms) as Row | undefined;
+    return row ? toTicket(row) : null;
+  }
+
+  async update(id: string, status: TicketStatus, update: TicketUpdate): Promise<Ticket | null> {
+    return this.transition(id, status, status, update);
+  }
+
+  /** One SQLite file has claimers on this host only: a claim is stale when its process is gone. */
+  async recoverStale(isAlive: (owner: string) => boolean = ownerAlive): Promise<{ requeued: number; released: number }> {
+    return this.db.transaction(() => {
+      const rows = this.stmt(
+        `SELECT id, status, claimed_by FROM tickets WHERE status IN ('analyzing', 'approved') AND claimed_by IS NOT NULL`,
+      ).all() as Pick<Row, "id" | "status" | "claimed_by">[];
+      let requeued = 0;
+      let released = 0;
+      const { iso } = this.stamp();
+      for (const r of rows) {
+        if (r.claimed_by === null || isAlive(r.claimed_by)) continue;
+        if (r.status === "analyzing") {
+          this.stmt(
+            `UPDATE tickets SET status = 'queued', claimed_by = NULL, updated_at = ?,
+               resolution_note = 'requeued after an interrupted run' WHERE id = ? AND status = 'analyzing'`,
+          ).run(iso, r.id);
+          requeued++;
+        } else {
+          this.stmt(`UPDATE tickets SET claimed_by = NULL, updated_at = ? WHERE id = ? AND status = 'approved'`).run(iso, r.id);
+          released++;
+        }
+      }
+      return { requeued, released };
+    })();
+  }
+
+  async claimApproved(): Promise<Ticket | null> {
+    const { iso } = this.stamp();
+    const row = this.stmt(
+      `UPDATE tickets SET claimed_by = ?, updated_at = ?, claims = claims + 1
+       WHERE id = (SELECT id FROM tickets WHERE status = 'approved' AND claimed_by IS NULL ORDER BY priority_order, created_ms, seq LIMIT 1)
+         AND status = 'approved' AND claimed_by IS NULL
+       RETURNING *`,
+    ).get(PROCESS_OWNER, iso) as Row | undefined;
+    return row ? toTicket(row) : null;
+  }
+
+  async get(id: string): Promise<Ticket | null> {
+    return this.getSync(id);
+  }
+
+  private getSync(id: string): Ticket | null {
+    const row = this.stmt("SELECT * FROM tickets WHERE id = ?").get(id) as Row | undefined;
+    return row ? toTicket(row) : null;
+  }
+
+  async resolve(idOrPrefix: string): Promise<Ticket> {
+    const key = checkIdKey(idOrPrefix);
+    const exact = this.getSync(key);
+    if (exact) return exact;
+    const rows =
+      key.length < MIN_PREFIX_LENGTH
+        ? []
+        : (this.stmt("SELECT * FROM tickets WHERE substr(id, 1, ?) = ? ORDER BY seq LIMIT 6").all(key.length, key) as Row[]);
+    return pickByPrefix(idOrPrefix, key, rows.map(toTicket));
+  }
+
+  async list(filter: TicketFilter = {}, limit = 10_000): Promise<Ticket[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    if (filter.status) {
+      where.push("status = ?");
+      values.push(filter.status);
+    }
+    if (filter.priority) {
+      where.push("priority = ?");
+      values.push(filter.priority);
+    }
+    if (filter.contract_fqn !== undefined) {
+      where.push("contract_fqn = ?");
+      values.push(filter.contract_fqn);
+    }
+    const sql = `SELECT * FROM tickets ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY priority_order, created_ms, seq LIMIT ?`;
+    return (this.stmt(sql).all(...values, limit) as Row[]).map(toTicket);
+  }
+
+  async countByStatus(): Promise<Record<TicketStatus, number>> {
+    const out: Record<TicketStatus, number> = { queued: 0, analyzing: 0, proposed: 0, approved: 0, applied: 0, failed: 0, rejected: 0 };
+    for (const r of this.stmt("SELECT status, COUNT(*) AS n FROM tickets GROUP BY status").all() as { status: TicketStatus; n: number }[]) {
+      out[r.status] = r.n;
+    }
+    return out;
+  }
+
+  async outcomes(limits: { recurring: number; recent: number }): Promise<Outcomes> {
+    const rates = this.stmt(
+      `SELECT tier, SUM(status = 'applied') AS ok, COUNT(*) AS n FROM tickets
+       WHERE status IN ('applied', 'failed', 'rejected') GROUP BY tier`,
+    ).all() as Outcomes["rates"];
+    // An error recurs when it was reported more than once: within one ticket (occurrences) or
+    // across tickets that were closed and opened again.
+    const recurring = this.stmt(
+      `SELECT COALESCE(contract_fqn, '') AS contract_fqn, error_type, SUM(occurrences) AS count FROM tickets
+       GROUP BY COALESCE(contract_fqn, ''), error_type HAVING SUM(occurrences) > 1
+       ORDER BY count DESC, contract_fqn, error_type LIMIT ?`,
+    ).all(limits.recurring) as Outcomes["recurring"];
+    const recent = this.stmt(
+      `SELECT id, COALESCE(contract_fqn, '') AS fqn, status, tier FROM tickets
+       WHERE resolved_at IS NOT NULL ORDER BY updated_at DESC, seq DESC LIMIT ?`,
+    ).all(limits.recent) as Outcomes["recent"];
+    return { rates, recurring, recent };
+  }
+
+  async tryLock(name: string, isAlive: (owner: string) => boolean = ownerAlive): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const row = this.stmt("SELECT owner FROM locks WHERE name = ?").get(name) as { owner: string } | undefined;
+        if (row && row.owner !== PROCESS_OWNER && isAlive(row.owner)) return false;
+        this.stmt("INSERT OR REPLACE INTO locks (name, owner, acquired_ms) VALUES (?, ?, ?)").run(name, PROCESS_OWNER, Date.now());
+        return true;
+      })
+      .immediate();
+  }
+
+  async unlock(name: string): Promise<void> {
+    this.stmt("DELETE FROM locks WHERE name = ? AND owner = ?").run(name, PROCESS_OWNER);
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+}
+
+function toTicket(r: Row): Ticket {
+  return {
+    id: r.id,
+    source: r.source,
+    contract_fqn: r.contract_fqn,
+    error_type: r.error_type,
+    raw_error: r.raw_error,
+    context: JSON.parse(r.context) as TicketContext,
+    status: r.status,
+    tier: r.tier as Tier,
+    priority: r.priority,
+    priority_order: r.priority_order,
+    fixable_by: r.fixable_by,
+    proposal: r.proposal === null ? null : (JSON.parse(r.proposal) as Proposal),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    resolved_at: r.resolved_at,
+    resolution_note: r.resolution_note,
+    fingerprint: r.fingerprint,
+    occurrences: r.occurrences,
+    last_seen_at: r.last_seen_at,
+    diff_id: r.diff_id,
+  };
+}
