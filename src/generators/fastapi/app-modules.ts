@@ -1,5 +1,6 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
+import { runnableAgents } from "./agents.js";
 import { filterFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
 import { constantName, indent, LINE_LENGTH, pyFrozenset, pyStr, pyStrTuple, pyTuple, pyValue } from "./python.js";
@@ -55,7 +56,7 @@ function skeleton(path: string, ir: DomainIR, routeModules: readonly string[] = 
   return (
     hashHeader() +
     renderSkeleton(path, {
-      flags: { auth: ir.auth !== null },
+      flags: { auth: ir.auth !== null, agents: runnableAgents(ir).length > 0 },
       values: { domain: ir.domain, title, route_modules: routeModules.join(", ") },
       each: { route_module: routeModules },
     })
