@@ -143,8 +143,8 @@ function runEndpoints(ir: DomainIR): { entity: EntityIR; route: RouteIR }[] {
   return out.sort((a, b) => (a.entity.name < b.entity.name ? -1 : 1));
 }
 
-/** Base paths of the entities that have an agent-runs endpoint (for the frontend). */
-export function agentRunPaths(ir: DomainIR): Set<string> {
+/** FQNs of the entities that have a `GET {base_path}/{id}/agent-runs` endpoint (the frontend shows it). */
+export function agentRunEntities(ir: DomainIR): Set<string> {
   return new Set(runEndpoints(ir).map((r) => r.entity.fqn));
 }
 

@@ -1,4 +1,5 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
+import { agentRunEntities } from "../fastapi/agents.js";
 import { enumAliases } from "./emit-lib.js";
 import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
 import { key, literal, prop, str } from "./source.js";
@@ -231,29 +232,14 @@ export function ${T}Form({
 `;
 }
 
-function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string): string {
+function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string, runs: boolean): string {
   const T = ui.entity.className;
   const c = ui.client;
   const heading = headingOf(ui, "r");
   const wf = ui.workflow
     ? `\n      workflow={${ui.camel}Workflow}\n      transition={(id, state) => ${c.name}.transition(id, state as ${S})}`
     : "";
-  return `"use client";
-
-import { lazy } from "react";
-
-import { DetailView } from "@/components/detail-view";
-import { ${c.name} } from "@/lib/api";
-import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
-import { ${ui.camel}DetailFields, ${ui.camel}References${ui.workflow ? `, ${ui.camel}Workflow` : ""} } from "./${ui.kebab}-fields";
-
-// The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
-const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));
-
-/** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete. */
-export function ${T}Detail({ id }: { id: string }) {
-  return (
-    <DetailView<${T}>
+  const view = `    <DetailView<${T}>
       id={id}
       appTitle=${str(appTitle)}
       entityLabel=${str(ui.entity.label)}
@@ -265,16 +251,53 @@ export function ${T}Detail({ id }: { id: string }) {
       load={(recordId) => ${c.name}.get(recordId)}
       remove={(recordId) => ${c.name}.delete(recordId)}${wf}
       renderForm={(record, done) => <${T}Form record={record} onSaved={(saved) => done(saved)} onCancel={() => done(null)} />}
-    />
+    />`;
+  return `"use client";
+
+import { lazy${runs ? ", Suspense" : ""} } from "react";
+
+import { DetailView } from "@/components/detail-view";
+import { ${c.name} } from "@/lib/api";
+import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
+import { ${ui.camel}DetailFields, ${ui.camel}References${ui.workflow ? `, ${ui.camel}Workflow` : ""} } from "./${ui.kebab}-fields";
+
+// The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
+const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));${
+    runs
+      ? `
+// The agent runs below the record load on their own, after the record (a chunk of their own).
+const AgentRuns = lazy(() => import("@/components/agent-runs").then((m) => ({ default: m.AgentRuns })));`
+      : ""
+  }
+
+/** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete${runs ? ", agent runs" : ""}. */
+export function ${T}Detail({ id }: { id: string }) {
+  return (
+${runs ? withAgentRuns(view, c.name) : view}
   );
 }
 `;
+}
+
+/** The detail view and, below it, the record's agent runs (one more level of indentation). */
+function withAgentRuns(view: string, client: string): string {
+  const inner = view
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+  return `    <div className="space-y-6">
+${inner}
+      <Suspense fallback={null}>
+        <AgentRuns load={() => ${client}.agentRuns(id)} />
+      </Suspense>
+    </div>`;
 }
 
 /** The component files of every entity that has a Page. */
 export function renderEntityComponents(model: FrontendModel): EntityFile[] {
   const files: EntityFile[] = [];
   const aliases = enumAliases(model);
+  const agentRuns = agentRunEntities(model.ir);
   for (const ui of model.uiEntities) {
     const S = aliases.get(`${ui.entity.name}.state`) ?? "string";
     // Links inside entity components go to the entity's first page.
@@ -285,7 +308,17 @@ export function renderEntityComponents(model: FrontendModel): EntityFile[] {
     files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
     files.push({ path: `${dir}/${ui.kebab}-table.tsx`, content: renderTable(ui, route) });
     files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui) });
-    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, model.title, S) });
+    files.push({
+      path: `${dir}/${ui.kebab}-detail.tsx`,
+      content: renderDetail(
+        ui,
+        route,
+        title,
+        model.title,
+        S,
+        agentRuns.has(ui.entity.fqn) && ui.client.basePath.replace(/\/+$/, "") === ui.entity.basePath,
+      ),
+    });
     if (ui.workflow) files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
   }
   return files;

@@ -157,7 +157,8 @@ FROM next WHERE e.seq = next.seq
 RETURNING e.seq, e.id, e.name, e.entity, e.record_id, e.data, e.occurred_at, e.attempts
 """
 
-_DONE = "UPDATE events SET dispatched_at = now(), last_error = NULL WHERE seq = ANY($1::bigint[])"
+# last_error stays: a delivery that succeeded on a retry still tells what went wrong before.
+_DONE = "UPDATE events SET dispatched_at = now() WHERE seq = ANY($1::bigint[])"
 
 _FAILED = """
 UPDATE events SET last_error = $2,
@@ -258,7 +259,6 @@ class MemoryDispatcher(Dispatcher):
             row = self._rows.pop(o.event.id)
             if o.error is None:
                 row["dispatched_at"] = now
-                row["last_error"] = None
                 continue
             row["last_error"] = o.error
             row["available_at"] = now + timedelta(seconds=backoff(self.settings, o.event.attempts))
