@@ -97,7 +97,7 @@ describe("agent runs on the ticket detail page", () => {
       const run = runs.getByTestId("agent-run");
       await expect(run.count()).resolves.toBe(1);
       await expect(run.getAttribute("data-decision")).resolves.toBe("applied");
-      const text = await run.innerText();
+      const text = (await run.textContent()) ?? "";
       expect(text).toContain("triage_agent");
       expect(text).toContain("on ticket_created");
       expect(text).toContain("confidence 0.93");
@@ -113,7 +113,7 @@ describe("agent runs on the ticket detail page", () => {
       const other = page.getByTestId("agent-runs").getByTestId("agent-run");
       await other.first().waitFor();
       await expect(other.getAttribute("data-decision")).resolves.toBe("fallback");
-      expect(await other.innerText()).toContain('the reply is not {"updates"');
+      expect(await other.textContent()).toContain('the reply is not {"updates"');
     } finally {
       await context.close();
     }

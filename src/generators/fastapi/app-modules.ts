@@ -16,6 +16,9 @@ export const REQUIREMENTS = [
   "pydantic==2.14.3",
   "pydantic-settings==2.16.3",
   "pyjwt[crypto]==2.15.1",
+  // httpx's transport asks sniffio which event loop runs on every request; without it installed that
+  // is a failed import each time (about a millisecond of file lookups per call to an agent's model).
+  "sniffio==1.3.1",
   "uvicorn[standard]==0.54.0",
 ];
 

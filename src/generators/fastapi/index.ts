@@ -42,7 +42,7 @@ function routeModuleNames(routes: RouteIR[]): Map<string, string> {
 }
 
 /** Static modules only a domain with agents needs: the runtime, its LLM client, the dispatcher. */
-const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py"]);
+const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py", "app/worker.py"]);
 
 /** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
 export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {

@@ -14,14 +14,20 @@ apply the agent twice. A run left `running` by a replica that died is taken over
 dispatcher's lease has passed (no handler outlives it).
 """
 
+import asyncio
+import contextlib
 import hashlib
 import logging
+import os
+import socket
+import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -33,7 +39,7 @@ from app import events
 from app.dispatcher import DispatchSettings, MemoryDispatcher, PostgresDispatcher
 from app.errors import ApiError
 from app.events import Event
-from app.llm import LlmClient, LlmError, NoProvider, parse_json_object, select_provider
+from app.llm import LlmClient, LlmError, NoProvider, Provider, parse_json_object, select_provider
 from app.records import check_changes, fill
 from app.repositories.base import EntityMeta, Record, Repository
 from app.rules import Rule, enforce
@@ -413,18 +419,41 @@ async def running(
     pool: asyncpg.Pool | None,
     outbox: list[dict[str, Any]] | None,
 ) -> AsyncIterator[None]:
-    """Runs the agents for the lifetime of the application (app/main.py's lifespan)."""
+    """Runs the agents for the lifetime of the application (app/main.py's lifespan).
+
+    On PostgreSQL the dispatcher and the agents run in a process of their own (app/worker.py, one
+    per application process, restarted if it dies), so that their work never takes the request
+    path's CPU; DISPATCH_MODE=inline runs them in this process instead. The memory backend's
+    outbox lives in this process, so its dispatcher does too.
+    """
     store: RunStore = PostgresRunStore(pool) if pool is not None else MemoryRunStore()
     _store[:] = [store]
     provider = select_provider()
-    if isinstance(provider, NoProvider):
-        names = ", ".join(a.name for a in agents)
-        logger.warning("agents disabled (%s): %s; %s", names, provider.reason, provider.hint)
-        try:
+    try:
+        if isinstance(provider, NoProvider):
+            names = ", ".join(a.name for a in agents)
+            logger.warning("agents disabled (%s): %s; %s", names, provider.reason, provider.hint)
             yield
-        finally:
-            _store.clear()
-        return
+        elif pool is not None and DispatchSettings().DISPATCH_MODE == "process":
+            async with worker_process():
+                yield
+        else:
+            async with dispatching(provider, subscriptions, repositories, pool, outbox, store):
+                yield
+    finally:
+        _store.clear()
+
+
+@asynccontextmanager
+async def dispatching(
+    provider: Provider,
+    subscriptions: Sequence[tuple[str, str, AgentSpec]],
+    repositories: Mapping[str, Repository],
+    pool: asyncpg.Pool | None,
+    outbox: list[dict[str, Any]] | None,
+    store: RunStore,
+) -> AsyncIterator[None]:
+    """The dispatcher of this process, delivering events to the agents subscribed to them."""
     settings = DispatchSettings()
     client = LlmClient(provider)
     runtime = AgentRuntime(client, store, repositories, settings.DISPATCH_LEASE_SECONDS)
@@ -443,4 +472,36 @@ async def running(
         await dispatcher.stop()
         events.reset()
         await client.aclose()
-        _store.clear()
+
+
+@asynccontextmanager
+async def worker_process() -> AsyncIterator[None]:
+    """Keeps `python -m app.worker` running beside this process until the application stops."""
+    backend_dir = Path(__file__).resolve().parent.parent
+    # The worker names its claims after this process (`claimed_by` in the events table).
+    env = {**os.environ, "DISPATCH_REPLICA": f"{socket.gethostname()}:{os.getpid()}"}
+    current: list[asyncio.subprocess.Process] = []
+
+    async def supervise() -> None:
+        while True:
+            process = await asyncio.create_subprocess_exec(sys.executable, "-m", "app.worker", cwd=backend_dir, env=env)
+            current[:] = [process]
+            code = await process.wait()
+            logger.error("the events dispatcher process exited with status %s; starting it again", code)
+            await asyncio.sleep(1.0)
+
+    task = asyncio.create_task(supervise(), name="events-worker")
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        for process in current:
+            if process.returncode is None:
+                process.terminate()
+                try:
+                    await asyncio.wait_for(process.wait(), 10)
+                except TimeoutError:
+                    process.kill()
+                    await process.wait()

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 from uuid import uuid4
 
 import asyncpg
@@ -40,12 +40,18 @@ class DispatchSettings(BaseSettings):
 
     # Events claimed at once (at most one per record: the record's earliest pending event).
     DISPATCH_BATCH_SIZE: int = 32
-    # How often a replica looks for work written by the others (its own writes wake it at once).
-    DISPATCH_POLL_SECONDS: float = 1.0
+    # How often the dispatcher looks for work written elsewhere: by other replicas, or by its
+    # application process when it runs in a worker process (an in-process one is woken at once).
+    DISPATCH_POLL_SECONDS: float = 0.25
     DISPATCH_LEASE_SECONDS: float = 120.0
     DISPATCH_MAX_ATTEMPTS: int = 8
     # The first retry waits this long, each next one twice as long, never more than an hour.
     DISPATCH_BACKOFF_SECONDS: float = 1.0
+    # `process`: on PostgreSQL the dispatcher runs in a process of its own (app/worker.py);
+    # `inline`: in the application process.
+    DISPATCH_MODE: Literal["process", "inline"] = "process"
+    # Set by the application for its worker process: the name its claims carry.
+    DISPATCH_REPLICA: str = ""
 
 
 @dataclass(slots=True)
@@ -58,8 +64,9 @@ def backoff(settings: DispatchSettings, attempts: int) -> float:
     return float(min(settings.DISPATCH_BACKOFF_SECONDS * 2 ** max(attempts - 1, 0), 3600.0))
 
 
-def replica_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid4().hex[:8]}"
+def replica_id(settings: DispatchSettings) -> str:
+    """`host:pid:random`, the pid being the application process's (a worker's claims carry it)."""
+    return f"{settings.DISPATCH_REPLICA or f'{socket.gethostname()}:{os.getpid()}'}:{uuid4().hex[:8]}"
 
 
 class Dispatcher(ABC):
@@ -67,7 +74,7 @@ class Dispatcher(ABC):
 
     def __init__(self, settings: DispatchSettings) -> None:
         self.settings = settings
-        self.replica = replica_id()
+        self.replica = replica_id(settings)
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
