@@ -17,6 +17,7 @@ import sys
 from app.agent_specs import SUBSCRIPTIONS
 from app.agents import PostgresRunStore, dispatching
 from app.config import settings
+from app.dispatcher import DispatchSettings
 from app.domain import ENTITIES
 from app.llm import NoProvider, select_provider
 from app.storage import open_storage
@@ -43,7 +44,8 @@ async def main() -> None:
     if isinstance(provider, NoProvider):
         logger.warning("events dispatcher not started: %s", provider.reason)
         return
-    async with open_storage("postgres", settings.DATABASE_URL, settings.DATABASE_POOL_SIZE, ENTITIES) as storage:
+    pool_size = DispatchSettings().DISPATCH_POOL_SIZE
+    async with open_storage("postgres", settings.DATABASE_URL, pool_size, ENTITIES) as storage:
         if storage.pool is None:
             raise SystemExit("the events worker needs the postgres backend")
         store = PostgresRunStore(storage.pool)

@@ -50,6 +50,8 @@ class DispatchSettings(BaseSettings):
     # `process`: on PostgreSQL the dispatcher runs in a process of its own (app/worker.py);
     # `inline`: in the application process.
     DISPATCH_MODE: Literal["process", "inline"] = "process"
+    # Connections of the worker process's own pool (it runs beside the application's pool).
+    DISPATCH_POOL_SIZE: int = 5
     # Set by the application for its worker process: the name its claims carry.
     DISPATCH_REPLICA: str = ""
 
