@@ -45,7 +45,8 @@ describe("events dispatcher: two replicas on one PostgreSQL, one killed mid-way"
     for (let i = 0; i < EVENTS + 200; i++) fake.reply({ delayMs: 300, json: { updates: { label: "idea", score: 5 }, confidence: 0.9 } });
     generateBackend(DOMAIN, outDir);
     const env = fake.env({
-      DISPATCH_LEASE_SECONDS: "10",
+      DISPATCH_LEASE_SECONDS: "16",
+      SVC_AI_TIMEOUT: "5",
       DISPATCH_POLL_SECONDS: "0.1",
       DISPATCH_BATCH_SIZE: String(BATCH),
       DATABASE_POOL_SIZE: "20",

@@ -455,6 +455,12 @@ async def dispatching(
 ) -> AsyncIterator[None]:
     """The dispatcher of this process, delivering events to the agents subscribed to them."""
     settings = DispatchSettings()
+    # A handler gets 90% of the lease; a model call must fit in it, or the run would be cut short
+    # and claimed again while its first attempt may still have applied its changes.
+    needed = provider.timeout / 0.9 + 10.0
+    if settings.DISPATCH_LEASE_SECONDS < needed:
+        logger.warning("DISPATCH_LEASE_SECONDS raised to %.0f s to outlast SVC_AI_TIMEOUT", needed)
+        settings.DISPATCH_LEASE_SECONDS = needed
     client = LlmClient(provider)
     runtime = AgentRuntime(client, store, repositories, settings.DISPATCH_LEASE_SECONDS)
     for event, entity, agent in subscriptions:
