@@ -11,6 +11,7 @@ import { until } from "./poll.js";
 const DOMAIN = "test/fixtures/backend/notes_agents";
 const EVENTS = 1000;
 const BATCH = 32;
+const REPLY_OK = { json: { updates: { label: "idea", score: 5 }, confidence: 0.9 } };
 
 function sql(db: string, query: string): string[][] {
   return psql(db, query, ["-tA"])
@@ -169,5 +170,73 @@ describe("labelling agent on memory: invoke side effect, fallback that sets valu
     expect(run.decision).toBe("fallback");
     expect(run.error).toContain("score");
     expect((await api.get(`/notes/${note.body.id}`)).body).toMatchObject({ label: "unsorted", score: null });
+  });
+});
+
+describe("events dispatcher on PostgreSQL: retries with backoff, then parks (kept, visible)", () => {
+  let fake: FakeLlm;
+  let app: RunningBackend;
+  let outDir: string;
+  let db: string;
+
+  beforeAll(async () => {
+    outDir = mkdtempSync(join(tmpdir(), "charter-park-"));
+    db = freshDatabase("charter_dispatch_park");
+    fake = await FakeLlm.start();
+    app = await startGeneratedBackend({
+      domainDir: DOMAIN,
+      outDir,
+      backend: "postgres",
+      databaseUrl: databaseUrl(db),
+      env: fake.env({ DISPATCH_POLL_SECONDS: "0.1", DISPATCH_BACKOFF_SECONDS: "0.2", DISPATCH_MAX_ATTEMPTS: "3" }),
+    });
+    // A handler that fails for one record: recording its agent run raises in the database.
+    psql(
+      db,
+      `CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF EXISTS (SELECT 1 FROM notes WHERE id = NEW.record_id AND title LIKE 'poison%') THEN
+           RAISE EXCEPTION 'poisoned note';
+         END IF;
+         RETURN NEW;
+       END $$;
+       CREATE TRIGGER refuse_poison BEFORE INSERT ON agent_runs FOR EACH ROW EXECUTE FUNCTION refuse_poison();`,
+    );
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await fake?.close();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it("parks the failing event after 3 attempts with its error; the record's next event still runs", async () => {
+    const api = client(app.url);
+    fake.reply(REPLY_OK, REPLY_OK);
+    const poison = (await api.post("/notes", { title: "poison pill" })).body;
+    const fine = (await api.post("/notes", { title: "a fine note" })).body;
+    const parked = await until(async () => {
+      const rows = sql(
+        db,
+        `SELECT attempts, parked_at IS NOT NULL, dispatched_at IS NULL, last_error FROM events WHERE record_id = '${poison.id}'`,
+      );
+      return rows[0]?.[1] === "t" ? rows[0] : undefined;
+    });
+    expect(parked.slice(0, 3)).toEqual(["3", "t", "t"]);
+    expect(parked[3]).toContain("poisoned note");
+    // The other record was not held up, and nothing ran the agent for the poisoned one.
+    expect(sql(db, `SELECT decision FROM agent_runs WHERE record_id = '${fine.id}'`)).toEqual([["applied"]]);
+    expect(count(db, `SELECT count(*) FROM agent_runs WHERE record_id = '${poison.id}'`)).toBe(0);
+
+    // Once the fault is gone, the record's next event (PATCH invokes the agent) is delivered: a
+    // parked event no longer holds back the events after it.
+    psql(db, "DROP TRIGGER refuse_poison ON agent_runs;");
+    expect((await api.patch(`/notes/${poison.id}`, { body: "now fine" })).status).toBe(200);
+    const finished = `SELECT count(*) FROM agent_runs WHERE record_id = '${poison.id}' AND decision <> 'running'`;
+    await until(async () => (count(db, finished) === 1 ? true : undefined));
+    expect(sql(db, `SELECT event, decision FROM agent_runs WHERE record_id = '${poison.id}'`)).toEqual([
+      ["invoke:agent/notes/labeler", "applied"],
+    ]);
+    expect(count(db, "SELECT count(*) FROM events WHERE parked_at IS NOT NULL")).toBe(1);
   });
 });
