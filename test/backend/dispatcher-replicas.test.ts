@@ -239,4 +239,26 @@ describe("events dispatcher on PostgreSQL: retries with backoff, then parks (kep
     ]);
     expect(count(db, "SELECT count(*) FROM events WHERE parked_at IS NOT NULL")).toBe(1);
   });
+
+  it("delivers one record's events in order: each agent run starts after the previous one finished", async () => {
+    const api = client(app.url);
+    // Slow replies: were the three events of one record handed out together, their runs would overlap.
+    for (let i = 0; i < 3; i++) fake.reply({ delayMs: 300, json: { updates: { score: i + 1 }, confidence: 0.9 } });
+    const note = (await api.post("/notes", { title: "in order" })).body;
+    expect((await api.patch(`/notes/${note.id}`, { body: "first edit" })).status).toBe(200);
+    expect((await api.patch(`/notes/${note.id}`, { body: "second edit" })).status).toBe(200);
+    const finished = `SELECT count(*) FROM agent_runs WHERE record_id = '${note.id}' AND decision <> 'running'`;
+    await until(async () => (count(db, finished) === 3 ? true : undefined));
+    const runs = sql(
+      db,
+      `SELECT r.event, e.seq, extract(epoch FROM r.started_at), extract(epoch FROM r.finished_at)
+       FROM agent_runs r JOIN events e ON e.id = r.event_id WHERE r.record_id = '${note.id}' ORDER BY r.started_at`,
+    );
+    expect(runs.map((r) => r[0])).toEqual(["note_created", "invoke:agent/notes/labeler", "invoke:agent/notes/labeler"]);
+    const seqs = runs.map((r) => Number(r[1]));
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    for (let i = 1; i < runs.length; i++) expect(Number(runs[i]?.[2])).toBeGreaterThanOrEqual(Number(runs[i - 1]?.[3]));
+    // The last run's reply is the record's final word.
+    expect((await api.get(`/notes/${note.id}`)).body.score).toBe(3);
+  });
 });
