@@ -8,7 +8,8 @@ At or above the agent's threshold the updates of the fields in `output.updates` 
 through the entity's update path (types, enums, route rules and workflow guards all apply; any
 other field in the reply is ignored and recorded as such); below it, or on any error or timeout,
 the fallback runs (leave the record alone, or set fixed values). Agents never run on the request
-path, and a change an agent makes emits no event, so agents cannot set each other off in a loop.
+path, and a change an agent makes emits no event (a `state` change emits its workflow move's
+events, as PUT .../state does), so agents do not set each other off in a loop.
 
 Each (agent, event) has one row in `agent_runs`: a redelivered event finds its run and does not
 apply the agent twice. A run left `running` by a replica that died is taken over once the
