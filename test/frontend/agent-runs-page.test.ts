@@ -80,7 +80,7 @@ describe("agent runs on the ticket detail page", () => {
 
   it("shows the applied run with its changes, and a fallback with its reason", async () => {
     const customer = await api<Rec>("POST", "/customers/", { name: "Initech", email: "it@initech.example.com" });
-    fake.reply({ json: { updates: { priority: "critical", type: "incident", title: "nope" }, confidence: 0.93, reason: "Payments fail" } });
+    fake.reply({ json: { updates: { priority: "high", type: "incident", title: "nope" }, confidence: 0.93, reason: "Payments fail" } });
     const applied = await api<Rec>("POST", "/tickets/", { title: "Payments fail at checkout", customer_id: customer.id });
     await finished(applied.id);
     fake.reply({ content: "no idea, sorry" });
@@ -101,12 +101,12 @@ describe("agent runs on the ticket detail page", () => {
       expect(text).toContain("triage_agent");
       expect(text).toContain("on ticket_created");
       expect(text).toContain("confidence 0.93");
-      expect(text).toContain("priority = critical");
+      expect(text).toContain("priority = high");
       expect(text).toContain("type = incident");
       expect(text).toContain("Ignored (not allowed): title");
       expect(text).toContain("Payments fail");
       // The record itself shows the agent's change.
-      await expect(page.getByText("critical").first().isVisible()).resolves.toBe(true);
+      await expect(page.getByText("High", { exact: true }).first().isVisible()).resolves.toBe(true);
       await page.screenshot({ path: join(SHOTS, "agent-runs-applied.png"), fullPage: true });
 
       await page.goto(`${web.url}/tickets/${fallback.id}`);

@@ -70,7 +70,15 @@ describe("postgres target", () => {
       ["fk_tickets_customer_id", "customers", "RESTRICT"],
       ["fk_tickets_assignee_id", "support_agents", "SET NULL"],
     ]);
-    expect(model.tables.map((t) => t.name)).toEqual(["support_agents", "customers", "tickets", "events", "auth_users", "agent_runs"]);
+    expect(model.tables.map((t) => t.name)).toEqual([
+      "support_agents",
+      "customers",
+      "tickets",
+      "events",
+      "auth_users",
+      "idempotency_keys",
+      "agent_runs",
+    ]);
     expect(model.sequences).toEqual(["customer_number_seq", "events_seq_seq", "ticket_number_seq"]);
     const runs = model.tables.find((t) => t.name === "agent_runs");
     expect(runs?.indexes.find((i) => i.unique)?.columns).toEqual(["agent", "event_id"]);

@@ -2,7 +2,7 @@ import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compil
 import { hashHeader } from "../header.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyStr, pyTuple, pyValue } from "./python.js";
-import { fillDict, invokeEvent, rulesTuple, updateFill } from "./routes.js";
+import { fillDict, invokeEvent, rulesTuple, sameRule, updateFill } from "./routes.js";
 
 /**
  * The agent side of the backend (app/agents.py runs it): the Agent contracts as data
@@ -73,8 +73,12 @@ export function generateAgentSpecs(ir: DomainIR): string {
   const runnable = runnableAgents(ir);
   const entities = [...new Map(runnable.map((r) => [r.entity.fqn, r.entity])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   const paths = entities.map((e) => {
-    const update = updateRoute(ir, e)?.endpoints.find((x) => x.operation === "update");
-    const rules = update?.validation ?? [];
+    const route = updateRoute(ir, e);
+    const update = route?.endpoints.find((x) => x.operation === "update");
+    // The rules PATCH enforces: the create's, then the update's own.
+    const createRules = route?.endpoints.find((x) => x.operation === "create")?.validation ?? [];
+    const own = (update?.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
+    const rules = [...createRules, ...own];
     const workflow = ir.workflows.find((w) => w.fqn === e.stateMachine);
     imp.add("app.domain", constantName(e.name));
     imp.add(`app.models.${e.name}`, `${e.className}Update`);

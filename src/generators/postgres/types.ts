@@ -22,6 +22,8 @@ export const AUTH_USERS_TABLE = "auth_users";
 export const AGENT_RUNS_TABLE = "agent_runs";
 /** Numbers the outbox rows: the dispatcher hands each record's events over in this order. */
 export const EVENTS_SEQUENCE = "events_seq_seq";
+/** The first responses of idempotent creates (the app's Idempotency-Key support). */
+export const IDEMPOTENCY_KEYS_TABLE = "idempotency_keys";
 /** Created by the app's migration runner, never by these generators. */
 export const SCHEMA_MIGRATIONS_TABLE = "schema_migrations";
 

@@ -1,6 +1,6 @@
 """POST /auth/login, POST /auth/refresh and GET /auth/me."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.deps import CurrentUser, get_provider, unauthorized
+from app.auth.limits import LoginLimits
 from app.auth.passwords import DUMMY_HASH, verify_password
 from app.auth.users import UserStore
 from app.config import settings
@@ -17,6 +18,28 @@ from app.principal import User
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 _bearer = HTTPBearer(auto_error=False)
+
+_limits = LoginLimits(
+    settings.AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    settings.AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS,
+    settings.AUTH_LOGIN_WINDOW_SECONDS,
+)
+
+_THROTTLED: dict[int | str, dict[str, Any]] = {
+    429: {
+        "description": "Too many failed login attempts for the account or from the address",
+        "headers": {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}},
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "required": ["error", "message"],
+                    "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                }
+            }
+        },
+    }
+}
 
 
 class LoginRequest(BaseModel):
@@ -40,22 +63,27 @@ def _token(request: Request, user: User) -> Token:
     return Token(access_token=provider.create_token(user), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 
-@router.post("/login", operation_id="auth-login")
+@router.post("/login", operation_id="auth-login", responses=_THROTTLED)
 async def login(body: LoginRequest, request: Request) -> Token:
     if settings.AUTH_PROVIDER != "jwt":
         raise ApiError(404, "not_found", "log in with the external identity provider")
     if body.email is None and body.id is None:
         raise ApiError(422, "validation_error", "give an email (or id) and a password")
+    # Emails are matched case-insensitively, so they are counted so too.
+    account = f"email:{body.email.lower()}" if body.email is not None else f"id:{body.id}"
+    address = request.client.host if request.client is not None else "unknown"
+    _limits.check(account, address)
     store: UserStore = request.app.state.user_store
     stored = await store.find(body.id, body.email)
     if body.password is None:
         # Passwordless login exists for local development only.
-        if not settings.AUTH_DEV_LOGIN or stored is None:
-            raise unauthorized("invalid credentials")
+        valid = settings.AUTH_DEV_LOGIN and stored is not None
     else:
         valid = await run_in_threadpool(verify_password, body.password, stored.password_hash if stored else DUMMY_HASH)
-        if stored is None or not valid:
-            raise unauthorized("invalid credentials")
+    if stored is None or not valid:
+        _limits.failed(account, address)
+        raise unauthorized("invalid credentials")
+    _limits.succeeded(account)
     return _token(request, User(id=stored.id, email=stored.email, role=stored.role))
 
 

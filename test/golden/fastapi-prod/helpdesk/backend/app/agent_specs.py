@@ -14,6 +14,15 @@ TICKET_UPDATES = UpdatePath(
     model=TicketUpdate,
     rules=(
         Rule(
+            source="priority != 'critical' or len(description) >= 20",
+            check=lambda values: (
+                values.get("priority") != "critical" or expr.ge(expr.length(values.get("description")), 20)
+            ),
+            status=422,
+            error="validation_error",
+            message="A critical ticket needs a description of at least 20 characters",
+        ),
+        Rule(
             source="estimate_hours == null or estimate_hours <= 200",
             check=lambda values: values.get("estimate_hours") is None or expr.le(values.get("estimate_hours"), 200),
             status=422,

@@ -43,7 +43,7 @@ from app.errors import ApiError
 from app.events import Event
 from app.llm import LlmClient, LlmError, NoProvider, Provider, parse_json_object, select_provider
 from app.records import check_changes, fill
-from app.repositories.base import EntityMeta, Record, Repository
+from app.repositories.base import Change, EntityMeta, Record, Repository
 from app.rules import Rule, enforce
 from app.workflow import Workflow
 
@@ -388,19 +388,19 @@ async def apply_changes(
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ApiError(422, "validation_error", problems) from None
     check_changes(path.meta, checked)
-    merged = {**record, **checked}
-    enforce(path.rules, merged)
     changes = dict(checked)
-    actor = f"agent:{agent.name}"
-    fill(changes, path.fill, actor)
-    if target is not None and path.workflow is not None:  # a move: the workflow's guards decide
-        effects = path.workflow.plan(merged, str(target))
-        changes.update(effects.set)
-        updated = await repo.transition(record["id"], str(target), changes, effects.events, record.get("state") or "")
-    else:
-        updated = await repo.update(record["id"], changes)
+    fill(changes, path.fill, f"agent:{agent.name}")
+    # A move is decided by the workflow (allowed target, guards, effects) as PUT .../state decides it.
+    move = path.workflow.move(str(target), changes) if target is not None and path.workflow is not None else None
+
+    def plan(current: Record) -> Change:
+        # Like PATCH: the rules see the record as the change leaves it, read under the write's lock.
+        enforce(path.rules, {**current, **changes})
+        return move(current) if move is not None else Change(changes)
+
+    updated = await repo.modify(record["id"], plan)
     if updated is None:
-        raise ApiError(409, "conflict", "the record changed meanwhile")
+        raise ApiError(404, "not_found", f"the {agent.entity} no longer exists")
     result = {**checked, **({"state": target} if target is not None else {})}
     return orjson.loads(orjson.dumps(result, default=str))
 

@@ -155,6 +155,22 @@ ALTER TABLE "auth_users"
   ADD COLUMN IF NOT EXISTS "password_hash" TEXT,
   ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now();
 
+CREATE TABLE IF NOT EXISTS "idempotency_keys" (
+  "key" TEXT PRIMARY KEY,
+  "fingerprint" TEXT NOT NULL,
+  "status" BIGINT,
+  "body" TEXT,
+  "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "expires_at" TIMESTAMPTZ NOT NULL
+);
+
+ALTER TABLE "idempotency_keys"
+  ADD COLUMN IF NOT EXISTS "fingerprint" TEXT,
+  ADD COLUMN IF NOT EXISTS "status" BIGINT,
+  ADD COLUMN IF NOT EXISTS "body" TEXT,
+  ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "expires_at" TIMESTAMPTZ;
+
 CREATE TABLE IF NOT EXISTS "agent_runs" (
   "id" UUID PRIMARY KEY DEFAULT gen_random_uuid(),
   "agent" TEXT NOT NULL,
@@ -349,5 +365,6 @@ CREATE INDEX IF NOT EXISTS "ix_events_dispatched_at" ON "events" ("dispatched_at
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
 CREATE INDEX IF NOT EXISTS "ix_events_record_id" ON "events" ("record_id", "seq");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_auth_users_email" ON "auth_users" ("email");
+CREATE INDEX IF NOT EXISTS "ix_idempotency_keys_expires_at" ON "idempotency_keys" ("expires_at");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_agent_runs_agent_event_id" ON "agent_runs" ("agent", "event_id");
 CREATE INDEX IF NOT EXISTS "ix_agent_runs_record_id" ON "agent_runs" ("entity", "record_id", "started_at");

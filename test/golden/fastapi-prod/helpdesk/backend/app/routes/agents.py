@@ -10,10 +10,11 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import not_found
+from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
-from app.rules import Rule, enforce
+from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/agents", tags=["agents"])
 
@@ -73,12 +74,15 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
     operation_id="agents-create",
     summary="Create agent",
     dependencies=ADMIN,
+    responses=IDEMPOTENT_RESPONSES,
 )
-async def create_agent(body: AgentCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_agent(body: AgentCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("agent")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -95,7 +99,7 @@ async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) ->
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(AGENT, changes)
     fill(changes, UPDATE_FILL, user.id)
-    record = await repo.update(record_id, changes, events=())
+    record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("agent", record_id)
     return ORJSONResponse(with_links(record, LINKS))

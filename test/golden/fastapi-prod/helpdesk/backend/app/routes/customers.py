@@ -10,10 +10,11 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import not_found
+from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
-from app.rules import Rule, enforce
+from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/customers", tags=["customers"])
 
@@ -76,12 +77,15 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
     operation_id="customers-create",
     summary="Create a customer",
     dependencies=ADMIN_OR_AGENT,
+    responses=IDEMPOTENT_RESPONSES,
 )
-async def create_customer(body: CustomerCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_customer(body: CustomerCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("customer")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, ("customer_created",), LINKS)
     record = await repo.create(values, events=("customer_created",))
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -98,7 +102,7 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUs
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(CUSTOMER, changes)
     fill(changes, UPDATE_FILL, user.id)
-    record = await repo.update(record_id, changes, events=())
+    record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("customer", record_id)
     return ORJSONResponse(with_links(record, LINKS))
