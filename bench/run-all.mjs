@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, generate, healer, backend, frontend, lighthouse, import, dev).
+// for some of them (validate, generate, healer, agents, backend, frontend, lighthouse, import, dev).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,6 +11,7 @@ const benches = {
   validate: ["bench/validate.mjs"],
   generate: ["bench/generate.mjs"],
   healer: ["--import", tsx, "bench/healer.ts"],
+  agents: ["--import", tsx, "bench/agents.ts"],
   backend: ["bench/backend.mjs"],
   frontend: ["bench/frontend.mjs"],
   lighthouse: ["--import", tsx, "bench/lighthouse.ts"],

@@ -70,8 +70,18 @@ describe("postgres target", () => {
       ["fk_tickets_customer_id", "customers", "RESTRICT"],
       ["fk_tickets_assignee_id", "support_agents", "SET NULL"],
     ]);
-    expect(model.tables.map((t) => t.name)).toEqual(["support_agents", "customers", "tickets", "events", "auth_users", "idempotency_keys"]);
-    expect(model.sequences).toEqual(["customer_number_seq", "ticket_number_seq"]);
+    expect(model.tables.map((t) => t.name)).toEqual([
+      "support_agents",
+      "customers",
+      "tickets",
+      "events",
+      "auth_users",
+      "idempotency_keys",
+      "agent_runs",
+    ]);
+    expect(model.sequences).toEqual(["customer_number_seq", "events_seq_seq", "ticket_number_seq"]);
+    const runs = model.tables.find((t) => t.name === "agent_runs");
+    expect(runs?.indexes.find((i) => i.unique)?.columns).toEqual(["agent", "event_id"]);
   });
 
   it("keeps generated names within PostgreSQL's 63-byte limit, deterministically", () => {
@@ -83,9 +93,10 @@ describe("postgres target", () => {
     expect(limitIdentifier("ix_tickets_state")).toBe("ix_tickets_state");
   });
 
-  it("omits auth_users when the domain has no auth Infra contract", () => {
+  it("omits auth_users when the domain has no auth Infra contract, agent_runs when it has no agents", () => {
     const model = buildSchemaModel(compile("test/fixtures/migrations/v1"));
     expect(model.tables.map((t) => t.name)).not.toContain("auth_users");
+    expect(model.tables.map((t) => t.name)).not.toContain("agent_runs");
     expect(model.tables.map((t) => t.name)).toContain("events");
   });
 });

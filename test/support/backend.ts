@@ -31,6 +31,8 @@ export interface RunningBackend {
   /** e.g. `http://127.0.0.1:41234`, no trailing slash. */
   url: string;
   port: number;
+  /** The uvicorn process (the leader of its process group). */
+  pid: number;
   backendDir: string;
   /** stdout and stderr of uvicorn so far. */
   logs(): string;
@@ -83,6 +85,7 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
   const running: RunningBackend = {
     url,
     port,
+    pid: child.pid ?? 0,
     backendDir,
     logs: () => output,
     stop: () => stopProcess(child),

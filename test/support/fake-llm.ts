@@ -68,7 +68,8 @@ export class FakeLlm {
       fake.sockets.add(s);
       s.on("close", () => fake.sockets.delete(s));
     });
-    server.on("request", (req, res) => void fake.handle(req, res));
+    // A client that goes away mid-request (an app stopped while its agent waits) aborts the body read.
+    server.on("request", (req, res) => void fake.handle(req, res).catch(() => res.destroy()));
     return fake;
   }
 

@@ -1,5 +1,6 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
+import { runnableAgents } from "./agents.js";
 import { filterFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
 import { constantName, indent, LINE_LENGTH, pyFrozenset, pyStr, pyStrTuple, pyTuple, pyValue } from "./python.js";
@@ -15,6 +16,9 @@ export const REQUIREMENTS = [
   "pydantic==2.14.3",
   "pydantic-settings==2.16.3",
   "pyjwt[crypto]==2.15.1",
+  // httpx's transport asks sniffio which event loop runs on every request; without it installed that
+  // is a failed import each time (about a millisecond of file lookups per call to an agent's model).
+  "sniffio==1.3.1",
   "uvicorn[standard]==0.54.0",
 ];
 
@@ -55,7 +59,7 @@ function skeleton(path: string, ir: DomainIR, routeModules: readonly string[] = 
   return (
     hashHeader() +
     renderSkeleton(path, {
-      flags: { auth: ir.auth !== null },
+      flags: { auth: ir.auth !== null, agents: runnableAgents(ir).length > 0 },
       values: { domain: ir.domain, title, route_modules: routeModules.join(", ") },
       each: { route_module: routeModules },
     })

@@ -1,6 +1,7 @@
 import type { EntityIR, RouteIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
+import { generateAgentRunsRoutes, generateAgentSpecs, runnableAgents } from "./agents.js";
 import {
   generateBootstrap,
   generateConfig,
@@ -40,6 +41,9 @@ function routeModuleNames(routes: RouteIR[]): Map<string, string> {
   return out;
 }
 
+/** Static modules only a domain with agents needs: the runtime, its LLM client, the dispatcher. */
+const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py", "app/worker.py"]);
+
 /** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
 export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   const files: GeneratedFile[] = [];
@@ -47,8 +51,10 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
     files.push({ path: `${BACKEND_DIR}/${path}`, content });
   };
   const auth = ir.auth !== null;
+  const agents = runnableAgents(ir).length > 0;
   for (const [path, content] of staticTemplates()) {
     if (!auth && path.startsWith("app/auth/")) continue;
+    if (!agents && AGENT_MODULES.has(path)) continue;
     add(path, hashHeader() + content);
   }
   const entities = byName(ir.entities);
@@ -84,6 +90,11 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
     if (!entity || !module) continue;
     add(`app/routes/${module}.py`, generateRouteModule(ir, r, entity, module).content);
     routeModules.push(module);
+  }
+  if (agents) {
+    add("app/agent_specs.py", generateAgentSpecs(ir));
+    add("app/routes/agent_runs.py", generateAgentRunsRoutes(ir));
+    routeModules.push("agent_runs");
   }
   add("app/main.py", generateMain(ir, [...routeModules].sort()));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

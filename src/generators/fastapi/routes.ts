@@ -34,11 +34,11 @@ function autoFill(endpoint: EndpointIR | undefined): Fill {
   return out;
 }
 
-function fillDict(fill: Fill): PyExpr {
+export function fillDict(fill: Fill): PyExpr {
   return dict(Object.entries(fill).map(([k, v]) => [pyStr(k), pyStr(v)] as const));
 }
 
-function rulesTuple(rules: ValidationRuleIR[]): PyExpr {
+export function rulesTuple(rules: ValidationRuleIR[]): PyExpr {
   return tuple(
     rules.map((r) =>
       call("Rule", [
@@ -52,9 +52,18 @@ function rulesTuple(rules: ValidationRuleIR[]): PyExpr {
   );
 }
 
+/** The outbox event a route's `invoke: <agent>` side effect writes; app/agents.py delivers it to that agent. */
+export function invokeEvent(agentFqn: string): string {
+  return `invoke:${agentFqn}`;
+}
+
 function eventsTuple(endpoint: EndpointIR | undefined): string[] {
   const out: string[] = [];
-  for (const s of endpoint?.sideEffects ?? []) if ("emitEvent" in s) out.push(s.emitEvent);
+  // An `invoke: <agent>` side effect is an outbox event too: the agent runs off the request path.
+  for (const s of endpoint?.sideEffects ?? []) {
+    if ("emitEvent" in s) out.push(s.emitEvent);
+    else if (s.invoke.startsWith("agent/")) out.push(invokeEvent(s.invoke));
+  }
   return out;
 }
 
@@ -197,7 +206,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
 }
 
 /** Whether two rules are the same check with the same answer (a PATCH repeating a POST rule). */
-function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
+export function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
   return (
     a.source === b.source &&
     a.onFail.status === b.onFail.status &&

@@ -1,4 +1,5 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
+import { agentRunEntities } from "../fastapi/agents.js";
 import { enumAliases } from "./emit-lib.js";
 import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
 import { fitElementProp, fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
@@ -275,16 +276,43 @@ ${ternary("        ", "record", update, create)}
 `;
 }
 
-function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string): string {
+function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string, runs: boolean): string {
   const T = ui.entity.className;
   const c = ui.client;
   const heading = headingOf(ui, "r");
+  // With agent runs, the view sits inside a <div> with them: one level deeper.
+  const pad = runs ? "      " : "    ";
   const wf = ui.workflow
-    ? `\n      workflow={${ui.camel}Workflow}\n      transition={(id, state) => ${c.name}.transition(id, state as ${S})}`
+    ? `\n${pad}  workflow={${ui.camel}Workflow}\n${pad}  transition={(id, state) => ${c.name}.transition(id, state as ${S})}`
     : "";
+  const view = `${pad}<DetailView<${T}>
+${pad}  id={id}
+${pad}  appTitle=${str(appTitle)}
+${pad}  entityLabel=${str(ui.entity.label)}
+${pad}  listHref=${str(route)}
+${pad}  listTitle=${str(listTitle)}
+${pad}  fields={${ui.camel}DetailFields}
+${pad}  references={${ui.camel}References}
+${pad}  heading={(r) => ${heading}}
+${pad}  load={(recordId) => ${c.name}.get(recordId)}
+${pad}  remove={(recordId) => ${c.name}.delete(recordId)}${wf}
+${fitElementProp(`${pad}  `, "renderForm", "(record, done)", `${T}Form`, [
+  "record={record}",
+  "onSaved={(saved) => done(saved)}",
+  "onCancel={() => done(null)}",
+])}
+${pad}/>`;
+  const body = runs
+    ? `    <div className="space-y-6">
+${view}
+      <Suspense fallback={null}>
+        <AgentRuns load={() => ${c.name}.agentRuns(id)} />
+      </Suspense>
+    </div>`
+    : view;
   return `"use client";
 
-import { lazy } from "react";
+import { lazy${runs ? ", Suspense" : ""} } from "react";
 
 import { DetailView } from "@/components/detail-view";
 import { ${c.name} } from "@/lib/api";
@@ -298,28 +326,18 @@ ${fitList(
 )}
 
 // The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
-const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));
+const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));${
+    runs
+      ? `
+// The agent runs below the record load on their own, after the record (a chunk of their own).
+const AgentRuns = lazy(() => import("@/components/agent-runs").then((m) => ({ default: m.AgentRuns })));`
+      : ""
+  }
 
-/** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete. */
+/** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete${runs ? ", agent runs" : ""}. */
 export function ${T}Detail({ id }: { id: string }) {
   return (
-    <DetailView<${T}>
-      id={id}
-      appTitle=${str(appTitle)}
-      entityLabel=${str(ui.entity.label)}
-      listHref=${str(route)}
-      listTitle=${str(listTitle)}
-      fields={${ui.camel}DetailFields}
-      references={${ui.camel}References}
-      heading={(r) => ${heading}}
-      load={(recordId) => ${c.name}.get(recordId)}
-      remove={(recordId) => ${c.name}.delete(recordId)}${wf}
-${fitElementProp("      ", "renderForm", "(record, done)", `${T}Form`, [
-  "record={record}",
-  "onSaved={(saved) => done(saved)}",
-  "onCancel={() => done(null)}",
-])}
-    />
+${body}
   );
 }
 `;
@@ -329,6 +347,7 @@ ${fitElementProp("      ", "renderForm", "(record, done)", `${T}Form`, [
 export function renderEntityComponents(model: FrontendModel): EntityFile[] {
   const files: EntityFile[] = [];
   const aliases = enumAliases(model);
+  const agentRuns = agentRunEntities(model.ir);
   for (const ui of model.uiEntities) {
     const S = aliases.get(`${ui.entity.name}.state`) ?? "string";
     // Links inside entity components go to the entity's first page.
@@ -339,7 +358,17 @@ export function renderEntityComponents(model: FrontendModel): EntityFile[] {
     files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
     files.push({ path: `${dir}/${ui.kebab}-table.tsx`, content: renderTable(ui, route) });
     files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui) });
-    files.push({ path: `${dir}/${ui.kebab}-detail.tsx`, content: renderDetail(ui, route, title, model.title, S) });
+    files.push({
+      path: `${dir}/${ui.kebab}-detail.tsx`,
+      content: renderDetail(
+        ui,
+        route,
+        title,
+        model.title,
+        S,
+        agentRuns.has(ui.entity.fqn) && ui.client.basePath.replace(/\/+$/, "") === ui.entity.basePath,
+      ),
+    });
     if (ui.workflow) files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
   }
   return files;

@@ -1,5 +1,6 @@
 import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 import { pascalCase } from "../../compiler/index.js";
+import { agentRunEntities } from "../fastapi/agents.js";
 import type { ApiClient, FrontendModel } from "./model.js";
 import { fitBreak, fitList, key, literal, str } from "./source.js";
 import { partial } from "./templates.js";
@@ -88,7 +89,7 @@ export function renderTypes(model: FrontendModel): string {
   return parts.join("\n");
 }
 
-function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
+function clientBlock(c: ApiClient, aliases: Map<string, string>, runs: boolean): string {
   const T = c.entity.className;
   const base = c.basePath.replace(/\/+$/, "");
   const item = `\`${base}/\${encodeURIComponent(id)}\``;
@@ -129,9 +130,43 @@ function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
       ),
     );
   }
+  if (runs) {
+    lines.push(
+      `  /** GET ${base}/{id}/agent-runs — what the agents decided about the record. */`,
+      fitBreak("  ", "agentRuns: (id: string) =>", `request<AgentRunList>("GET", \`${base}/\${encodeURIComponent(id)}/agent-runs\`),`),
+    );
+  }
   const origin = c.route ? `Route ${c.route.fqn}` : `${c.entity.fqn} (no Route contract: its inferred base path)`;
   return `/** Client of ${origin}. */\nexport const ${c.name} = {\n${lines.join("\n")}\n};\n`;
 }
+
+/** The body of `GET {base_path}/{id}/agent-runs` (app/agents.py AgentRun in the backend). */
+const AGENT_RUN_TYPES = `
+/** One run of an agent for a record: what it was asked, what it answered, what was done. */
+export interface AgentRun {
+  id: string;
+  agent: string;
+  event: string;
+  event_id: string;
+  /** running, applied, fallback or skipped. */
+  decision: string;
+  confidence: number | null;
+  changes: Record<string, unknown>;
+  /** Fields of the reply outside the agent's output.updates. */
+  ignored: string[];
+  reason: string | null;
+  error: string | null;
+  reply: string | null;
+  prompt_hash: string | null;
+  duration_ms: number | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export interface AgentRunList {
+  items: AgentRun[];
+}
+`;
 
 /** api.ts: the fixed request core (templates/partials/api-core.ts) plus one client per Route. */
 export function renderApi(model: FrontendModel): string {
@@ -147,7 +182,10 @@ export function renderApi(model: FrontendModel): string {
     }
   }
   const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n\n` : "";
-  const clients = model.clients.map((c) => clientBlock(c, aliases)).join("\n");
+  const runs = agentRunEntities(model.ir);
+  const clients = model.clients
+    .map((c) => clientBlock(c, aliases, runs.has(c.entity.fqn) && c.basePath.replace(/\/+$/, "") === c.entity.basePath))
+    .join("\n");
   const auth = model.auth
     ? `
 export interface LoginResult {
@@ -161,5 +199,5 @@ export function login(email: string, password: string): Promise<LoginResult> {
 }
 `
     : "";
-  return `${imports}${partial("api-core.ts")}${auth}\n${clients}`;
+  return `${imports}${partial("api-core.ts")}${auth}${runs.size > 0 ? AGENT_RUN_TYPES : ""}\n${clients}`;
 }

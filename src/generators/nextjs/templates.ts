@@ -16,6 +16,9 @@ export interface Template {
 /** Template files that only make sense when the backend has authentication. */
 const AUTH_ONLY = new Set(["src/app/login/layout.tsx", "src/app/login/page.tsx", "src/components/auth-status.tsx"]);
 
+/** Template files only a domain with agents uses (the detail page's agent runs). */
+const AGENTS_ONLY = new Set(["src/components/agent-runs.tsx"]);
+
 /** npm drops dotfiles such as .gitignore from published packages, so templates store them with `_`. */
 const RENAMED: Record<string, string> = { _dockerignore: ".dockerignore", _gitignore: ".gitignore" };
 
@@ -56,8 +59,8 @@ function load(): { files: Template[]; partials: Map<string, string> } {
   return cache;
 }
 
-export function staticTemplates(withAuth: boolean): Template[] {
-  return load().files.filter((t) => withAuth || !AUTH_ONLY.has(t.path));
+export function staticTemplates(withAuth: boolean, withAgents = false): Template[] {
+  return load().files.filter((t) => (withAuth || !AUTH_ONLY.has(t.path)) && (withAgents || !AGENTS_ONLY.has(t.path)));
 }
 
 export function partial(name: string): string {

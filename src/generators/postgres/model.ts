@@ -1,14 +1,17 @@
 import type { DomainIR, EntityIR, FieldIR } from "../../compiler/index.js";
 import {
+  AGENT_RUNS_TABLE,
   AUTH_USERS_TABLE,
   checkName,
   columnDefault,
   columnNotNull,
+  EVENTS_SEQUENCE,
   EVENTS_TABLE,
   foreignKeyName,
   IDEMPOTENCY_KEYS_TABLE,
   indexName,
   isStateField,
+  limitIdentifier,
   type SqlType,
   sequenceOf,
   sqlType,
@@ -84,6 +87,7 @@ export interface IndexModel {
 
 export const SYSTEM_EVENTS_KEY = "system/events";
 export const SYSTEM_AUTH_USERS_KEY = "system/auth_users";
+export const SYSTEM_AGENT_RUNS_KEY = "system/agent_runs";
 export const SYSTEM_IDEMPOTENCY_KEYS_KEY = "system/idempotency_keys";
 
 /** Builds the schema model of a domain. Pure and deterministic. */
@@ -93,7 +97,8 @@ export function buildSchemaModel(ir: DomainIR): SchemaModel {
   tables.push(eventsTable());
   if (ir.auth !== null) tables.push(authUsersTable());
   tables.push(idempotencyKeysTable());
-  const sequences = new Set<string>();
+  if (ir.agents.length > 0) tables.push(agentRunsTable());
+  const sequences = new Set<string>([EVENTS_SEQUENCE]);
   for (const e of ir.entities) {
     for (const f of e.fields) {
       const s = sequenceOf(f);
@@ -167,23 +172,94 @@ function dedupeIndexes(indexes: IndexModel[]): IndexModel[] {
   return [...byName.values()].sort((a, b) => compareStrings(a.name, b.name));
 }
 
-/** The outbox every emitted domain event is written to, in the same transaction as the change. */
+/**
+ * The outbox every emitted domain event is written to, in the same transaction as the change. The
+ * columns after `occurred_at` belong to the dispatcher (app/dispatcher.py) and all have defaults, so
+ * the writes that insert events name only the first six: `seq` orders them, a claim sets
+ * `claimed_by` and pushes `available_at` to the end of its lease (a killed replica's events come
+ * back when it runs out), a failure counts an attempt and backs off, too many park the event.
+ */
 function eventsTable(): TableModel {
   const t = EVENTS_TABLE;
+  const column = (name: string, type: ColumnModel["type"], notNull: boolean, def: string | null): ColumnModel => ({
+    name,
+    type,
+    primaryKey: false,
+    notNull,
+    default: def,
+  });
   return {
     key: SYSTEM_EVENTS_KEY,
     name: t,
     columns: [
       { name: "id", type: "UUID", primaryKey: true, notNull: true, default: null },
-      { name: "name", type: "TEXT", primaryKey: false, notNull: true, default: null },
-      { name: "entity", type: "TEXT", primaryKey: false, notNull: true, default: null },
-      { name: "record_id", type: "UUID", primaryKey: false, notNull: false, default: null },
-      { name: "data", type: "JSONB", primaryKey: false, notNull: true, default: "'{}'::jsonb" },
-      { name: "occurred_at", type: "TIMESTAMPTZ", primaryKey: false, notNull: true, default: "now()" },
+      column("name", "TEXT", true, null),
+      column("entity", "TEXT", true, null),
+      column("record_id", "UUID", false, null),
+      column("data", "JSONB", true, "'{}'::jsonb"),
+      column("occurred_at", "TIMESTAMPTZ", true, "now()"),
+      column("seq", "BIGINT", true, `nextval('${EVENTS_SEQUENCE}')`),
+      column("attempts", "BIGINT", true, "0"),
+      column("available_at", "TIMESTAMPTZ", true, "now()"),
+      column("claimed_by", "TEXT", false, null),
+      column("dispatched_at", "TIMESTAMPTZ", false, null),
+      column("parked_at", "TIMESTAMPTZ", false, null),
+      column("last_error", "TEXT", false, null),
     ],
     checks: [],
     foreignKeys: [],
-    indexes: [{ name: indexName(t, "occurred_at"), columns: ["occurred_at"], unique: false }],
+    indexes: [
+      // The claim: pending events (dispatched_at IS NULL) in seq order.
+      { name: indexName(t, "dispatched_at"), columns: ["dispatched_at", "seq"], unique: false },
+      { name: indexName(t, "occurred_at"), columns: ["occurred_at"], unique: false },
+      // "No earlier pending event of the same record": the per-record order of the claim.
+      { name: indexName(t, "record_id"), columns: ["record_id", "seq"], unique: false },
+    ],
+  };
+}
+
+/**
+ * One row per (agent, event): the unique index is what makes a redelivered event (the dispatcher
+ * delivers at least once) run its agent once. `decision` is `running` while a run is under way,
+ * then `applied`, `fallback` or `skipped`.
+ */
+function agentRunsTable(): TableModel {
+  const t = AGENT_RUNS_TABLE;
+  const column = (name: string, type: ColumnModel["type"], notNull: boolean, def: string | null = null): ColumnModel => ({
+    name,
+    type,
+    primaryKey: false,
+    notNull,
+    default: def,
+  });
+  return {
+    key: SYSTEM_AGENT_RUNS_KEY,
+    name: t,
+    columns: [
+      { name: "id", type: "UUID", primaryKey: true, notNull: true, default: "gen_random_uuid()" },
+      column("agent", "TEXT", true),
+      column("event_id", "UUID", true),
+      column("event", "TEXT", true),
+      column("entity", "TEXT", true),
+      column("record_id", "UUID", false),
+      column("prompt_hash", "TEXT", false),
+      column("reply", "TEXT", false),
+      column("confidence", "DOUBLE PRECISION", false),
+      column("decision", "TEXT", true, "'running'"),
+      column("changes", "JSONB", true, "'{}'::jsonb"),
+      column("ignored", "JSONB", true, "'[]'::jsonb"),
+      column("reason", "TEXT", false),
+      column("error", "TEXT", false),
+      column("duration_ms", "DOUBLE PRECISION", false),
+      column("started_at", "TIMESTAMPTZ", true, "now()"),
+      column("finished_at", "TIMESTAMPTZ", false),
+    ],
+    checks: [],
+    foreignKeys: [],
+    indexes: [
+      { name: limitIdentifier(`uq_${t}_agent_event_id`), columns: ["agent", "event_id"], unique: true },
+      { name: indexName(t, "record_id"), columns: ["entity", "record_id", "started_at"], unique: false },
+    ],
   };
 }
 

@@ -18,6 +18,10 @@ export const SNAPSHOT_PATH = `${MIGRATIONS_DIR}snapshot.json`;
 /** Table names of the system tables every generated database has. */
 export const EVENTS_TABLE = "events";
 export const AUTH_USERS_TABLE = "auth_users";
+/** Every run of an agent (only in domains with Agent contracts); see app/agents.py. */
+export const AGENT_RUNS_TABLE = "agent_runs";
+/** Numbers the outbox rows: the dispatcher hands each record's events over in this order. */
+export const EVENTS_SEQUENCE = "events_seq_seq";
 /** The first responses of idempotent creates (the app's Idempotency-Key support). */
 export const IDEMPOTENCY_KEYS_TABLE = "idempotency_keys";
 /** Created by the app's migration runner, never by these generators. */

@@ -7,6 +7,10 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app import deps, errors
+# charter: if agents
+from app.agent_specs import AGENTS, SUBSCRIPTIONS
+from app.agents import running as run_agents
+# charter: end
 # charter: if auth
 from app.auth import routes as auth_routes
 from app.auth import setup as auth_setup
@@ -32,7 +36,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if not settings.AUTH_ENABLED:
             logger.warning("AUTH_ENABLED=false: every request is treated as an administrator")
         # charter: end
+        # charter: if agents
+        # Agents run off the request path, fed by the events dispatcher (app/agents.py).
+        async with run_agents(AGENTS, SUBSCRIPTIONS, storage.repositories, storage.pool, storage.outbox):
+            yield
+        # charter: else
         yield
+        # charter: end
 
 
 app = FastAPI(title="__title__ API", lifespan=lifespan, default_response_class=ORJSONResponse)

@@ -8,13 +8,15 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app import deps, errors
+from app.agent_specs import AGENTS, SUBSCRIPTIONS
+from app.agents import running as run_agents
 from app.auth import routes as auth_routes
 from app.auth import setup as auth_setup
 from app.config import settings
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
-from app.routes import agents, customers, tickets
+from app.routes import agent_runs, agents, customers, tickets
 from app.storage import open_storage
 
 logger = logging.getLogger("app")
@@ -29,7 +31,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.user_store = await auth_setup.make_user_store(storage.pool)
         if not settings.AUTH_ENABLED:
             logger.warning("AUTH_ENABLED=false: every request is treated as an administrator")
-        yield
+        # Agents run off the request path, fed by the events dispatcher (app/agents.py).
+        async with run_agents(AGENTS, SUBSCRIPTIONS, storage.repositories, storage.pool, storage.outbox):
+            yield
 
 
 app = FastAPI(title="Helpdesk API", lifespan=lifespan, default_response_class=ORJSONResponse)
@@ -43,6 +47,7 @@ async def health() -> dict[str, str]:
 
 
 app.include_router(auth_routes.router)
+app.include_router(agent_runs.router)
 app.include_router(agents.router)
 app.include_router(customers.router)
 app.include_router(tickets.router)

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import orjson
@@ -26,6 +27,8 @@ _PREPARE_LOCK = 7_311_432_201
 class Storage:
     repositories: dict[str, Repository]
     pool: asyncpg.Pool | None
+    # The memory backend's events outbox (on PostgreSQL it is the `events` table).
+    outbox: list[dict[str, Any]] | None = None
 
 
 def _json_text(value: object) -> str:
@@ -84,7 +87,7 @@ async def open_storage(
 ) -> AsyncIterator[Storage]:
     if backend == "memory":
         store = MemoryStore(entities)
-        yield Storage(repositories=dict(store.repositories), pool=None)
+        yield Storage(repositories=dict(store.repositories), pool=None, outbox=store.events)
         return
     # The schema is prepared on a connection of its own (it takes an advisory lock), so the pooled
     # connections never hold session state and can skip asyncpg's reset on release (_keep_session).

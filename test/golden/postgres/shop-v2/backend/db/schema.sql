@@ -2,6 +2,7 @@
 -- Schema of domain shop: idempotent, re-applied on every start.
 
 CREATE SEQUENCE IF NOT EXISTS "customer_number_seq";
+CREATE SEQUENCE IF NOT EXISTS "events_seq_seq";
 CREATE SEQUENCE IF NOT EXISTS "ticket_number_seq";
 
 CREATE TABLE IF NOT EXISTS "agents" (
@@ -86,7 +87,14 @@ CREATE TABLE IF NOT EXISTS "events" (
   "entity" TEXT NOT NULL,
   "record_id" UUID,
   "data" JSONB NOT NULL DEFAULT '{}'::jsonb,
-  "occurred_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+  "occurred_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "seq" BIGINT NOT NULL DEFAULT nextval('events_seq_seq'),
+  "attempts" BIGINT NOT NULL DEFAULT 0,
+  "available_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "claimed_by" TEXT,
+  "dispatched_at" TIMESTAMPTZ,
+  "parked_at" TIMESTAMPTZ,
+  "last_error" TEXT
 );
 
 ALTER TABLE "events"
@@ -94,7 +102,14 @@ ALTER TABLE "events"
   ADD COLUMN IF NOT EXISTS "entity" TEXT,
   ADD COLUMN IF NOT EXISTS "record_id" UUID,
   ADD COLUMN IF NOT EXISTS "data" JSONB DEFAULT '{}'::jsonb,
-  ADD COLUMN IF NOT EXISTS "occurred_at" TIMESTAMPTZ DEFAULT now();
+  ADD COLUMN IF NOT EXISTS "occurred_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "seq" BIGINT DEFAULT nextval('events_seq_seq'),
+  ADD COLUMN IF NOT EXISTS "attempts" BIGINT DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS "available_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "claimed_by" TEXT,
+  ADD COLUMN IF NOT EXISTS "dispatched_at" TIMESTAMPTZ,
+  ADD COLUMN IF NOT EXISTS "parked_at" TIMESTAMPTZ,
+  ADD COLUMN IF NOT EXISTS "last_error" TEXT;
 
 CREATE TABLE IF NOT EXISTS "auth_users" (
   "id" TEXT PRIMARY KEY,
@@ -224,6 +239,8 @@ CREATE INDEX IF NOT EXISTS "ix_tickets_customer_id" ON "tickets" ("customer_id")
 CREATE INDEX IF NOT EXISTS "ix_tickets_product_id" ON "tickets" ("product_id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_state" ON "tickets" ("state");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_tickets_number" ON "tickets" ("number");
+CREATE INDEX IF NOT EXISTS "ix_events_dispatched_at" ON "events" ("dispatched_at", "seq");
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
+CREATE INDEX IF NOT EXISTS "ix_events_record_id" ON "events" ("record_id", "seq");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_auth_users_email" ON "auth_users" ("email");
 CREATE INDEX IF NOT EXISTS "ix_idempotency_keys_expires_at" ON "idempotency_keys" ("expires_at");

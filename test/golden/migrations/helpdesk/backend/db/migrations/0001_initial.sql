@@ -3,6 +3,7 @@
 -- Applied once, inside a transaction, by the app's migration runner.
 
 CREATE SEQUENCE IF NOT EXISTS "customer_number_seq";
+CREATE SEQUENCE IF NOT EXISTS "events_seq_seq";
 CREATE SEQUENCE IF NOT EXISTS "ticket_number_seq";
 
 CREATE TABLE IF NOT EXISTS "support_agents" (
@@ -117,7 +118,14 @@ CREATE TABLE IF NOT EXISTS "events" (
   "entity" TEXT NOT NULL,
   "record_id" UUID,
   "data" JSONB NOT NULL DEFAULT '{}'::jsonb,
-  "occurred_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+  "occurred_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "seq" BIGINT NOT NULL DEFAULT nextval('events_seq_seq'),
+  "attempts" BIGINT NOT NULL DEFAULT 0,
+  "available_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "claimed_by" TEXT,
+  "dispatched_at" TIMESTAMPTZ,
+  "parked_at" TIMESTAMPTZ,
+  "last_error" TEXT
 );
 
 ALTER TABLE "events"
@@ -125,7 +133,14 @@ ALTER TABLE "events"
   ADD COLUMN IF NOT EXISTS "entity" TEXT,
   ADD COLUMN IF NOT EXISTS "record_id" UUID,
   ADD COLUMN IF NOT EXISTS "data" JSONB DEFAULT '{}'::jsonb,
-  ADD COLUMN IF NOT EXISTS "occurred_at" TIMESTAMPTZ DEFAULT now();
+  ADD COLUMN IF NOT EXISTS "occurred_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "seq" BIGINT DEFAULT nextval('events_seq_seq'),
+  ADD COLUMN IF NOT EXISTS "attempts" BIGINT DEFAULT 0,
+  ADD COLUMN IF NOT EXISTS "available_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "claimed_by" TEXT,
+  ADD COLUMN IF NOT EXISTS "dispatched_at" TIMESTAMPTZ,
+  ADD COLUMN IF NOT EXISTS "parked_at" TIMESTAMPTZ,
+  ADD COLUMN IF NOT EXISTS "last_error" TEXT;
 
 CREATE TABLE IF NOT EXISTS "auth_users" (
   "id" TEXT PRIMARY KEY,
@@ -156,6 +171,44 @@ ALTER TABLE "idempotency_keys"
   ADD COLUMN IF NOT EXISTS "body" TEXT,
   ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now(),
   ADD COLUMN IF NOT EXISTS "expires_at" TIMESTAMPTZ;
+
+CREATE TABLE IF NOT EXISTS "agent_runs" (
+  "id" UUID PRIMARY KEY DEFAULT gen_random_uuid(),
+  "agent" TEXT NOT NULL,
+  "event_id" UUID NOT NULL,
+  "event" TEXT NOT NULL,
+  "entity" TEXT NOT NULL,
+  "record_id" UUID,
+  "prompt_hash" TEXT,
+  "reply" TEXT,
+  "confidence" DOUBLE PRECISION,
+  "decision" TEXT NOT NULL DEFAULT 'running',
+  "changes" JSONB NOT NULL DEFAULT '{}'::jsonb,
+  "ignored" JSONB NOT NULL DEFAULT '[]'::jsonb,
+  "reason" TEXT,
+  "error" TEXT,
+  "duration_ms" DOUBLE PRECISION,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "finished_at" TIMESTAMPTZ
+);
+
+ALTER TABLE "agent_runs"
+  ADD COLUMN IF NOT EXISTS "agent" TEXT,
+  ADD COLUMN IF NOT EXISTS "event_id" UUID,
+  ADD COLUMN IF NOT EXISTS "event" TEXT,
+  ADD COLUMN IF NOT EXISTS "entity" TEXT,
+  ADD COLUMN IF NOT EXISTS "record_id" UUID,
+  ADD COLUMN IF NOT EXISTS "prompt_hash" TEXT,
+  ADD COLUMN IF NOT EXISTS "reply" TEXT,
+  ADD COLUMN IF NOT EXISTS "confidence" DOUBLE PRECISION,
+  ADD COLUMN IF NOT EXISTS "decision" TEXT DEFAULT 'running',
+  ADD COLUMN IF NOT EXISTS "changes" JSONB DEFAULT '{}'::jsonb,
+  ADD COLUMN IF NOT EXISTS "ignored" JSONB DEFAULT '[]'::jsonb,
+  ADD COLUMN IF NOT EXISTS "reason" TEXT,
+  ADD COLUMN IF NOT EXISTS "error" TEXT,
+  ADD COLUMN IF NOT EXISTS "duration_ms" DOUBLE PRECISION,
+  ADD COLUMN IF NOT EXISTS "started_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "finished_at" TIMESTAMPTZ;
 
 DO $charter$
 BEGIN
@@ -309,6 +362,10 @@ CREATE INDEX IF NOT EXISTS "ix_tickets_created_at" ON "tickets" ("created_at", "
 CREATE INDEX IF NOT EXISTS "ix_tickets_customer_id" ON "tickets" ("customer_id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_state" ON "tickets" ("state");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_tickets_number" ON "tickets" ("number");
+CREATE INDEX IF NOT EXISTS "ix_events_dispatched_at" ON "events" ("dispatched_at", "seq");
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
+CREATE INDEX IF NOT EXISTS "ix_events_record_id" ON "events" ("record_id", "seq");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_auth_users_email" ON "auth_users" ("email");
 CREATE INDEX IF NOT EXISTS "ix_idempotency_keys_expires_at" ON "idempotency_keys" ("expires_at");
+CREATE UNIQUE INDEX IF NOT EXISTS "uq_agent_runs_agent_event_id" ON "agent_runs" ("agent", "event_id");
+CREATE INDEX IF NOT EXISTS "ix_agent_runs_record_id" ON "agent_runs" ("entity", "record_id", "started_at");

@@ -163,6 +163,31 @@ export function login(email: string, password: string): Promise<LoginResult> {
   return request<LoginResult>("POST", "/auth/login", { email, password });
 }
 
+/** One run of an agent for a record: what it was asked, what it answered, what was done. */
+export interface AgentRun {
+  id: string;
+  agent: string;
+  event: string;
+  event_id: string;
+  /** running, applied, fallback or skipped. */
+  decision: string;
+  confidence: number | null;
+  changes: Record<string, unknown>;
+  /** Fields of the reply outside the agent's output.updates. */
+  ignored: string[];
+  reason: string | null;
+  error: string | null;
+  reply: string | null;
+  prompt_hash: string | null;
+  duration_ms: number | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export interface AgentRunList {
+  items: AgentRun[];
+}
+
 /** Client of Route route/helpdesk/agent_api. */
 export const agentApi = {
   /** GET /agents/ — one page of records and the total. */
@@ -208,4 +233,6 @@ export const ticketApi = {
   delete: (id: string) => request<void>("DELETE", `/tickets/${encodeURIComponent(id)}`),
   /** PUT /tickets/{id}/state — move the record to another workflow state. */
   transition: (id: string, state: TicketState) => request<Ticket>("PUT", `/tickets/${encodeURIComponent(id)}/state`, { state }),
+  /** GET /tickets/{id}/agent-runs — what the agents decided about the record. */
+  agentRuns: (id: string) => request<AgentRunList>("GET", `/tickets/${encodeURIComponent(id)}/agent-runs`),
 };

@@ -1,0 +1,205 @@
+import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compiler/ir.js";
+import { hashHeader } from "../header.js";
+import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
+import { constantName, Imports, pyCall, pyStr, pyTuple, pyValue } from "./python.js";
+import { fillDict, invokeEvent, rulesTuple, sameRule, updateFill } from "./routes.js";
+
+/**
+ * The agent side of the backend (app/agents.py runs it): the Agent contracts as data
+ * (app/agent_specs.py), and the read-only endpoints listing a record's runs
+ * (app/routes/agent_runs.py). Only domains with agents get these modules.
+ */
+
+/** An agent that can run: its input entity exists. */
+interface RunnableAgent {
+  agent: AgentIR;
+  entity: EntityIR;
+}
+
+export function runnableAgents(ir: DomainIR): RunnableAgent[] {
+  const out: RunnableAgent[] = [];
+  for (const agent of [...ir.agents].sort((a, b) => (a.fqn < b.fqn ? -1 : 1))) {
+    const entity = ir.entities.find((e) => e.fqn === agent.inputEntity);
+    if (entity) out.push({ agent, entity });
+  }
+  return out;
+}
+
+/** (event, entity name, agent) triples: triggers, `ai_integration`, route `invoke`s; sorted, unique. */
+export function subscriptions(ir: DomainIR): [string, string, AgentIR][] {
+  const runnable = runnableAgents(ir);
+  const byFqn = new Map(runnable.map((r) => [r.agent.fqn, r]));
+  const out = new Map<string, [string, string, AgentIR]>();
+  const add = (event: string, entity: EntityIR, fqn: string): void => {
+    const r = byFqn.get(fqn);
+    // An agent changes records of its input entity only: an event about another entity has none.
+    if (r && r.entity.fqn === entity.fqn) out.set(`${event}\u0000${entity.name}\u0000${fqn}`, [event, entity.name, r.agent]);
+  };
+  for (const r of runnable) add(r.agent.trigger, r.entity, r.agent.fqn);
+  for (const e of ir.entities) {
+    for (const [event, fqns] of Object.entries(e.aiIntegration)) for (const fqn of fqns) add(event, e, fqn);
+  }
+  for (const route of ir.routes) {
+    const entity = ir.entities.find((e) => e.fqn === route.entity);
+    if (!entity) continue;
+    for (const endpoint of route.endpoints) {
+      for (const s of endpoint.sideEffects) if ("invoke" in s) add(invokeEvent(s.invoke), entity, s.invoke);
+    }
+  }
+  return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+}
+
+/** What a field may hold, in words, for the prompt: `string, one of: low, medium, high`. */
+function fieldHint(f: FieldIR): string {
+  const parts: string[] = [f.type === "array" && f.itemsType ? `array of ${f.itemsType}` : f.type];
+  if (f.enum?.length) parts.push(`one of: ${f.enum.join(", ")}`);
+  const c = f.constraints;
+  if (c.min !== undefined) parts.push(`at least ${c.min}`);
+  if (c.max !== undefined) parts.push(`at most ${c.max}`);
+  if (c.maxLength !== undefined) parts.push(`at most ${c.maxLength} characters`);
+  if (f.description) parts.push(f.description);
+  return parts.join("; ");
+}
+
+function updateRoute(ir: DomainIR, entity: EntityIR): RouteIR | undefined {
+  return ir.routes.find((r) => r.entity === entity.fqn);
+}
+
+/** app/agent_specs.py: every agent, the update path of each entity they change, the subscriptions. */
+export function generateAgentSpecs(ir: DomainIR): string {
+  const imp = new Imports();
+  imp.add("app.agents", "AgentSpec");
+  imp.add("app.agents", "UpdatePath");
+  const runnable = runnableAgents(ir);
+  const entities = [...new Map(runnable.map((r) => [r.entity.fqn, r.entity])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const paths = entities.map((e) => {
+    const route = updateRoute(ir, e);
+    const update = route?.endpoints.find((x) => x.operation === "update");
+    // The rules PATCH enforces: the create's, then the update's own.
+    const createRules = route?.endpoints.find((x) => x.operation === "create")?.validation ?? [];
+    const own = (update?.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
+    const rules = [...createRules, ...own];
+    const workflow = ir.workflows.find((w) => w.fqn === e.stateMachine);
+    imp.add("app.domain", constantName(e.name));
+    imp.add(`app.models.${e.name}`, `${e.className}Update`);
+    if (rules.length) {
+      imp.add("app", "expr");
+      imp.add("app.rules", "Rule");
+    }
+    if (workflow) imp.add("app.workflows", constantName(workflow.name));
+    const args: PyExpr[] = [
+      kw("meta", constantName(e.name)),
+      kw("model", `${e.className}Update`),
+      ...(rules.length ? [kw("rules", rulesTuple(rules))] : []),
+      kw("fill", fillDict(updateFill(e, update))),
+      ...(workflow ? [kw("workflow", constantName(workflow.name))] : []),
+    ];
+    return assign(`${constantName(e.name)}_UPDATES`, exploded(call("UpdatePath", args)));
+  });
+  const specs = runnable.map(({ agent: a, entity: e }) => {
+    const fields = new Map(e.fields.map((f) => [f.name, f]));
+    const hints = a.updates.map(
+      (name) => [pyStr(name), str(fields.get(name) ? fieldHint(fields.get(name) as FieldIR) : "a value")] as const,
+    );
+    const args: PyExpr[] = [
+      kw("fqn", pyStr(a.fqn)),
+      kw("name", pyStr(a.name)),
+      kw("description", str(a.description)),
+      kw("entity", pyStr(e.name)),
+      kw("fields", tuple(a.inputFields.map(pyStr))),
+      kw("updates", tuple(a.updates.map(pyStr))),
+      kw("threshold", String(a.threshold)),
+      kw("approach", str(a.approach)),
+      kw("constraints", tuple(a.constraints.map((c) => str(c)))),
+      kw("hints", exploded(dict(hints))),
+      kw("fallback", a.fallback.action === "set" ? pyValue(a.fallback.values) : "None"),
+      kw("path", `${constantName(e.name)}_UPDATES`),
+    ];
+    return assign(constantName(a.name), exploded(call("AgentSpec", args)));
+  });
+  const subs = subscriptions(ir).map(([event, entity, agent]) => tuple([pyStr(event), pyStr(entity), constantName(agent.name)]));
+  return [
+    hashHeader(),
+    `"""The Agent contracts of the ${ir.domain} domain, as data the agent runtime (app/agents.py) runs."""`,
+    "",
+    imp.render(),
+    "",
+    ...paths.flatMap((p) => [p, ""]),
+    ...specs.flatMap((s) => [s, ""]),
+    `AGENTS = ${pyTuple(runnable.map((r) => constantName(r.agent.name)))}`,
+    "",
+    "# (event, entity, agent): the agent runs for the record of every such event the dispatcher delivers.",
+    assign("SUBSCRIPTIONS", tuple(subs)),
+    "",
+  ].join("\n");
+}
+
+/** Entities whose records agents change, with the Route their runs endpoint sits beside. */
+function runEndpoints(ir: DomainIR): { entity: EntityIR; route: RouteIR }[] {
+  const seen = new Set<string>();
+  const out: { entity: EntityIR; route: RouteIR }[] = [];
+  for (const { entity } of runnableAgents(ir)) {
+    const route = updateRoute(ir, entity);
+    if (!route || seen.has(entity.fqn)) continue;
+    seen.add(entity.fqn);
+    out.push({ entity, route });
+  }
+  return out.sort((a, b) => (a.entity.name < b.entity.name ? -1 : 1));
+}
+
+/** FQNs of the entities that have a `GET {base_path}/{id}/agent-runs` endpoint (the frontend shows it). */
+export function agentRunEntities(ir: DomainIR): Set<string> {
+  return new Set(runEndpoints(ir).map((r) => r.entity.fqn));
+}
+
+/** app/routes/agent_runs.py: `GET {base_path}/{id}/agent-runs` per entity agents change. */
+export function generateAgentRunsRoutes(ir: DomainIR): string {
+  const imp = new Imports();
+  imp.add("uuid", "UUID");
+  imp.add("fastapi", "APIRouter");
+  imp.add("app.agents", "AgentRunList");
+  imp.add("app.agents", "runs_of");
+  imp.add("app.deps", "repository");
+  imp.add("app.errors", "not_found");
+  imp.add("app.responses", "ORJSONResponse");
+  const roleSets = new Map<string, string[]>();
+  const handlers = runEndpoints(ir).map(({ entity, route }) => {
+    const tag = entity.basePath.replace(/^\//, "") || entity.name;
+    const options = [
+      pyStr(`${entity.basePath}/{record_id}/agent-runs`),
+      "response_model=AgentRunList",
+      `operation_id=${pyStr(`${tag}-agent-runs`)}`,
+      `summary=${pyStr(`Agent runs of a ${entity.label.toLowerCase()}`)}`,
+      `tags=[${pyStr(tag)}]`,
+    ];
+    if (ir.auth !== null) {
+      const roles = [...(route.endpoints.find((x) => x.operation === "get")?.roles ?? [])].sort();
+      const name = roles.length === 0 ? "AUTHENTICATED" : roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_");
+      roleSets.set(name, roles);
+      options.push(`dependencies=${name}`);
+    }
+    return [
+      pyCall("@router.get", options),
+      `async def ${entity.name}_agent_runs(record_id: UUID) -> ORJSONResponse:`,
+      `    if await repository(${pyStr(entity.name)}).get(record_id) is None:`,
+      `        raise not_found(${pyStr(entity.name)}, record_id)`,
+      `    return ORJSONResponse({"items": await runs_of(${pyStr(entity.name)}, record_id)})`,
+    ].join("\n");
+  });
+  if (roleSets.size) imp.add("app.deps", "role_dependencies");
+  const roleConstants = [...roleSets.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
+  return [
+    hashHeader(),
+    '"""Read-only: the agent runs of a record, newest first (the agents themselves run off the request path)."""',
+    "",
+    imp.render(),
+    "",
+    "router = APIRouter()",
+    "",
+    ...(roleConstants.length ? [...roleConstants, ""] : []),
+    "",
+    `${handlers.join("\n\n\n")}\n`,
+  ].join("\n");
+}
