@@ -1,7 +1,10 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { assign, call, condition, dict, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
+import { writeRules } from "./models.js";
+import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
+import type { DocumentedRule } from "./rule-schema.js";
+import { operationStatuses } from "./statuses.js";
 
 type Fill = Record<string, string>;
 
@@ -108,10 +111,15 @@ function endpoint(ctx: RouteContext, op: Operation): EndpointIR | undefined {
   return ctx.route.endpoints.find((e) => e.operation === op);
 }
 
-/** operation_id, summary and (with auth) the role check every handler's decorator carries. */
+/**
+ * operation_id, summary, the failure statuses declared in the document (statuses.ts) and (with
+ * auth) the role check every handler's decorator carries.
+ */
 function commonOptions(ctx: RouteContext, op: Operation, fallback: string): string[] {
   const e = endpoint(ctx, op);
   const out = [`operation_id=${pyStr(`${ctx.tag}-${op}`)}`, `summary=${pyStr(e?.summary || fallback)}`];
+  const statuses = operationStatuses({ ir: ctx.ir, op, endpoint: e, workflow: ctx.workflow });
+  out.push(`responses=error_responses(${statuses.join(", ")})`);
   if (ctx.ir.auth !== null && e) {
     const roles = [...e.roles].sort();
     const name = rolesConstant(roles);
@@ -119,6 +127,44 @@ function commonOptions(ctx: RouteContext, op: Operation, fallback: string): stri
     out.push(`dependencies=${name}`);
   }
   return out;
+}
+
+/**
+ * The validation rules of a write operation as its document tells them: every rule in
+ * `x-validation-rules`, and the ones the request schema cannot express (a rule relating fields)
+ * in the description too, as the only reason a schema-valid request may be refused.
+ */
+function ruleOptions(ctx: RouteContext, op: "create" | "update", constant: string): string[] {
+  const e = endpoint(ctx, op);
+  const compiled = writeRules(ctx.entity, e, endpoint(ctx, "create"));
+  if (compiled.rules.length === 0) return [];
+  const notInSchema = compiled.rules.filter((r) => !r.inSchema).map((r) => `\`${r.rule.source}\``);
+  const merged = op === "update" ? " on the record as it would be after the change" : "";
+  const description = [
+    `Validation rules are checked${merged}; see x-validation-rules.`,
+    ...(notInSchema.length ? [`The request schema cannot express: ${notInSchema.join("; ")}.`] : []),
+  ].join(" ");
+  const rule = ({ rule: r, inSchema }: DocumentedRule): PyExpr =>
+    exploded(
+      dict([
+        [pyStr("rule"), str(r.source)],
+        [pyStr("status"), String(r.onFail.status)],
+        [pyStr("error"), pyStr(r.onFail.error)],
+        ...(r.onFail.message ? [[pyStr("message"), str(r.onFail.message)] as const] : []),
+        [pyStr("in_schema"), inSchema ? "True" : "False"],
+      ]),
+    );
+  // openapi_extra is merged into the operation object of the document.
+  ctx.constants.push({
+    name: constant,
+    value: exploded(
+      dict([
+        [pyStr("description"), str(description)],
+        [pyStr("x-validation-rules"), { kind: "list", items: compiled.rules.map(rule) }],
+      ]),
+    ),
+  });
+  return [`openapi_extra=${constant}`];
 }
 
 const lookup = (ctx: RouteContext): string => `repo = repository(${pyStr(ctx.entity.name)})`;
@@ -171,7 +217,12 @@ function createHandler(ctx: RouteContext): HandlerModel {
   return {
     method: "post",
     path: "",
-    options: [`response_model=${ctx.cls}Public`, "status_code=201", ...commonOptions(ctx, "create", `Create a ${ctx.label}`)],
+    options: [
+      `response_model=${ctx.cls}Public`,
+      "status_code=201",
+      ...commonOptions(ctx, "create", `Create a ${ctx.label}`),
+      ...ruleOptions(ctx, "create", "CREATE_RULES_DOC"),
+    ],
     name: `create_${ctx.entity.name}`,
     params: [`body: ${ctx.cls}Create`, "user: CurrentUser"],
     returns: "ORJSONResponse",
@@ -195,7 +246,11 @@ function updateHandler(ctx: RouteContext): HandlerModel {
   return {
     method: "patch",
     path: "/{record_id}",
-    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "update", `Update a ${ctx.label}`)],
+    options: [
+      `response_model=${ctx.cls}Public`,
+      ...commonOptions(ctx, "update", `Update a ${ctx.label}`),
+      ...ruleOptions(ctx, "update", "UPDATE_RULES_DOC"),
+    ],
     name: `update_${ctx.entity.name}`,
     params: ["record_id: UUID", `body: ${ctx.cls}Update`, "user: CurrentUser"],
     returns: "ORJSONResponse",
@@ -312,6 +367,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   for (const n of ["CurrentUser", "repository", ...(ctx.ir.auth !== null ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
   imp.add("app.domain", constantName(ctx.entity.name));
   imp.add("app.errors", "not_found");
+  imp.add("app.errors", "error_responses");
   for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${ctx.entity.name}`, `${ctx.cls}${suffix}`);
   for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
     imp.add("app.records", n);
