@@ -80,7 +80,7 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
   it("refuses over-long strings, huge numbers and offsets, and non-finite numbers", async () => {
     expectRefused(await admin.post("/tickets", ticket(`"external_url": "https://${"x".repeat(10)}", "title": "${"t".repeat(201)}"`)), 422);
     expectRefused(await admin.post("/tickets", ticket(`"description": "${"d".repeat(1_100_000)}"`)), 413);
-    expectRefused(await admin.post("/tickets", ticket('"story_points": 99999999999999999999999'), 422);
+    expectRefused(await admin.post("/tickets", ticket('"story_points": 99999999999999999999999')), 422);
     expectRefused(await admin.post("/agents", '{"name": "Big", "email": "big@example.com", "max_open_tickets": 9223372036854775808}'), 422);
     expectRefused(await admin.post("/tickets", ticket('"estimate_hours": 1e400')), 422);
     expectRefused(await admin.post("/tickets", ticket('"estimate_hours": NaN')), 422);
@@ -105,7 +105,7 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     expectRefused(await admin.call("POST", "/tickets", undefined, { "content-type": "text/plain" }), 422);
     const plain = await fetch(`${app.url}/tickets`, {
       method: "POST",
-      headers: { "content-type": "text/plain", authorization: (await loginHeader()) },
+      headers: { "content-type": "text/plain", authorization: await loginHeader() },
       body: ticket('"description": "x"'),
     });
     expect(plain.status).toBe(415);
@@ -142,7 +142,10 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     expectRefused(await admin.get("/tickets?story_points=abc"), 422);
     expectRefused(await admin.get("/tickets?story_points=1.5"), 422);
     // What JSON means exactly is kept: 7.0 is the integer 7, an ISO date is a date.
-    const exact = await admin.post("/tickets", ticket('"story_points": 7.0, "estimate_hours": 2, "due_date": "2030-01-02", "escalated": true'));
+    const exact = await admin.post(
+      "/tickets",
+      ticket('"story_points": 7.0, "estimate_hours": 2, "due_date": "2030-01-02", "escalated": true'),
+    );
     expect(exact.status, JSON.stringify(exact.body)).toBe(201);
     expect(exact.body).toMatchObject({ story_points: 7, estimate_hours: 2, due_date: "2030-01-02", escalated: true });
     const filtered = await admin.get("/tickets?story_points=7&escalated=true&due_date=2030-01-02");
@@ -151,7 +154,7 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
   });
 
   it("answers a method a path does not serve with 405 and the methods it does in Allow", async () => {
-    for (const method of ["OPTIONS", "PUT", "TRACE"]) {
+    for (const method of ["OPTIONS", "PUT", "PATCH"]) {
       const r = await fetch(`${app.url}/tickets`, { method });
       expect(r.status, method).toBe(405);
       expect(r.headers.get("allow")).toBe("GET, HEAD, POST");

@@ -114,6 +114,21 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     const name = `${ctx.entity.className}${pascal(f.name)}`;
     ctx.aliases.set(f.name, { name, definition: subscript("Annotated", ["str", call("Field", constraintArgs(f)), check]) });
     return name;
+  } else if (f.type === "integer" && constraintArgs(f).length > 0) {
+    // Int64's parts with the contract's bounds inside its own (app/fieldtypes.py): bounds added
+    // around a type that has a validator would not reach the JSON schema.
+    const c = f.constraints;
+    const lo = c.min === undefined ? -(2n ** 63n) : BigInt(Math.max(Math.ceil(c.min), Number.MIN_SAFE_INTEGER));
+    const hi = c.max === undefined ? 2n ** 63n - 1n : BigInt(Math.min(Math.floor(c.max), Number.MAX_SAFE_INTEGER));
+    ctx.imp.add("typing", "Annotated");
+    for (const n of ["BeforeValidator", "Field", "Strict"]) ctx.imp.add("pydantic", n);
+    const check = call("BeforeValidator", [ctx.imp.add("app.fieldtypes", "whole_number")]);
+    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    ctx.aliases.set(f.name, {
+      name,
+      definition: subscript("Annotated", ["int", "Strict()", call("Field", [`ge=${lo}`, `le=${hi}`]), check]),
+    });
+    return name;
   } else {
     t = baseType(f, ctx.imp, "body");
   }

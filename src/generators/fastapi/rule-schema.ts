@@ -94,7 +94,7 @@ function constraints(e: Expr, fields: ReadonlyMap<string, FieldIR>): FieldConstr
       const name = nullTest(test);
       if (name === null) continue;
       const inner = constraints(rest, fields);
-      if (inner && inner.every((c) => c.field === name)) return inner.map((c) => ({ ...c, nullAllowed: true }));
+      if (inner?.every((c) => c.field === name)) return inner.map((c) => ({ ...c, nullAllowed: true }));
     }
     return null;
   }
@@ -132,6 +132,13 @@ function constraints(e: Expr, fields: ReadonlyMap<string, FieldIR>): FieldConstr
   return null;
 }
 
+/** Whether constraints hold exactly as schema keywords (no absent-field case, no clash with another rule's). */
+function isExact(found: readonly FieldConstraint[], required: ReadonlySet<string>, byField: ReadonlyMap<string, SchemaKeywords>): boolean {
+  return found.every(
+    (c) => (c.nullAllowed || required.has(c.field)) && Object.keys(c.keywords).every((k) => !(k in (byField.get(c.field) ?? {}))),
+  );
+}
+
 /**
  * The validation rules of one write operation, compiled into JSON Schema where that is exact: a
  * rule on one field (bounds, lengths, enums, `x == null or x <= N`) becomes keywords of that field's
@@ -146,10 +153,7 @@ export function compileRules(rules: readonly ValidationRuleIR[], fields: readonl
   const out: DocumentedRule[] = [];
   for (const rule of rules) {
     const found = constraints(rule.expr, byName);
-    const exact =
-      found !== null &&
-      found.every((c) => c.nullAllowed || required.has(c.field)) &&
-      found.every((c) => Object.keys(c.keywords).every((k) => !(k in (byField.get(c.field) ?? {}))));
+    const exact = found !== null && isExact(found, required, byField);
     if (found && exact) {
       for (const c of found) {
         const keywords = { ...c.keywords };

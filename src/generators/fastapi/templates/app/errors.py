@@ -1,12 +1,12 @@
 """Every failure has the same body: {"error": name, "message": text, "details": optional}."""
 
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
-from starlette.routing import Match, Route
 
 from app import healer
 from app.cursor import InvalidCursor
@@ -114,15 +114,18 @@ async def _api_error(_request: Request, exc: Exception) -> ORJSONResponse:
 
 
 def allowed_methods(request: Request) -> str:
-    """Every method some route of the request's path answers, for `Allow` (RFC 9110).
+    """The methods the document declares for the request's path (and HEAD with GET), for `Allow`.
 
     Starlette's own 405 names only the methods of the first route whose path matched, while a
     path is served by one route per method here.
     """
+    path = request.scope["path"]
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
-            methods.update(route.methods)
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        if re.fullmatch(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template)), path):
+            methods.update(method.upper() for method in operations)
+    if "GET" in methods:
+        methods.add("HEAD")
     return ", ".join(sorted(methods))
 
 

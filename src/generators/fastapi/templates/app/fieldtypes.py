@@ -61,7 +61,7 @@ def _iso_datetime_text(value: Any) -> Any:
     raise ValueError("a datetime must be an ISO 8601 string, YYYY-MM-DDTHH:MM[:SS][offset]")
 
 
-def _whole_number(value: Any) -> Any:
+def whole_number(value: Any) -> Any:
     # JSON Schema's integer is any number without a fraction (24.0 is 24); booleans and text are not.
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -109,7 +109,8 @@ _INT64 = Field(ge=-(2**63), le=2**63 - 1)
 Text = Annotated[str, AfterValidator(storable_text), _DeclareNoNul()]
 Email = Annotated[str, AfterValidator(_email), Field(json_schema_extra={"format": "email"})]
 # integer fields are BIGINT columns; number fields DOUBLE PRECISION, which JSON cannot write when infinite.
-Int64 = Annotated[int, BeforeValidator(_whole_number), Strict(), _INT64]
+# The validator comes last: before the bounds, it would hide them from the JSON schema.
+Int64 = Annotated[int, Strict(), _INT64, BeforeValidator(whole_number)]
 Float64 = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Bool = Annotated[bool, Strict()]
 IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]

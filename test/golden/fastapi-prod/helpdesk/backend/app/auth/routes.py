@@ -12,7 +12,8 @@ from app.auth.deps import CurrentUser, get_provider, unauthorized
 from app.auth.passwords import DUMMY_HASH, verify_password
 from app.auth.users import UserStore
 from app.config import settings
-from app.errors import ApiError
+from app.errors import ApiError, error_responses
+from app.fieldtypes import Text
 from app.principal import User
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -21,13 +22,22 @@ _bearer = HTTPBearer(auto_error=False)
 
 
 class LoginRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # An email or an id is needed: the document says so, as the handler does.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["email"], "properties": {"email": {"type": "string"}}},
+                {"required": ["id"], "properties": {"id": {"type": "string"}}},
+            ]
+        },
+    )
 
-    id: str | None = None
-    email: str | None = None
+    id: Text | None = None
+    email: Text | None = None
     # Accepted for compatibility; the role in the token is always the stored one.
-    role: str | None = None
-    password: str | None = None
+    role: Text | None = None
+    password: Text | None = None
 
 
 class Token(BaseModel):
@@ -41,7 +51,7 @@ def _token(request: Request, user: User) -> Token:
     return Token(access_token=provider.create_token(user), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 
-@router.post("/login", operation_id="auth-login")
+@router.post("/login", operation_id="auth-login", responses=error_responses(400, 401, 404, 413, 415, 422, 500))
 async def login(body: LoginRequest, request: Request) -> Token:
     if settings.AUTH_PROVIDER != "jwt":
         raise ApiError(404, "not_found", "log in with the external identity provider")
@@ -60,7 +70,7 @@ async def login(body: LoginRequest, request: Request) -> Token:
     return _token(request, User(id=stored.id, email=stored.email, role=stored.role))
 
 
-@router.post("/refresh", operation_id="auth-refresh")
+@router.post("/refresh", operation_id="auth-refresh", responses=error_responses(401, 413, 415, 500))
 async def refresh(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
@@ -73,6 +83,6 @@ async def refresh(
     return Token(access_token=token, expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 
-@router.get("/me", operation_id="auth-me")
+@router.get("/me", operation_id="auth-me", responses=error_responses(401, 500))
 async def me(user: CurrentUser) -> User:
     return user
