@@ -6,6 +6,9 @@ import { type RunningBackend, startGeneratedBackend } from "../support/backend.j
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { type Client, client, type Reply } from "./http.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked generically.
+type Json = any;
+
 /** A 4xx with the error body of DESIGN.md. */
 function expectRefused(reply: Reply, status: number): void {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status);
@@ -151,6 +154,46 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     const filtered = await admin.get("/tickets?story_points=7&escalated=true&due_date=2030-01-02");
     expect(filtered.status).toBe(200);
     expect(filtered.body.items.map((t: { id: string }) => t.id)).toContain(exact.body.id);
+  });
+
+  it("declares every failure status with the error body, the bearer scheme, typed /health and compiled rules", async () => {
+    const doc = (await anon.get("/openapi.json")).body as Json;
+    expect(doc.components.securitySchemes).toMatchObject({ HTTPBearer: { type: "http", scheme: "bearer" } });
+    expect(doc.components.schemas.ErrorBody).toMatchObject({ required: ["error", "message"] });
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+          if (Number(status) < 400) continue;
+          expect(response.content["application/json"].schema, `${method} ${path} ${status}`).toEqual({
+            $ref: "#/components/schemas/ErrorBody",
+          });
+        }
+        const open = path === "/health" || path === "/auth/login";
+        expect(op.security === undefined, `${method} ${path} security`).toBe(open);
+        expect(Object.keys(op.responses), `${method} ${path}`).toContain("500");
+      }
+    }
+    const codes = (path: string, method: string): string[] => Object.keys(doc.paths[path][method].responses).sort();
+    expect(codes("/tickets/{record_id}", "get")).toEqual(["200", "401", "403", "404", "422", "500"]);
+    expect(codes("/tickets/{record_id}", "delete")).toEqual(["204", "401", "403", "404", "409", "422", "500"]);
+    expect(codes("/tickets/{record_id}/state", "put")).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "422", "500"]);
+    expect(codes("/auth/login", "post")).toEqual(["200", "400", "401", "404", "413", "415", "422", "500"]);
+    expect(doc.paths["/tickets/{record_id}"].get.responses["401"].headers).toHaveProperty("WWW-Authenticate");
+    expect(doc.paths["/health"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Health" });
+    expect(doc.components.schemas.Health).toMatchObject({ required: ["status", "domain"], properties: { status: { const: "ok" } } });
+    // `estimate_hours == null or estimate_hours <= 200` is in the PATCH schema; the cross-field rule of POST is described.
+    expect(doc.components.schemas.TicketUpdate.properties.estimate_hours).toMatchObject({ maximum: 200 });
+    const create = doc.paths["/tickets"].post;
+    expect(create["x-validation-rules"]).toEqual([
+      expect.objectContaining({ rule: "priority != 'critical' or len(description) >= 20", in_schema: false }),
+    ]);
+    expect(create.description).toContain("cannot express");
+    // Immutable fields are read-only on PATCH, required ones never null, sort keys an enum.
+    expect(doc.components.schemas.TicketUpdate.properties.reporter_email).toMatchObject({ readOnly: true });
+    expect(doc.components.schemas.AgentUpdate.properties.name.type).toBe("string");
+    const sort = doc.paths["/tickets"].get.parameters.find((p: { name: string }) => p.name === "sort");
+    expect(JSON.stringify(sort.schema)).toContain('"-created_at"');
+    expect(doc.paths["/tickets"].get["x-query-rules"]).toHaveLength(2);
   });
 
   it("answers a method a path does not serve with 405 and the methods it does in Allow", async () => {
