@@ -71,8 +71,9 @@ def whole_number(value: Any) -> Any:
 def _email(value: str) -> str:
     storable_text(value)
     try:
-        # Syntax only: a reserved domain (example.test) is still a well-formed address.
-        checked = validate_email(value, check_deliverability=False, globally_deliverable=False)
+        # Syntax only, as the `email` format of JSON Schema means: a dotless or `.test` domain is
+        # still a well-formed address (email_validator still refuses `.local`, `.invalid`, `.arpa`).
+        checked = validate_email(value, check_deliverability=False, test_environment=True, globally_deliverable=False)
     except EmailNotValidError as exc:
         raise ValueError(f"not a valid email address: {exc}") from None
     return checked.normalized
