@@ -14,7 +14,7 @@ const run = promisify(execFile);
 /** Fixed, so a failure found once is found again (schemathesis `--seed`). */
 const SEED = 20_261_123;
 /** Test cases per operation and phase: 20 operations make well over 1,000 cases in all. */
-const MAX_EXAMPLES: Record<string, number> = { postgres: 25, memory: 15 };
+const MAX_EXAMPLES: Record<string, number> = { postgres: 22, memory: 14 };
 
 interface Operation {
   operationId: string;
@@ -103,8 +103,10 @@ describe.each(["postgres", "memory"] as const)("schemathesis finds no failure on
       String(SEED),
       "--max-examples",
       String(MAX_EXAMPLES[backend]),
+      // One worker: a seeded run is then reproducible, and the schemathesis of Python 3.11 can hit a
+      // CPython AST race ("recursion depth mismatch") parsing hypothesis lambdas in two threads.
       "--workers",
-      "2",
+      "1",
       "--header",
       `Authorization: Bearer ${token}`,
       "--no-color",
@@ -131,6 +133,7 @@ describe.each(["postgres", "memory"] as const)("schemathesis finds no failure on
     expect(code, summary).toBe(0);
     const generated = Number(/(\d+) generated/.exec(output)?.[1] ?? 0);
     expect(generated, summary).toBeGreaterThanOrEqual(1000);
+    console.log(`schemathesis on ${backend}: ${/\d+ generated[^\n]*/.exec(output)?.[0]}`);
     expect(output).toMatch(/Stateful/);
     expect(output).not.toMatch(/\d+ failures?/);
     expect(app.logs()).not.toContain("Traceback");
