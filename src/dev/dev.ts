@@ -10,7 +10,7 @@ import type { Log } from "./log.js";
 import { ensurePortFree, waitForHttp } from "./ports.js";
 import { type Child, StoppingError, Supervisor } from "./supervisor.js";
 
-/** How to start the Healer service (`charter healer serve`), or null when this build has none. */
+/** How to start the Healer service (`charter healer serve`). */
 export interface HealerLauncher {
   command: string;
   /** Arguments before `--host`, e.g. `[charter.js, "healer", "serve"]`. */
@@ -30,7 +30,7 @@ export interface DevOptions {
   frontendPort: number;
   /** Start the frontend when the domain has pages (false: `--no-frontend`). */
   frontend: boolean;
-  healer: HealerLauncher | null;
+  healer: HealerLauncher;
   venvDir: string;
   /** Where the frontend's node_modules and production build are kept between runs. */
   cacheDir: string;
@@ -93,7 +93,7 @@ export async function runDev(o: DevOptions): Promise<void> {
   const postgres = Boolean(o.env.DATABASE_URL);
 
   await ensurePortFree(o.host, o.port, "backend", "set PORT (or --port) to another port");
-  if (o.healer) await ensurePortFree(o.host, o.healerPort, "Healer", "set SVC_HEALER_PORT (or --healer-port) to another port");
+  await ensurePortFree(o.host, o.healerPort, "Healer", "set SVC_HEALER_PORT (or --healer-port) to another port");
   if (pages) await ensurePortFree(o.host, o.frontendPort, "frontend", "set FRONTEND_PORT (or --frontend-port) to another port");
 
   const backendTargets = postgres ? ["fastapi-prod", "postgres", "migrations"] : ["fastapi-prod", "postgres"];
@@ -128,24 +128,20 @@ export async function runDev(o: DevOptions): Promise<void> {
         PORT: String(o.port),
         DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
         AUTH_SECRET: authSecret,
-        ...(o.healer ? { SVC_HEALER_URL: healerUrl } : {}),
+        SVC_HEALER_URL: healerUrl,
       },
     });
 
-    if (o.healer) {
-      const healer = supervisor.start({
-        name: "healer",
-        command: o.healer.command,
-        args: [...o.healer.args, "--host", o.host, "--port", String(o.healerPort), contracts],
-        cwd: o.projectRoot,
-        env: { ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
-      });
-      watchExit(healer);
-      if (!(await step(waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {
-        throw new DevError("the Healer service did not start (see its log above)");
-      }
-    } else {
-      log.info("the Healer is not available in this build of charter (no `charter healer serve`); running without it");
+    const healer = supervisor.start({
+      name: "healer",
+      command: o.healer.command,
+      args: [...o.healer.args, "--host", o.host, "--port", String(o.healerPort), contracts],
+      cwd: o.projectRoot,
+      env: { ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
+    });
+    watchExit(healer);
+    if (!(await step(waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {
+      throw new DevError("the Healer service did not start (see its log above)");
     }
     if (!(await step(backend.restart()))) throw new DevError("the backend did not start (see its log above)");
     if (pages) {
@@ -291,7 +287,7 @@ function printAddresses(o: DevOptions, ir: DomainIR, a: { apiUrl: string; healer
   const lines = [`${ir.domain} is running (Ctrl-C stops everything):`, `  API        ${a.apiUrl}   (docs: ${a.apiUrl}/docs)`];
   if (a.pages) lines.push(`  Frontend   ${a.frontendUrl}`);
   else if (ir.pages.length === 0) lines.push("  Frontend   none (the domain has no Page contracts)");
-  if (o.healer) lines.push(`  Healer     ${a.healerUrl}/healer/health`);
+  lines.push(`  Healer     ${a.healerUrl}/healer/health`);
   lines.push(
     `  Storage    ${o.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : "memory (resets on restart; set DATABASE_URL for PostgreSQL)"}`,
   );

@@ -128,6 +128,13 @@ CORS_ORIGINS=*
 AUTH_PROVIDER=jwt
 AUTH_SECRET=${secret}
 AUTH_TOKEN_EXPIRE_MINUTES=60
+# Failed logins per account and per client address within the window (seconds) before POST
+# /auth/login answers 429 with Retry-After; 0 turns a limit off
+AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT=5
+AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS=20
+AUTH_LOGIN_WINDOW_SECONDS=900
+# How long a create sent with an Idempotency-Key answers its repeats with its first response (seconds)
+IDEMPOTENCY_TTL_SECONDS=86400
 # Where the generated app reports unhandled errors (the Healer service)
 SVC_HEALER_URL=
 SVC_HEALER_PORT=8083

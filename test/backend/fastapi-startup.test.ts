@@ -92,6 +92,24 @@ describe("generated FastAPI backend with the placeholder AUTH_SECRET", () => {
     }
   });
 
+  it("refuses an empty AUTH_SECRET, and APP_ENV=test, just the same: only development is lenient", async () => {
+    const empty = await runUntilExit(
+      backendDir,
+      { APP_ENV: "production", AUTH_SECRET: "", AUTH_ENABLED: "true", DATABASE_BACKEND: "memory" },
+      await freePort(),
+    );
+    expect(empty.code).not.toBe(0);
+    expect(empty.output).toContain("refusing to start: AUTH_SECRET is empty");
+    expect(empty.output).not.toContain("Traceback");
+    const test = await runUntilExit(
+      backendDir,
+      { APP_ENV: "test", AUTH_SECRET: "change-me", AUTH_ENABLED: "true", DATABASE_BACKEND: "memory" },
+      await freePort(),
+    );
+    expect(test.code).not.toBe(0);
+    expect(test.output).toContain("only an explicit APP_ENV=development accepts it");
+  });
+
   it("starts in development with the placeholder and warns about it", async () => {
     const app = await startGeneratedBackend({
       domainDir: "examples/helpdesk",

@@ -5,10 +5,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkDomain, type DomainIR, type EntityIR, type FieldIR } from "../../src/compiler/index.js";
 import { readExisting, writeFiles } from "../../src/generators/index.js";
 import { columnRenames, diffSchemas, generateMigrations, migrationSlug } from "../../src/generators/migrations/index.js";
-import { statementWarning } from "../../src/generators/postgres/convertor.js";
+import { serializeSnapshot } from "../../src/generators/migrations/snapshot.js";
+import { convertStatements, statementWarning } from "../../src/generators/postgres/convertor.js";
 import { buildSchemaModel } from "../../src/generators/postgres/model.js";
-import type { Statement } from "../../src/generators/postgres/statements.js";
-import { MIGRATIONS_DIR } from "../../src/generators/postgres/types.js";
+import { createSchemaStatements, type Statement } from "../../src/generators/postgres/statements.js";
+import { MIGRATIONS_DIR, SNAPSHOT_PATH } from "../../src/generators/postgres/types.js";
 import { applyScript, describeSchema, query, startLikeApp } from "../postgres/db.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { freshDatabase } from "../support/postgres.js";
@@ -89,6 +90,31 @@ function freshSchema(name: string, ir: DomainIR): string[] {
 }
 
 describe("migration diff", () => {
+  it("adds idempotency_keys to a project generated before the table existed, keeping its rows", () => {
+    const out = mkdtempSync(join(tmpdir(), "charter-diff-idempotency-"));
+    dirs.push(out);
+    // The project as it was: its first migration and snapshot, from a schema without the table.
+    const now = buildSchemaModel(BASE);
+    const schema = { ...now, tables: now.tables.filter((t) => t.name !== "idempotency_keys") };
+    const older = [
+      { path: `${MIGRATIONS_DIR}0001_initial.sql`, content: convertStatements(createSchemaStatements(schema)) },
+      { path: SNAPSHOT_PATH, content: serializeSnapshot({ migration: "0001_initial", schema }) },
+    ];
+    expect(older[0]?.content).not.toContain("idempotency_keys");
+    writeFiles(out, older);
+    const db = freshDatabase("charter_test_diff_idempotency");
+    startLikeApp(db, out);
+    applyScript(db, SEED);
+    const files = generateMigrations({ ir: BASE, existing: readExisting(out, [MIGRATIONS_DIR]) });
+    const migration = files.find((f) => f.path.endsWith(".sql"));
+    expect(migration?.path).toBe("backend/db/migrations/0002_create_idempotency_keys.sql");
+    expect(migration?.content).toContain("idempotency_keys");
+    writeFiles(out, files);
+    startLikeApp(db, out);
+    expect(query(db, "SELECT count(*) FROM tickets")).toEqual(["1"]);
+    expect(describeSchema(db)).toEqual(freshSchema("idempotency", BASE));
+  });
+
   it("finds no change between a schema and itself", () => {
     expect(diff(BASE, structuredClone(BASE))).toEqual([]);
   });

@@ -70,7 +70,7 @@ describe("postgres target", () => {
       ["fk_tickets_customer_id", "customers", "RESTRICT"],
       ["fk_tickets_assignee_id", "support_agents", "SET NULL"],
     ]);
-    expect(model.tables.map((t) => t.name)).toEqual(["support_agents", "customers", "tickets", "events", "auth_users"]);
+    expect(model.tables.map((t) => t.name)).toEqual(["support_agents", "customers", "tickets", "events", "auth_users", "idempotency_keys"]);
     expect(model.sequences).toEqual(["customer_number_seq", "ticket_number_seq"]);
   });
 

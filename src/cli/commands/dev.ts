@@ -33,14 +33,10 @@ function envPort(name: string, fallback: number): number {
   }
 }
 
-/**
- * The Healer service runs as `charter healer serve` when this build of charter has that command;
- * it is looked up in the program itself, so `charter dev` starts it as soon as it exists.
- */
-function healerLauncher(program: Command | null): HealerLauncher | null {
-  const serve = program?.commands.find((c) => c.name() === "healer")?.commands.find((c) => c.name() === "serve");
+/** The Healer service is this same program's `charter healer serve`, run as a child process. */
+function healerLauncher(): HealerLauncher {
   const script = process.argv[1];
-  if (!serve || !script) return null;
+  if (!script) throw new UserError("cannot locate the charter script to start the Healer (process.argv[1] is empty)");
   return { command: process.execPath, args: [script, "healer", "serve"] };
 }
 
@@ -64,7 +60,7 @@ start). The first run creates a Python virtual environment (CHARTER_VENV, defaul
 and installs the frontend's packages and production build (cached in CHARTER_CACHE_DIR, default
 <output>/.cache), saying so as it goes. NO_COLOR turns colours off.`,
     )
-    .action(async (path: string, opts: Partial<DevOpts>, cmd: Command) => {
+    .action(async (path: string, opts: Partial<DevOpts>) => {
       if (!existsSync(path)) throw new UserError(`contract folder not found: ${path}`);
       const output = resolve(opts.output ?? "runtime");
       const color = useColor(process.stdout);
@@ -79,7 +75,7 @@ and installs the frontend's packages and production build (cached in CHARTER_CAC
           healerPort: opts.healerPort ?? envPort("SVC_HEALER_PORT", 8083),
           frontendPort: opts.frontendPort ?? envPort("FRONTEND_PORT", 3000),
           frontend: opts.frontend !== false,
-          healer: healerLauncher(cmd.parent),
+          healer: healerLauncher(),
           venvDir: resolve(process.env.CHARTER_VENV ?? join(output, ".venv")),
           cacheDir: resolve(process.env.CHARTER_CACHE_DIR ?? join(output, ".cache")),
           env: process.env,

@@ -45,7 +45,8 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         {
           name: "APP_ENV",
           example: "development",
-          meaning: "development, test or production; outside development and test the app refuses the placeholder AUTH_SECRET",
+          meaning:
+            "development, test or production (default production); only an explicit development lets the app start with the placeholder or an empty AUTH_SECRET (with a warning)",
         },
         { name: "PORT", example: "8000", meaning: "API port (default 8000)" },
         { name: "CORS_ORIGINS", example: "*", meaning: "comma-separated allowed origins (default *)" },
@@ -61,6 +62,23 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           meaning: "token signing secret; the default is a placeholder that must be replaced in production",
         },
         { name: "AUTH_TOKEN_EXPIRE_MINUTES", example: "60", meaning: "access token lifetime in minutes (default 60)" },
+        {
+          name: "AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT",
+          example: "5",
+          meaning:
+            "failed logins of one account within the window before POST /auth/login answers 429 with Retry-After (default 5; 0 = no limit; counted per app process)",
+        },
+        {
+          name: "AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS",
+          example: "20",
+          meaning: "failed logins from one client address within the window before 429 (default 20; 0 = no limit; counted per app process)",
+        },
+        { name: "AUTH_LOGIN_WINDOW_SECONDS", example: "900", meaning: "the sliding window of those counts, in seconds (default 900)" },
+        {
+          name: "IDEMPOTENCY_TTL_SECONDS",
+          example: "86400",
+          meaning: "how long a create sent with an Idempotency-Key header answers its repeats with its first response (default 86400)",
+        },
         {
           name: "SVC_HEALER_URL",
           example: "",

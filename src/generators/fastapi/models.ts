@@ -1,4 +1,4 @@
-import type { EndpointIR, EntityIR, FieldIR, FieldType } from "../../compiler/ir.js";
+import type { EndpointIR, EntityIR, FieldIR, FieldType, ValidationRuleIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { columnNotNull as notNull } from "../postgres/types.js";
 import { assign, call, flat, kw, layout, type PyExpr, str, subscript } from "./py-layout.js";
@@ -174,12 +174,30 @@ export function createRequiredFields(entity: EntityIR, createEndpoint: EndpointI
   );
 }
 
-/** The validation rules of a create or update endpoint, compiled against its request model. */
+/**
+ * The validation rules of a create or update endpoint, compiled against its request model. A PATCH
+ * enforces the create's rules and its own on the record as the change leaves it: a field left out
+ * keeps its stored value, which satisfies the create's rules (they held on every earlier write) but
+ * may break the update's own, so those are never exact for the schema (a schema-valid body can be
+ * refused for what is stored), though their keywords still describe what a sent value must be.
+ */
 export function writeRules(entity: EntityIR, endpoint: EndpointIR | undefined, createEndpoint: EndpointIR | undefined): CompiledRules {
   const writable = entity.fields.filter((f) => f.writable);
-  // A PATCH body carries only what changes: no field is required there.
-  const required = endpoint?.operation === "create" ? createRequiredFields(entity, createEndpoint) : new Set<string>();
-  return compileRules(endpoint?.validation ?? [], writable, required);
+  const required = createRequiredFields(entity, createEndpoint);
+  const createRules = createEndpoint?.validation ?? [];
+  if (endpoint?.operation !== "update") return compileRules(endpoint?.validation ?? [], writable, required);
+  const own = (endpoint.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
+  return compileRules([...createRules, ...own], writable, required, new Set(own));
+}
+
+/** Whether two rules are the same check with the same answer (a PATCH repeating a POST rule). */
+export function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
+  return (
+    a.source === b.source &&
+    a.onFail.status === b.onFail.status &&
+    a.onFail.error === b.onFail.error &&
+    a.onFail.message === b.onFail.message
+  );
 }
 
 function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {

@@ -1,6 +1,6 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { writeRules } from "./models.js";
+import { sameRule, writeRules } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
 import type { DocumentedRule } from "./rule-schema.js";
@@ -142,7 +142,7 @@ function ruleOptions(ctx: RouteContext, op: "create" | "update", constant: strin
   const merged = op === "update" ? " on the record as it would be after the change" : "";
   const description = [
     `Validation rules are checked${merged}; see x-validation-rules.`,
-    ...(notInSchema.length ? [`The request schema cannot express: ${notInSchema.join("; ")}.`] : []),
+    ...(notInSchema.length ? [`The request schema cannot express (fields related, or stored values): ${notInSchema.join("; ")}.`] : []),
   ].join(" ");
   const rule = ({ rule: r, inSchema }: DocumentedRule): PyExpr =>
     exploded(
@@ -214,6 +214,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
   const rules = create?.validation ?? [];
   ctx.constants.push({ name: "CREATE_FILL", value: fillDict(createFill(ctx.entity, create)) });
   if (rules.length) ctx.constants.push({ name: "CREATE_RULES", value: rulesTuple(rules) });
+  const events = pyStrTuple(eventsTuple(create));
   return {
     method: "post",
     path: "",
@@ -224,25 +225,42 @@ function createHandler(ctx: RouteContext): HandlerModel {
       ...ruleOptions(ctx, "create", "CREATE_RULES_DOC"),
     ],
     name: `create_${ctx.entity.name}`,
-    params: [`body: ${ctx.cls}Create`, "user: CurrentUser"],
-    returns: "ORJSONResponse",
+    params: [`body: ${ctx.cls}Create`, "user: CurrentUser", "idempotency_key: IdempotencyKey = None"],
+    returns: "Response",
     body: [
       lookup(ctx),
       "values = body.model_dump(by_alias=True)",
       ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
       "fill(values, CREATE_FILL, user.id)",
       ...(ctx.workflow ? [`values["state"] = ${constantName(ctx.workflow.name)}.initial`] : []),
-      `record = await repo.create(values, events=${pyStrTuple(eventsTuple(create))})`,
+      "if idempotency_key is not None:",
+      `    return await create_once(repo, idempotency_key, user.id, body, values, ${events}, LINKS)`,
+      `record = await repo.create(values, events=${events})`,
       "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
     ],
   };
 }
 
+/**
+ * The rules a PATCH enforces on the record as it would be after the change: the create's rules
+ * (a record must keep satisfying what it was created under) and the update's own. The name of the
+ * constant holding them, or null when there are none.
+ */
+function updateRules(ctx: RouteContext, update: EndpointIR | undefined): string | null {
+  const createRules = endpoint(ctx, "create")?.validation ?? [];
+  const own = (update?.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
+  if (own.length === 0) return createRules.length ? "CREATE_RULES" : null;
+  const value = rulesTuple(own);
+  const items = typeof value === "object" && value.kind === "tuple" ? value.items : [value];
+  ctx.constants.push({ name: "UPDATE_RULES", value: tuple(createRules.length ? ["*CREATE_RULES", ...items] : items) });
+  return "UPDATE_RULES";
+}
+
 function updateHandler(ctx: RouteContext): HandlerModel {
   const update = endpoint(ctx, "update");
-  const rules = update?.validation ?? [];
   ctx.constants.push({ name: "UPDATE_FILL", value: fillDict(updateFill(ctx.entity, update)) });
-  if (rules.length) ctx.constants.push({ name: "UPDATE_RULES", value: rulesTuple(rules) });
+  const rules = updateRules(ctx, update);
+  const events = pyStrTuple(eventsTuple(update));
   return {
     method: "patch",
     path: "/{record_id}",
@@ -258,17 +276,11 @@ function updateHandler(ctx: RouteContext): HandlerModel {
       lookup(ctx),
       "changes = body.model_dump(by_alias=True, exclude_unset=True)",
       `check_changes(${constantName(ctx.entity.name)}, changes)`,
-      // Rules see the record as it would be after the change, so it is read first.
-      ...(rules.length
-        ? [
-            "current = await repo.get(record_id)",
-            "if current is None:",
-            `    ${notFound(ctx)}`,
-            "enforce(UPDATE_RULES, {**current, **changes})",
-          ]
-        : []),
       "fill(changes, UPDATE_FILL, user.id)",
-      `record = await repo.update(record_id, changes, events=${pyStrTuple(eventsTuple(update))})`,
+      // The rules see the record as the change leaves it, read under the write's lock (modify).
+      rules
+        ? `record = await repo.modify(record_id, checked(${rules}, changes, events=${events}))`
+        : `record = await repo.update(record_id, changes, events=${events})`,
       "if record is None:",
       `    ${notFound(ctx)}`,
       "return ORJSONResponse(with_links(record, LINKS))",
@@ -293,10 +305,13 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
   };
 }
 
-/** PUT {base}/{id}/state: only for an entity with a state machine and a transition endpoint. */
+/**
+ * PUT {base}/{id}/state: only for an entity with a state machine and a transition endpoint. The
+ * move is decided (allowed target, guard, effects) on the record as the write holds it, so a
+ * concurrent update cannot break the guard between the check and the change of state.
+ */
 function transitionHandler(ctx: RouteContext, workflow: WorkflowIR, move: EndpointIR): HandlerModel {
   ctx.constants.push({ name: "STATE_FILL", value: fillDict(updateFill(ctx.entity, move)) });
-  const extraEvents = eventsTuple(move);
   return {
     method: "put",
     path: "/{record_id}/state",
@@ -306,16 +321,12 @@ function transitionHandler(ctx: RouteContext, workflow: WorkflowIR, move: Endpoi
     returns: "ORJSONResponse",
     body: [
       lookup(ctx),
-      "current = await repo.get(record_id)",
-      "if current is None:",
-      `    ${notFound(ctx)}`,
-      `effects = ${constantName(workflow.name)}.plan(current, body.state)`,
-      "changes = dict(effects.set)",
+      "changes: dict[str, Any] = {}",
       "fill(changes, STATE_FILL, user.id)",
-      extraEvents.length ? `events = (*effects.events, ${extraEvents.map(pyStr).join(", ")})` : "events = effects.events",
-      'record = await repo.transition(record_id, body.state, changes, events, expected_state=current["state"])',
+      `move = ${constantName(workflow.name)}.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`,
+      "record = await repo.modify(record_id, move)",
       "if record is None:",
-      '    raise ApiError(409, "conflict", "the record changed meanwhile; read it again and retry")',
+      `    ${notFound(ctx)}`,
       "return ORJSONResponse(with_links(record, LINKS))",
     ],
   };
@@ -362,8 +373,14 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   if (ctx.constants.some((c) => c.name.endsWith("_RULES"))) {
     imp.add("app", "expr");
     imp.add("app.rules", "Rule");
-    imp.add("app.rules", "enforce");
   }
+  if (code.includes("enforce(")) imp.add("app.rules", "enforce");
+  if (code.includes("checked(")) imp.add("app.rules", "checked");
+  if (code.includes("create_once(")) {
+    imp.add("app.idempotency", "IdempotencyKey");
+    imp.add("app.idempotency", "create_once");
+  }
+  if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
   for (const n of ["CurrentUser", "repository", ...(ctx.ir.auth !== null ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
   imp.add("app.domain", constantName(ctx.entity.name));
   imp.add("app.errors", "not_found");

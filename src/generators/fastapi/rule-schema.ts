@@ -147,7 +147,13 @@ function isExact(found: readonly FieldConstraint[], required: ReadonlySet<string
  * left to the server and documented on the operation. The server still enforces every rule, so
  * its `on_fail` status and error name stay what the contract says.
  */
-export function compileRules(rules: readonly ValidationRuleIR[], fields: readonly FieldIR[], required: ReadonlySet<string>): CompiledRules {
+export function compileRules(
+  rules: readonly ValidationRuleIR[],
+  fields: readonly FieldIR[],
+  required: ReadonlySet<string>,
+  /** Rules also checked against stored values: their keywords go in, but never as exact. */
+  stateful: ReadonlySet<ValidationRuleIR> = new Set(),
+): CompiledRules {
   const byName = new Map(fields.map((f) => [f.name, f]));
   const byField = new Map<string, SchemaKeywords>();
   const out: DocumentedRule[] = [];
@@ -166,7 +172,7 @@ export function compileRules(rules: readonly ValidationRuleIR[], fields: readonl
         byField.set(c.field, { ...(byField.get(c.field) ?? {}), ...keywords });
       }
     }
-    out.push({ rule, inSchema: exact });
+    out.push({ rule, inSchema: exact && !stateful.has(rule) });
   }
   return { byField, rules: out };
 }

@@ -29,6 +29,8 @@ export const STATUS_SOURCES: readonly StatusSource[] = [
   ({ op }) => (BODY_OPERATIONS.has(op) ? [400, 413, 415] : []),
   // Unique and reference violations; a delete of a record others still reference; a concurrent move.
   ({ op }) => (op === "list" || op === "get" ? [] : [409]),
+  // Idempotency-Key on creates: a key already used with another body (`idempotency_key_reused`).
+  ({ op }) => (op === "create" ? [422] : []),
   // An invalid state move (400), a guard that does not hold (422).
   ({ op, workflow }) => (op === "transition" && workflow ? [400, 422] : []),
   ({ endpoint }) => (endpoint?.validation ?? []).map((r) => r.onFail.status),

@@ -6,6 +6,7 @@ import {
   columnNotNull,
   EVENTS_TABLE,
   foreignKeyName,
+  IDEMPOTENCY_KEYS_TABLE,
   indexName,
   isStateField,
   type SqlType,
@@ -83,6 +84,7 @@ export interface IndexModel {
 
 export const SYSTEM_EVENTS_KEY = "system/events";
 export const SYSTEM_AUTH_USERS_KEY = "system/auth_users";
+export const SYSTEM_IDEMPOTENCY_KEYS_KEY = "system/idempotency_keys";
 
 /** Builds the schema model of a domain. Pure and deterministic. */
 export function buildSchemaModel(ir: DomainIR): SchemaModel {
@@ -90,6 +92,7 @@ export function buildSchemaModel(ir: DomainIR): SchemaModel {
   const tables = ir.entities.map((e) => entityTable(e, tableOf));
   tables.push(eventsTable());
   if (ir.auth !== null) tables.push(authUsersTable());
+  tables.push(idempotencyKeysTable());
   const sequences = new Set<string>();
   for (const e of ir.entities) {
     for (const f of e.fields) {
@@ -200,6 +203,30 @@ function authUsersTable(): TableModel {
     checks: [],
     foreignKeys: [],
     indexes: [{ name: uniqueIndexName(t, "email"), columns: ["email"], unique: true }],
+  };
+}
+
+/**
+ * The first response of each create sent with an Idempotency-Key, kept until `expires_at`. The key
+ * names the caller, the entity and the client's key; `status` and `body` stay null only inside the
+ * transaction that claims the key and creates the record.
+ */
+function idempotencyKeysTable(): TableModel {
+  const t = IDEMPOTENCY_KEYS_TABLE;
+  return {
+    key: SYSTEM_IDEMPOTENCY_KEYS_KEY,
+    name: t,
+    columns: [
+      { name: "key", type: "TEXT", primaryKey: true, notNull: true, default: null },
+      { name: "fingerprint", type: "TEXT", primaryKey: false, notNull: true, default: null },
+      { name: "status", type: "BIGINT", primaryKey: false, notNull: false, default: null },
+      { name: "body", type: "TEXT", primaryKey: false, notNull: false, default: null },
+      { name: "created_at", type: "TIMESTAMPTZ", primaryKey: false, notNull: true, default: "now()" },
+      { name: "expires_at", type: "TIMESTAMPTZ", primaryKey: false, notNull: true, default: null },
+    ],
+    checks: [],
+    foreignKeys: [],
+    indexes: [{ name: indexName(t, "expires_at"), columns: ["expires_at"], unique: false }],
   };
 }
 

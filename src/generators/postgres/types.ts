@@ -18,6 +18,8 @@ export const SNAPSHOT_PATH = `${MIGRATIONS_DIR}snapshot.json`;
 /** Table names of the system tables every generated database has. */
 export const EVENTS_TABLE = "events";
 export const AUTH_USERS_TABLE = "auth_users";
+/** The first responses of idempotent creates (the app's Idempotency-Key support). */
+export const IDEMPOTENCY_KEYS_TABLE = "idempotency_keys";
 /** Created by the app's migration runner, never by these generators. */
 export const SCHEMA_MIGRATIONS_TABLE = "schema_migrations";
 

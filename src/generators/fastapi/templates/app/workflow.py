@@ -1,6 +1,6 @@
 """The state machine of a Workflow contract: which moves are allowed and what they do."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from app.errors import ApiError
 from app.expr import is_set
+from app.repositories.base import Change, Plan, Record
 
 
 class StateChange(BaseModel):
@@ -89,3 +90,14 @@ class Workflow:
                     {"condition": guard.condition_source},
                 )
         return self.effects.get((str(current), target), NO_EFFECTS)
+
+    def move(self, target: str, changes: Record, events: Sequence[str] = ()) -> Plan:
+        """The write of a move to `target`: decided (allowed move, guard, effects) on the record as
+        the write holds it (Repository.modify), so a concurrent update cannot break the guard
+        between the check and the change of state."""
+
+        def plan(current: Record) -> Change:
+            effects = self.plan(current, target)
+            return Change({**effects.set, **changes, "state": target}, (*effects.events, *events))
+
+        return plan

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.deps import CurrentUser, get_provider, unauthorized
+from app.auth.limits import LoginLimits
 from app.auth.passwords import DUMMY_HASH, verify_password
 from app.auth.users import UserStore
 from app.config import settings
@@ -18,6 +19,12 @@ from app.principal import User
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 _bearer = HTTPBearer(auto_error=False)
+
+_limits = LoginLimits(
+    settings.AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    settings.AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS,
+    settings.AUTH_LOGIN_WINDOW_SECONDS,
+)
 
 
 class LoginRequest(BaseModel):
@@ -50,22 +57,28 @@ def _token(request: Request, user: User) -> Token:
     return Token(access_token=provider.create_token(user), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 
-@router.post("/login", operation_id="auth-login", responses=error_responses(400, 401, 404, 413, 415, 422, 500))
+# 429 (with Retry-After) when the login attempts of the account or the address are throttled.
+@router.post("/login", operation_id="auth-login", responses=error_responses(400, 401, 404, 413, 415, 422, 429, 500))
 async def login(body: LoginRequest, request: Request) -> Token:
     if settings.AUTH_PROVIDER != "jwt":
         raise ApiError(404, "not_found", "log in with the external identity provider")
     if body.email is None and body.id is None:
         raise ApiError(422, "validation_error", "give an email (or id) and a password")
+    # Emails are matched case-insensitively, so they are counted so too.
+    account = f"email:{body.email.lower()}" if body.email is not None else f"id:{body.id}"
+    address = request.client.host if request.client is not None else "unknown"
+    _limits.check(account, address)
     store: UserStore = request.app.state.user_store
     stored = await store.find(body.id, body.email)
     if body.password is None:
         # Passwordless login exists for local development only.
-        if not settings.AUTH_DEV_LOGIN or stored is None:
-            raise unauthorized("invalid credentials")
+        valid = settings.AUTH_DEV_LOGIN and stored is not None
     else:
         valid = await run_in_threadpool(verify_password, body.password, stored.password_hash if stored else DUMMY_HASH)
-        if stored is None or not valid:
-            raise unauthorized("invalid credentials")
+    if stored is None or not valid:
+        _limits.failed(account, address)
+        raise unauthorized("invalid credentials")
+    _limits.succeeded(account)
     return _token(request, User(id=stored.id, email=stored.email, role=stored.role))
 
 

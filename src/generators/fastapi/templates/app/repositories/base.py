@@ -1,7 +1,7 @@
 """The repository interface and the per-entity metadata the adapters are driven by."""
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -74,6 +74,41 @@ class Page:
     next_cursor: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a write decided on the current record does: the columns it sets and the events it emits."""
+
+    changes: Record
+    events: Sequence[str] = ()
+
+
+# Decides a write from the record as it is when the write holds it (app/workflow.py, app/rules.py);
+# refuses it by raising ApiError.
+Plan = Callable[[Record], Change]
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotentCreate:
+    """A create sent with an Idempotency-Key (app/idempotency.py)."""
+
+    # The caller, the entity and the client's key, unambiguously joined: keys of different users
+    # or entities never meet.
+    key: str
+    # Digest of the request body: the same key with another body is refused, not replayed.
+    fingerprint: str
+    ttl_seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResponse:
+    """The first response of an idempotent create, as sent, and the fingerprint of its request."""
+
+    status: int
+    body: bytes
+    fingerprint: str
+    replayed: bool
+
+
 class Repository(ABC):
     meta: EntityMeta
 
@@ -98,19 +133,25 @@ class Repository(ABC):
         """Applies `changes`; None when the record is absent (or no longer in `expected_state`)."""
 
     @abstractmethod
+    async def modify(self, record_id: UUID, plan: Plan) -> Record | None:
+        """Reads the record, lets `plan` decide the change (or refuse it, by raising) and applies
+        it, with no other write of the record in between; None when the record is absent."""
+
+    @abstractmethod
+    async def create_once(
+        self,
+        request: IdempotentCreate,
+        values: Record,
+        events: Sequence[str],
+        render: Callable[[Record], bytes],
+    ) -> StoredResponse:
+        """Creates the record and keeps `render(record)` as the response of `request.key`; a
+        repeated key gets that response back instead, `replayed`, with the fingerprint it was
+        kept with (the caller refuses a different one). Concurrent repeats wait for the first."""
+
+    @abstractmethod
     async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
         """Removes the record (marks it, for soft-deletable entities); False when absent."""
-
-    async def transition(
-        self,
-        record_id: UUID,
-        new_state: str,
-        changes: Record,
-        events: Sequence[str],
-        expected_state: str,
-    ) -> Record | None:
-        """Moves the record to `new_state` only if nobody moved it since it was read."""
-        return await self.update(record_id, {**changes, "state": new_state}, events, expected_state)
 
 
 # (column, descending) pairs: the order of a list, most significant first.

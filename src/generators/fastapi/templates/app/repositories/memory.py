@@ -1,7 +1,12 @@
 """The in-memory adapter: no persistence, resets on restart; for demos and tests."""
 
+import asyncio
 import copy
-from collections.abc import Mapping, Sequence
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import itemgetter
 from typing import Any
@@ -11,11 +16,14 @@ from app import events as event_bus
 from app.errors import ApiError
 from app.repositories.base import (
     EntityMeta,
+    IdempotentCreate,
     ListQuery,
     OrderKeys,
     Page,
+    Plan,
     Record,
     Repository,
+    StoredResponse,
     check_query,
     page_of,
     position,
@@ -36,11 +44,51 @@ def comes_after(row: Record, keys: OrderKeys, after: tuple[Any, ...]) -> bool:
     return False
 
 
+@dataclass(slots=True)
+class _Held:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+class KeyedLocks:
+    """One asyncio lock per key (a record id, an idempotency key), dropped when nobody holds or
+    waits for it: writes of one record run one after the other, writes of others do not wait."""
+
+    def __init__(self) -> None:
+        self._held: dict[Hashable, _Held] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+        held = self._held.get(key)
+        if held is None:
+            held = self._held[key] = _Held()
+        held.users += 1
+        try:
+            async with held.lock:
+                yield
+        finally:
+            held.users -= 1
+            if held.users == 0:
+                del self._held[key]
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    status: int
+    body: bytes
+    fingerprint: str
+    expires_at: float
+
+
 class MemoryStore:
-    """All repositories of one process, sharing the events outbox (a list)."""
+    """All repositories of one process, sharing the events outbox (a list) and the responses of
+    idempotent creates (a map with a time to live)."""
 
     def __init__(self, entities: Sequence[EntityMeta]) -> None:
         self.events: list[dict[str, Any]] = []
+        # In insertion order, which is expiry order (one TTL for all): expired entries are at the front.
+        self.idempotency: OrderedDict[str, _Kept] = OrderedDict()
+        self.idempotency_locks = KeyedLocks()
         self.repositories: dict[str, MemoryRepository] = {meta.name: MemoryRepository(meta, self) for meta in entities}
 
     def referrers(self, entity: str) -> list[tuple["MemoryRepository", str]]:
@@ -59,6 +107,7 @@ class MemoryRepository(Repository):
         self._store = store
         self._rows: dict[UUID, Record] = {}
         self._counter = 0
+        self._locks = KeyedLocks()
 
     def _visible(self, row: Record) -> bool:
         return not (self.meta.soft_delete and row.get("is_deleted"))
@@ -140,6 +189,16 @@ class MemoryRepository(Repository):
         events: Sequence[str] = (),
         expected_state: str | None = None,
     ) -> Record | None:
+        async with self._locks.hold(record_id):
+            return self._apply(record_id, changes, events, expected_state)
+
+    def _apply(
+        self,
+        record_id: UUID,
+        changes: Record,
+        events: Sequence[str] = (),
+        expected_state: str | None = None,
+    ) -> Record | None:
         row = self._rows.get(record_id)
         if row is None or not self._visible(row):
             return None
@@ -150,6 +209,41 @@ class MemoryRepository(Repository):
         self._record_events(events, row)
         event_bus.publish(events, self.meta.name, row)
         return copy.deepcopy(row)
+
+    async def modify(self, record_id: UUID, plan: Plan) -> Record | None:
+        # The lock, not the absence of an await between the read and the write, is what keeps
+        # other writes of the record out: a plan may one day await.
+        async with self._locks.hold(record_id):
+            row = self._rows.get(record_id)
+            if row is None or not self._visible(row):
+                return None
+            change = plan(copy.deepcopy(row))
+            return self._apply(record_id, change.changes, change.events)
+
+    async def create_once(
+        self,
+        request: IdempotentCreate,
+        values: Record,
+        events: Sequence[str],
+        render: Callable[[Record], bytes],
+    ) -> StoredResponse:
+        kept_responses = self._store.idempotency
+        async with self._store.idempotency_locks.hold(request.key):
+            now = time.monotonic()
+            while kept_responses:
+                oldest = next(iter(kept_responses.values()))
+                if oldest.expires_at > now:
+                    break
+                kept_responses.popitem(last=False)
+            kept = kept_responses.get(request.key)
+            if kept is not None:
+                return StoredResponse(kept.status, kept.body, kept.fingerprint, replayed=True)
+            record = await self.create(values, events)
+            response = StoredResponse(201, render(record), request.fingerprint, replayed=False)
+            kept_responses[request.key] = _Kept(
+                response.status, response.body, request.fingerprint, now + request.ttl_seconds
+            )
+            return response
 
     def _release(self, record_id: UUID) -> None:
         """What the foreign keys do on DELETE: refuse while a required reference points here
@@ -173,6 +267,10 @@ class MemoryRepository(Repository):
                     row[column] = None
 
     async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
+        async with self._locks.hold(record_id):
+            return self._remove(record_id, user_id, events)
+
+    def _remove(self, record_id: UUID, user_id: str, events: Sequence[str]) -> bool:
         row = self._rows.get(record_id)
         if row is None or not self._visible(row):
             return False

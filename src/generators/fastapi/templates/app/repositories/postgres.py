@@ -6,8 +6,8 @@ one statement (a data-modifying CTE), so they commit together in a single round 
 """
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 from uuid import UUID
 
 import asyncpg
@@ -16,15 +16,36 @@ from app import events as event_bus
 from app.errors import ApiError
 from app.repositories.base import (
     EntityMeta,
+    IdempotentCreate,
     ListQuery,
     OrderKeys,
     Page,
+    Plan,
     Record,
     Repository,
+    StoredResponse,
     check_query,
     page_of,
     position,
 )
+
+# asyncpg's pool and its connections answer the same fetch calls: the writes below run on either,
+# alone on the pool or inside a transaction on one connection.
+Executor: TypeAlias = asyncpg.Pool | asyncpg.Connection
+
+# The responses of idempotent creates (the idempotency_keys table of schema.sql). A key is claimed
+# by inserting its row in the transaction that creates the record: a concurrent request with the
+# same key waits on that row, then reads the committed response.
+_CLAIM_KEY = (
+    "INSERT INTO idempotency_keys (key, fingerprint, expires_at) "
+    "VALUES ($1, $2, now() + make_interval(secs => $3)) ON CONFLICT (key) DO NOTHING RETURNING true"
+)
+_DROP_EXPIRED_KEY = "DELETE FROM idempotency_keys WHERE key = $1 AND expires_at <= now()"
+_KEPT_RESPONSE = "SELECT fingerprint, status, body FROM idempotency_keys WHERE key = $1"
+_KEEP_RESPONSE = "UPDATE idempotency_keys SET status = $2, body = $3 WHERE key = $1"
+_DROP_EXPIRED = "DELETE FROM idempotency_keys WHERE expires_at <= now()"
+# Expired keys of other requests are swept once every this many idempotent creates.
+_SWEEP_EVERY = 100
 
 _PLACEHOLDER = re.compile(r"\{(prefix|n)(?::0(\d+))?\}")
 
@@ -108,6 +129,9 @@ class PostgresRepository(Repository):
         self._returning = ", ".join(ident(c) for c in meta.columns)
         self._alive = ' AND "is_deleted" IS NOT TRUE' if meta.soft_delete else ""
         self._get_sql = f"SELECT {self._returning} FROM {self._table} WHERE id = $1{self._alive}"
+        # The read of modify(): the row stays locked until the transaction writing it ends.
+        self._lock_sql = f"{self._get_sql} FOR UPDATE"
+        self._idempotent_creates = 0
         self._statements: dict[tuple[Any, ...], str] = {}
 
     def _with_events(self, write: str, events_param: int | None) -> str:
@@ -188,6 +212,11 @@ class PostgresRepository(Repository):
         return sql
 
     async def create(self, values: Record, events: Sequence[str] = ()) -> Record:
+        record = await self._insert(self._pool, values, events)
+        event_bus.publish(events, self.meta.name, record)
+        return record
+
+    async def _insert(self, executor: Executor, values: Record, events: Sequence[str]) -> Record:
         seq = self.meta.sequence
         # Unset (None) values are left to the column defaults: fewer parameters to encode and bind.
         columns = tuple(
@@ -197,18 +226,29 @@ class PostgresRepository(Repository):
         if events:
             args.append(list(events))
         try:
-            row = await self._pool.fetchrow(self._insert_sql(columns, bool(events)), *args)
+            row = await executor.fetchrow(self._insert_sql(columns, bool(events)), *args)
         except (asyncpg.UniqueViolationError, asyncpg.ForeignKeyViolationError) as exc:
             raise _conflict(exc) from exc
-        record = dict(row)
-        event_bus.publish(events, self.meta.name, record)
-        return record
+        return dict(row)
 
     async def update(
         self,
         record_id: UUID,
         changes: Record,
         events: Sequence[str] = (),
+        expected_state: str | None = None,
+    ) -> Record | None:
+        record = await self._update(self._pool, record_id, changes, events, expected_state)
+        if record is not None:
+            event_bus.publish(events, self.meta.name, record)
+        return record
+
+    async def _update(
+        self,
+        executor: Executor,
+        record_id: UUID,
+        changes: Record,
+        events: Sequence[str],
         expected_state: str | None = None,
     ) -> Record | None:
         columns = tuple(c for c in changes if c in self._columns and c != "id")
@@ -230,14 +270,49 @@ class PostgresRepository(Repository):
         if events:
             args.append(list(events))
         try:
-            row = await self._pool.fetchrow(sql, *args)
+            row = await executor.fetchrow(sql, *args)
         except (asyncpg.UniqueViolationError, asyncpg.ForeignKeyViolationError) as exc:
             raise _conflict(exc) from exc
-        if row is None:
-            return None
-        record = dict(row)
-        event_bus.publish(events, self.meta.name, record)
+        return dict(row) if row is not None else None
+
+    async def modify(self, record_id: UUID, plan: Plan) -> Record | None:
+        # SELECT ... FOR UPDATE, the plan, then the UPDATE, in one transaction: a concurrent write
+        # of the row waits until this one commits, so the plan's checks (a workflow guard, the
+        # validation rules) still hold for the row the UPDATE writes.
+        async with self._pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(self._lock_sql, record_id)
+            if row is None:
+                return None
+            change = plan(dict(row))
+            record = await self._update(conn, record_id, change.changes, change.events)
+        if record is not None:
+            event_bus.publish(change.events, self.meta.name, record)
         return record
+
+    async def create_once(
+        self,
+        request: IdempotentCreate,
+        values: Record,
+        events: Sequence[str],
+        render: Callable[[Record], bytes],
+    ) -> StoredResponse:
+        self._idempotent_creates += 1
+        if self._idempotent_creates % _SWEEP_EVERY == 0:
+            await self._pool.execute(_DROP_EXPIRED)
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(_DROP_EXPIRED_KEY, request.key)
+            claimed = await conn.fetchval(_CLAIM_KEY, request.key, request.fingerprint, request.ttl_seconds)
+            if not claimed:
+                kept = await conn.fetchrow(_KEPT_RESPONSE, request.key)
+                if kept is None or kept["status"] is None:
+                    # Expired and swept between the two statements: rare enough to ask for a retry.
+                    raise ApiError(409, "conflict", "this Idempotency-Key is being processed; retry the request")
+                return StoredResponse(kept["status"], kept["body"].encode(), kept["fingerprint"], replayed=True)
+            record = await self._insert(conn, values, events)
+            body = render(record)
+            await conn.execute(_KEEP_RESPONSE, request.key, 201, body.decode())
+        event_bus.publish(events, self.meta.name, record)
+        return StoredResponse(201, body, request.fingerprint, replayed=False)
 
     async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
         if self.meta.soft_delete:

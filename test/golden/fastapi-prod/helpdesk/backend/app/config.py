@@ -4,13 +4,13 @@
 import warnings
 from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDER_SECRET = "change-me"
-# APP_ENV values under which the placeholder secret is tolerated, with a warning. Any other value,
-# and an unset APP_ENV, count as production: the guard fails closed.
-DEVELOPMENT_ENVS = frozenset({"development", "test"})
+# The one APP_ENV value under which the placeholder (or an empty) secret is tolerated, with a
+# warning. Any other value, and an unset APP_ENV, count as production: the guard fails closed.
+DEVELOPMENT_ENV = "development"
 
 
 class Settings(BaseSettings):
@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.
     MAX_BODY_BYTES: int = 1_048_576
+    # How long the first response of a create sent with an Idempotency-Key answers its repeats.
+    IDEMPOTENCY_TTL_SECONDS: int = Field(default=86_400, ge=1)
     AUTH_ENABLED: bool = True
     AUTH_PROVIDER: Literal["jwt", "external"] = "jwt"
     AUTH_SECRET: str = PLACEHOLDER_SECRET
@@ -35,6 +37,12 @@ class Settings(BaseSettings):
     AUTH_ROLE_CLAIM: str = "role"
     # Passwordless login (id or email only) for local development.
     AUTH_DEV_LOGIN: bool = False
+    # Failed logins tolerated per account and per client address within the window; past either,
+    # POST /auth/login answers 429 with Retry-After until the oldest failure leaves the window.
+    # Counted per process (each uvicorn worker counts its own); 0 turns a limit off.
+    AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(default=5, ge=0)
+    AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: int = Field(default=20, ge=0)
+    AUTH_LOGIN_WINDOW_SECONDS: int = Field(default=900, ge=1)
     SVC_HEALER_URL: str | None = None
 
     @property
@@ -43,16 +51,18 @@ class Settings(BaseSettings):
 
 
 def check_secret(loaded: Settings) -> None:
-    """Refuses the placeholder secret outside development: anyone could forge tokens with it."""
-    if not (loaded.AUTH_ENABLED and loaded.AUTH_PROVIDER == "jwt" and loaded.AUTH_SECRET == PLACEHOLDER_SECRET):
+    """Refuses the placeholder (or an empty) secret outside development: anyone could forge tokens."""
+    secret = loaded.AUTH_SECRET.strip()
+    if not (loaded.AUTH_ENABLED and loaded.AUTH_PROVIDER == "jwt" and secret in ("", PLACEHOLDER_SECRET)):
         return
-    if loaded.APP_ENV.lower() not in DEVELOPMENT_ENVS:
+    what = "has its placeholder value" if secret else "is empty"
+    if loaded.APP_ENV.lower() != DEVELOPMENT_ENV:
         raise SystemExit(
-            "refusing to start: AUTH_SECRET still has its placeholder value; set a real secret "
-            f"(APP_ENV={loaded.APP_ENV}; only APP_ENV=development or test accepts the placeholder)"
+            f"refusing to start: AUTH_SECRET {'still ' if secret else ''}{what}; set a real secret "
+            f"(APP_ENV={loaded.APP_ENV}; only an explicit APP_ENV=development accepts it)"
         )
     warnings.warn(
-        "AUTH_SECRET has its placeholder value: anyone can forge tokens (refused outside APP_ENV=development)",
+        f"AUTH_SECRET {what}: anyone can forge tokens (refused outside APP_ENV=development)",
         stacklevel=2,
     )
 

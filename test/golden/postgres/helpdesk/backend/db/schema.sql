@@ -140,6 +140,22 @@ ALTER TABLE "auth_users"
   ADD COLUMN IF NOT EXISTS "password_hash" TEXT,
   ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now();
 
+CREATE TABLE IF NOT EXISTS "idempotency_keys" (
+  "key" TEXT PRIMARY KEY,
+  "fingerprint" TEXT NOT NULL,
+  "status" BIGINT,
+  "body" TEXT,
+  "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "expires_at" TIMESTAMPTZ NOT NULL
+);
+
+ALTER TABLE "idempotency_keys"
+  ADD COLUMN IF NOT EXISTS "fingerprint" TEXT,
+  ADD COLUMN IF NOT EXISTS "status" BIGINT,
+  ADD COLUMN IF NOT EXISTS "body" TEXT,
+  ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "expires_at" TIMESTAMPTZ;
+
 DO $charter$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'ck_support_agents_team_enum' AND conrelid = '"support_agents"'::regclass) THEN
@@ -294,3 +310,4 @@ CREATE INDEX IF NOT EXISTS "ix_tickets_state" ON "tickets" ("state");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_tickets_number" ON "tickets" ("number");
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_auth_users_email" ON "auth_users" ("email");
+CREATE INDEX IF NOT EXISTS "ix_idempotency_keys_expires_at" ON "idempotency_keys" ("expires_at");

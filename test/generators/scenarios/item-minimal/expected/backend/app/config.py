@@ -3,7 +3,7 @@
 
 from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,6 +18,8 @@ class Settings(BaseSettings):
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.
     MAX_BODY_BYTES: int = 1_048_576
+    # How long the first response of a create sent with an Idempotency-Key answers its repeats.
+    IDEMPOTENCY_TTL_SECONDS: int = Field(default=86_400, ge=1)
     AUTH_ENABLED: bool = False
     SVC_HEALER_URL: str | None = None
 

@@ -10,10 +10,11 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
-from app.rules import Rule, enforce
+from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/agents", tags=["agents"])
 
@@ -36,8 +37,8 @@ CREATE_RULES = (
 )
 CREATE_RULES_DOC = {
     "description": (
-        "Validation rules are checked; see x-validation-rules. The request schema cannot express: `max_open_tickets "
-        "== null or max_open_tickets <= 30 or team == 'engineering'`."
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'`."
     ),
     "x-validation-rules": [
         {
@@ -49,6 +50,21 @@ CREATE_RULES_DOC = {
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update"}
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `max_open_tickets == null or "
+        "max_open_tickets <= 30 or team == 'engineering'`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'",
+            "status": 422,
+            "error": "validation_error",
+            "in_schema": False,
+        }
+    ],
+}
 
 
 @router.get(
@@ -92,11 +108,13 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN,
     openapi_extra=CREATE_RULES_DOC,
 )
-async def create_agent(body: AgentCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_agent(body: AgentCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("agent")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -108,13 +126,14 @@ async def create_agent(body: AgentCreate, user: CurrentUser) -> ORJSONResponse:
     summary="Update agent",
     responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN,
+    openapi_extra=UPDATE_RULES_DOC,
 )
 async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("agent")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(AGENT, changes)
     fill(changes, UPDATE_FILL, user.id)
-    record = await repo.update(record_id, changes, events=())
+    record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("agent", record_id)
     return ORJSONResponse(with_links(record, LINKS))

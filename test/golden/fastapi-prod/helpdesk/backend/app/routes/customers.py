@@ -10,10 +10,11 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
 from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
-from app.rules import Rule, enforce
+from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/customers", tags=["customers"])
 
@@ -39,8 +40,8 @@ CREATE_RULES = (
 )
 CREATE_RULES_DOC = {
     "description": (
-        "Validation rules are checked; see x-validation-rules. The request schema cannot express: `plan != "
-        "'enterprise' or is_set(company)`."
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `plan != 'enterprise' or is_set(company)`."
     ),
     "x-validation-rules": [
         {
@@ -53,6 +54,21 @@ CREATE_RULES_DOC = {
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `plan != 'enterprise' or is_set(company)`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "plan != 'enterprise' or is_set(company)",
+            "status": 422,
+            "error": "validation_error",
+            "message": "Enterprise customers need a company",
+            "in_schema": False,
+        }
+    ],
+}
 
 
 @router.get(
@@ -96,11 +112,13 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=CREATE_RULES_DOC,
 )
-async def create_customer(body: CustomerCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_customer(body: CustomerCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("customer")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, ("customer_created",), LINKS)
     record = await repo.create(values, events=("customer_created",))
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -112,13 +130,14 @@ async def create_customer(body: CustomerCreate, user: CurrentUser) -> ORJSONResp
     summary="Update a customer",
     responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
+    openapi_extra=UPDATE_RULES_DOC,
 )
 async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("customer")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(CUSTOMER, changes)
     fill(changes, UPDATE_FILL, user.id)
-    record = await repo.update(record_id, changes, events=())
+    record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("customer", record_id)
     return ORJSONResponse(with_links(record, LINKS))

@@ -2,6 +2,7 @@
 
 """Tickets API (route/helpdesk/ticket_api). REST API for tickets."""
 
+from typing import Any
 from uuid import UUID
 
 from fastapi import APIRouter, Request, Response
@@ -9,11 +10,12 @@ from fastapi import APIRouter, Request, Response
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET
-from app.errors import ApiError, error_responses, not_found
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
-from app.rules import Rule, enforce
+from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import TICKET_LIFECYCLE
 
@@ -43,8 +45,8 @@ CREATE_RULES = (
 )
 CREATE_RULES_DOC = {
     "description": (
-        "Validation rules are checked; see x-validation-rules. The request schema cannot express: `priority != "
-        "'critical' or len(description) >= 20`."
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `priority != 'critical' or len(description) >= 20`."
     ),
     "x-validation-rules": [
         {
@@ -58,6 +60,7 @@ CREATE_RULES_DOC = {
 }
 UPDATE_FILL = {"updated_at": "now"}
 UPDATE_RULES = (
+    *CREATE_RULES,
     Rule(
         source="estimate_hours == null or estimate_hours <= 200",
         check=lambda values: values.get("estimate_hours") is None or expr.le(values.get("estimate_hours"), 200),
@@ -67,15 +70,24 @@ UPDATE_RULES = (
 )
 UPDATE_RULES_DOC = {
     "description": (
-        "Validation rules are checked on the record as it would be after the change; see x-validation-rules."
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `priority != 'critical' or "
+        "len(description) >= 20`; `estimate_hours == null or estimate_hours <= 200`."
     ),
     "x-validation-rules": [
+        {
+            "rule": "priority != 'critical' or len(description) >= 20",
+            "status": 422,
+            "error": "validation_error",
+            "message": "A critical ticket needs a description of at least 20 characters",
+            "in_schema": False,
+        },
         {
             "rule": "estimate_hours == null or estimate_hours <= 200",
             "status": 422,
             "error": "estimate_too_large",
-            "in_schema": True,
-        }
+            "in_schema": False,
+        },
     ],
 }
 STATE_FILL = {"updated_at": "now_on_update"}
@@ -122,12 +134,14 @@ async def get_ticket(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=CREATE_RULES_DOC,
 )
-async def create_ticket(body: TicketCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_ticket(body: TicketCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("ticket")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
     values["state"] = TICKET_LIFECYCLE.initial
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, ("ticket_created",), LINKS)
     record = await repo.create(values, events=("ticket_created",))
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -145,12 +159,8 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) 
     repo = repository("ticket")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(TICKET, changes)
-    current = await repo.get(record_id)
-    if current is None:
-        raise not_found("ticket", record_id)
-    enforce(UPDATE_RULES, {**current, **changes})
     fill(changes, UPDATE_FILL, user.id)
-    record = await repo.update(record_id, changes, events=("ticket_updated",))
+    record = await repo.modify(record_id, checked(UPDATE_RULES, changes, events=("ticket_updated",)))
     if record is None:
         raise not_found("ticket", record_id)
     return ORJSONResponse(with_links(record, LINKS))
@@ -181,14 +191,10 @@ async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
 )
 async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
     repo = repository("ticket")
-    current = await repo.get(record_id)
-    if current is None:
-        raise not_found("ticket", record_id)
-    effects = TICKET_LIFECYCLE.plan(current, body.state)
-    changes = dict(effects.set)
+    changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
-    events = (*effects.events, "ticket_state_changed")
-    record = await repo.transition(record_id, body.state, changes, events, expected_state=current["state"])
+    move = TICKET_LIFECYCLE.move(body.state, changes, events=("ticket_state_changed",))
+    record = await repo.modify(record_id, move)
     if record is None:
-        raise ApiError(409, "conflict", "the record changed meanwhile; read it again and retry")
+        raise not_found("ticket", record_id)
     return ORJSONResponse(with_links(record, LINKS))

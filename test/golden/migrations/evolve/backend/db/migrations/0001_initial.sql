@@ -93,6 +93,22 @@ ALTER TABLE "events"
   ADD COLUMN IF NOT EXISTS "data" JSONB DEFAULT '{}'::jsonb,
   ADD COLUMN IF NOT EXISTS "occurred_at" TIMESTAMPTZ DEFAULT now();
 
+CREATE TABLE IF NOT EXISTS "idempotency_keys" (
+  "key" TEXT PRIMARY KEY,
+  "fingerprint" TEXT NOT NULL,
+  "status" BIGINT,
+  "body" TEXT,
+  "created_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "expires_at" TIMESTAMPTZ NOT NULL
+);
+
+ALTER TABLE "idempotency_keys"
+  ADD COLUMN IF NOT EXISTS "fingerprint" TEXT,
+  ADD COLUMN IF NOT EXISTS "status" BIGINT,
+  ADD COLUMN IF NOT EXISTS "body" TEXT,
+  ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now(),
+  ADD COLUMN IF NOT EXISTS "expires_at" TIMESTAMPTZ;
+
 DO $charter$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'ck_customers_plan_enum' AND conrelid = '"customers"'::regclass) THEN
@@ -176,3 +192,4 @@ CREATE INDEX IF NOT EXISTS "ix_tickets_customer_id" ON "tickets" ("customer_id")
 CREATE INDEX IF NOT EXISTS "ix_tickets_state" ON "tickets" ("state");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_tickets_number" ON "tickets" ("number");
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
+CREATE INDEX IF NOT EXISTS "ix_idempotency_keys_expires_at" ON "idempotency_keys" ("expires_at");

@@ -2,13 +2,15 @@
 
 """Items API (route/bench/item_api)."""
 
+from typing import Any
 from uuid import UUID
 
 from fastapi import APIRouter, Request, Response
 
 from app.deps import CurrentUser, repository
 from app.domain import ITEM
-from app.errors import ApiError, error_responses, not_found
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -60,11 +62,13 @@ async def get_item(record_id: UUID) -> ORJSONResponse:
     summary="Create item",
     responses=error_responses(400, 409, 413, 415, 422, 500),
 )
-async def create_item(body: ItemCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_item(body: ItemCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("item")
     values = body.model_dump(by_alias=True)
     fill(values, CREATE_FILL, user.id)
     values["state"] = ITEM_FLOW.initial
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -110,14 +114,10 @@ async def delete_item(record_id: UUID, user: CurrentUser) -> Response:
 )
 async def move_item(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
     repo = repository("item")
-    current = await repo.get(record_id)
-    if current is None:
-        raise not_found("item", record_id)
-    effects = ITEM_FLOW.plan(current, body.state)
-    changes = dict(effects.set)
+    changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
-    events = effects.events
-    record = await repo.transition(record_id, body.state, changes, events, expected_state=current["state"])
+    move = ITEM_FLOW.move(body.state, changes, events=())
+    record = await repo.modify(record_id, move)
     if record is None:
-        raise ApiError(409, "conflict", "the record changed meanwhile; read it again and retry")
+        raise not_found("item", record_id)
     return ORJSONResponse(with_links(record, LINKS))

@@ -5,6 +5,7 @@
 Booking, tracking and delivery of shipments between the warehouses of the network, for the operations team.
 """
 
+from typing import Any
 from uuid import UUID
 
 from fastapi import APIRouter, Request, Response
@@ -12,11 +13,12 @@ from fastapi import APIRouter, Request, Response
 from app import expr
 from app.deps import CurrentUser, repository
 from app.domain import SHIPMENT
-from app.errors import ApiError, error_responses, not_found
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
-from app.rules import Rule, enforce
+from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import SHIPMENT_FLOW
 
@@ -43,9 +45,9 @@ CREATE_RULES = (
 )
 CREATE_RULES_DOC = {
     "description": (
-        "Validation rules are checked; see x-validation-rules. The request schema cannot express: `insured == true "
-        "or declared_value == null or declared_value < 1000 or carrier in ['dhl_express', "
-        "'fedex_international_priority']`."
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `insured == true or declared_value == null or declared_value < 1000 or carrier in "
+        "['dhl_express', 'fedex_international_priority']`."
     ),
     "x-validation-rules": [
         {
@@ -61,6 +63,25 @@ CREATE_RULES_DOC = {
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update"}
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `insured == true or declared_value == "
+        "null or declared_value < 1000 or carrier in ['dhl_express', 'fedex_international_priority']`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": (
+                "insured == true or declared_value == null or declared_value < 1000 or carrier in ['dhl_express', "
+                "'fedex_international_priority']"
+            ),
+            "status": 422,
+            "error": "validation_error",
+            "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
+            "in_schema": False,
+        }
+    ],
+}
 STATE_FILL = {"updated_at": "now_on_update"}
 
 
@@ -102,12 +123,14 @@ async def get_shipment(record_id: UUID) -> ORJSONResponse:
     responses=error_responses(400, 409, 413, 415, 422, 500),
     openapi_extra=CREATE_RULES_DOC,
 )
-async def create_shipment(body: ShipmentCreate, user: CurrentUser) -> ORJSONResponse:
+async def create_shipment(body: ShipmentCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("shipment")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
     values["state"] = SHIPMENT_FLOW.initial
+    if idempotency_key is not None:
+        return await create_once(repo, idempotency_key, user.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
@@ -118,13 +141,14 @@ async def create_shipment(body: ShipmentCreate, user: CurrentUser) -> ORJSONResp
     operation_id="shipments-update",
     summary="Update shipment",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
+    openapi_extra=UPDATE_RULES_DOC,
 )
 async def update_shipment(record_id: UUID, body: ShipmentUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("shipment")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(SHIPMENT, changes)
     fill(changes, UPDATE_FILL, user.id)
-    record = await repo.update(record_id, changes, events=())
+    record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("shipment", record_id)
     return ORJSONResponse(with_links(record, LINKS))
@@ -153,14 +177,10 @@ async def delete_shipment(record_id: UUID, user: CurrentUser) -> Response:
 )
 async def move_shipment(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
     repo = repository("shipment")
-    current = await repo.get(record_id)
-    if current is None:
-        raise not_found("shipment", record_id)
-    effects = SHIPMENT_FLOW.plan(current, body.state)
-    changes = dict(effects.set)
+    changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
-    events = effects.events
-    record = await repo.transition(record_id, body.state, changes, events, expected_state=current["state"])
+    move = SHIPMENT_FLOW.move(body.state, changes, events=())
+    record = await repo.modify(record_id, move)
     if record is None:
-        raise ApiError(409, "conflict", "the record changed meanwhile; read it again and retry")
+        raise not_found("shipment", record_id)
     return ORJSONResponse(with_links(record, LINKS))
