@@ -177,7 +177,8 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     expect(codes("/tickets/{record_id}", "get")).toEqual(["200", "401", "403", "404", "422", "500"]);
     expect(codes("/tickets/{record_id}", "delete")).toEqual(["204", "401", "403", "404", "409", "422", "500"]);
     expect(codes("/tickets/{record_id}/state", "put")).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "422", "500"]);
-    expect(codes("/auth/login", "post")).toEqual(["200", "400", "401", "404", "413", "415", "422", "500"]);
+    expect(codes("/auth/login", "post")).toEqual(["200", "400", "401", "404", "413", "415", "422", "429", "500"]);
+    expect(doc.paths["/auth/login"].post.responses["429"].headers).toHaveProperty("Retry-After");
     expect(doc.paths["/tickets/{record_id}"].get.responses["401"].headers).toHaveProperty("WWW-Authenticate");
     expect(doc.paths["/health"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Health" });
     expect(doc.components.schemas.Health).toMatchObject({ required: ["status", "domain"], properties: { status: { const: "ok" } } });

@@ -44,7 +44,7 @@ _MEANINGS: dict[int, str] = {
     409: "Conflict with stored data (a duplicate, a missing or still referenced record, a concurrent change)",
     413: "The request body is too large",
     415: "The request body is not JSON",
-    422: "The request is invalid (types, constraints, validation rules)",
+    422: "The request is invalid (types, constraints, validation rules, an Idempotency-Key reused with another body)",
     429: "Too many requests; retry after the time given",
     500: "Internal error, reported to the Healer",
 }
