@@ -362,6 +362,42 @@ describe("generated frontend in Chromium", () => {
     await expect.poll(async () => (await api<Rec>("GET", `/tickets/${id}`)).state).toBe("in_progress");
   });
 
+  it("moves a card by touch: a press picks it up, a finger drags it to the next column", async () => {
+    const ticket = await api<Rec>("POST", "/tickets/", { title: "Moved by touch", customer_id: seed.acme?.id, priority: "low" });
+    // A touch tablet: touch events only (no mouse), as a finger sends them, through the DevTools protocol.
+    const tablet = await browser.newContext({ viewport: { width: 1366, height: 1024 }, hasTouch: true, isMobile: true });
+    try {
+      const touch = await tablet.newPage();
+      touch.setDefaultTimeout(15_000);
+      await touch.goto(`${web.url}/login`);
+      await touch.evaluate((t) => localStorage.setItem("charter.token", t), token);
+      await touch.goto(`${web.url}/tickets`);
+      const card = touch.getByTestId(`kanban-card-${ticket.id}`);
+      await expect.poll(() => touch.getByTestId("kanban-column-new").getByTestId(`kanban-card-${ticket.id}`).count()).toBe(1);
+      const from = await card.boundingBox();
+      const to = await touch.getByTestId("kanban-column-triaged").boundingBox();
+      if (!from || !to) throw new Error("the card or the column is not on screen");
+      const cdp = await tablet.newCDPSession(touch);
+      const finger = (type: string, x: number, y: number) =>
+        cdp.send("Input.dispatchTouchEvent", { type, touchPoints: type === "touchEnd" ? [] : [{ x, y, id: 1 }] });
+      const start = { x: from.x + 20, y: from.y + from.height - 6 };
+      await finger("touchStart", start.x, start.y);
+      // dnd-kit's touch sensor picks the card up after a 200 ms press; its live region says so.
+      await expect.poll(() => touch.locator('[id^="DndLiveRegion"]').textContent()).toContain("Picked up Moved by touch");
+      const end = { x: to.x + to.width / 2, y: to.y + 90 };
+      for (let i = 1; i <= 12; i++) {
+        await finger("touchMove", start.x + ((end.x - start.x) * i) / 12, start.y + ((end.y - start.y) * i) / 12);
+      }
+      await expect.poll(() => touch.getByTestId("kanban-column-triaged").getAttribute("data-drop")).toBe("hover");
+      await finger("touchEnd", end.x, end.y);
+      await expect.poll(async () => (await api<Rec>("GET", `/tickets/${ticket.id}`)).state).toBe("triaged");
+      await expect.poll(() => touch.getByTestId("kanban-column-triaged").getByTestId(`kanban-card-${ticket.id}`).count()).toBe(1);
+    } finally {
+      await tablet.close();
+      await api("DELETE", `/tickets/${ticket.id}`);
+    }
+  });
+
   it("marks terminal cards without fading their text, and does not let them be dragged", async () => {
     const card = page.getByTestId(`kanban-card-${seed.dupe?.id}`);
     expect(await column("cancelled").getByTestId(`kanban-card-${seed.dupe?.id}`).count()).toBe(1);

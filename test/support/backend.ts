@@ -23,6 +23,8 @@ export interface StartBackendOptions {
   workers?: number;
   /** Skip generation (the output is already there). */
   skipGenerate?: boolean;
+  /** Port to listen on (default: a free one). A fixed port lets a frontend built against it be reused. */
+  port?: number;
 }
 
 export interface RunningBackend {
@@ -57,7 +59,7 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
   const backendDir = options.skipGenerate ? join(options.outDir, "backend") : generateBackend(options.domainDir, options.outDir);
   ensureVenvFromFile(join(backendDir, "requirements.txt"));
   if (options.backend === "postgres" && !options.databaseUrl) throw new Error("the postgres backend needs databaseUrl");
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PYTHONUNBUFFERED: "1",

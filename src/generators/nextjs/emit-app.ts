@@ -1,6 +1,6 @@
 import { headingOf } from "./emit-entity.js";
 import type { FrontendModel, UiPage } from "./model.js";
-import { prop, str } from "./source.js";
+import { fitBreak, fitElementProp, fitList, prop, sortImports, str } from "./source.js";
 
 /**
  * Entity `icon` names are Lucide names. The app ships the icons of templates/src/components/icons.tsx
@@ -61,7 +61,7 @@ export const metadata: Metadata = {
 };
 
 /** Applies the stored or the system's theme before the first paint (no flash of the other theme). */
-const themeScript = ${str(THEME_SCRIPT)};
+${fitBreak("", "const themeScript =", `'${THEME_SCRIPT}';`)}
 
 export default function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
   return (
@@ -92,7 +92,7 @@ export function renderSidebar(model: FrontendModel): string {
 import type { ReactNode } from "react";
 
 import { AppShell, type Nav } from "@/components/app-shell";
-${model.auth ? 'import { AuthStatus } from "@/components/auth-status";\n' : ""}import { ${icons.join(", ")} } from "@/components/icons";
+${model.auth ? 'import { AuthStatus } from "@/components/auth-status";\n' : ""}${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
 
 /** Navigation: the dashboard, then one link per Page contract. */
 const nav: Nav = {
@@ -103,11 +103,15 @@ ${rows.join("\n")}
 };
 
 export function AppSidebar({ children }: { children: ReactNode }) {
-  return (
-    <AppShell nav={nav}${model.auth ? " footer={<AuthStatus />}" : ""}>
+${
+  model.auth
+    ? `  return (
+    <AppShell nav={nav} footer={<AuthStatus />}>
       {children}
     </AppShell>
-  );
+  );`
+    : "  return <AppShell nav={nav}>{children}</AppShell>;"
+}
 }
 `;
 }
@@ -122,20 +126,31 @@ export function renderDashboard(model: FrontendModel): string {
     });
   const icons = [...new Set(["ArrowRight", ...cards.map((x) => x.icon)])].sort();
   const clients = [...new Set(cards.map((x) => x.c.name))].sort();
-  const rows = cards.map(
-    ({ c, page, icon }) =>
-      `  { key: ${str(c.entity.name)}, title: ${str(page?.page.title ?? c.entity.labelPlural)}, href: ${page ? str(page.route) : "null"}, icon: ${icon}, count: () => ${c.name}.list(1, 0).then((r) => r.total) },`,
+  const rows = cards.map(({ c, page, icon }) =>
+    fitList(
+      "  ",
+      "",
+      [
+        `key: ${str(c.entity.name)}`,
+        `title: ${str(page?.page.title ?? c.entity.labelPlural)}`,
+        `href: ${page ? str(page.route) : "null"}`,
+        `icon: ${icon}`,
+        `count: () => ${c.name}.list(1, 0).then((r) => r.total)`,
+      ],
+      ",",
+      "{}",
+    ),
   );
   return `"use client";
 
-import { ${icons.join(", ")} } from "@/components/icons";
+${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
 import { Link } from "@/components/link";
 
 import { PageHeader } from "@/components/page-header";
 import { ErrorState } from "@/components/page-state";
 import { Card, CardAction, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { useAsync } from "@/hooks/use-async";
-import { ${clients.length > 0 ? `${clients.join(", ")}, ` : ""}toApiError } from "@/lib/api";
+${fitList("", "import ", [...clients, "toApiError"], ' from "@/lib/api";', "{}")}
 
 const cards = [
 ${rows.join("\n")}
@@ -205,7 +220,7 @@ export function renderListPage(p: UiPage): string {
   const filters = p.page.filters.map((f) => prop(`${ui.camel}Fields`, f));
   const react = p.kanban ? "lazy, Suspense" : "Suspense";
   const imports = [
-    `import { ${react} } from "react";\n`,
+    `import { ${react} } from "react";`,
     'import { ListView } from "@/components/list-view";',
     'import { PageHeader } from "@/components/page-header";',
     'import { LoadingState } from "@/components/page-state";',
@@ -215,12 +230,19 @@ export function renderListPage(p: UiPage): string {
   ];
   const lazyBoard = p.kanban
     ? `\n// The board and its drag-and-drop library load only when the board is shown.
-const ${T}Kanban = lazy(() => import("@/components/${ui.kebab}/${ui.kebab}-kanban").then((m) => ({ default: m.${T}Kanban })));
+const load${T}Kanban = () => import("@/components/${ui.kebab}/${ui.kebab}-kanban");
+const ${T}Kanban = lazy(() => load${T}Kanban().then((m) => ({ default: m.${T}Kanban })));
 `
     : "";
   const renderers = [
     ...(uniqueViews.includes("table")
-      ? [`        renderTable={(rows, sorting) => <${T}Table rows={rows} columns={[${columns.map(str).join(", ")}]} sorting={sorting} />}`]
+      ? [
+          fitElementProp("        ", "renderTable", "(rows, sorting)", `${T}Table`, [
+            "rows={rows}",
+            `columns={[${columns.map(str).join(", ")}]}`,
+            "sorting={sorting}",
+          ]),
+        ]
       : []),
     ...(p.kanban
       ? [
@@ -229,12 +251,13 @@ const ${T}Kanban = lazy(() => import("@/components/${ui.kebab}/${ui.kebab}-kanba
             <${T}Kanban rows={rows} cardFields={[${cardFields.map(str).join(", ")}]} />
           </Suspense>
         )}`,
+          `        preloadKanban={load${T}Kanban}`,
         ]
       : []),
   ];
   return `"use client";
 
-${imports.join("\n")}
+${sortImports(imports)}
 ${lazyBoard}
 export default function ${p.component}Page() {
   // The list keeps its state in the URL's search params, which are known only in the browser; the
@@ -286,14 +309,15 @@ export function renderCreatePage(p: UiPage): string {
   const label = p.ui.entity.label;
   return `"use client";
 
-import { ArrowLeft } from "@/components/icons";
-import { Link } from "@/components/link";
-import { useRouter } from "next/navigation";
-
-${componentImport(p, "Form")}
-import { PageHeader } from "@/components/page-header";
-import { notify } from "@/components/toaster";
-import { Card, CardContent } from "@/components/ui/card";
+${sortImports([
+  'import { ArrowLeft } from "@/components/icons";',
+  'import { Link } from "@/components/link";',
+  'import { useRouter } from "next/navigation";',
+  componentImport(p, "Form"),
+  'import { PageHeader } from "@/components/page-header";',
+  'import { notify } from "@/components/toaster";',
+  'import { Card, CardContent } from "@/components/ui/card";',
+])}
 
 export default function ${p.component}CreatePage() {
   const router = useRouter();

@@ -1,7 +1,7 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
 import { enumAliases } from "./emit-lib.js";
 import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
-import { key, literal, prop, str } from "./source.js";
+import { fitElementProp, fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
 
 /** The expression naming record `v` in headings and messages: its heading field, else its id. */
 export function headingOf(ui: UiEntity, v: string): string {
@@ -21,21 +21,27 @@ function fieldSpec(ui: UiEntity, f: FieldIR): string {
   if (f.itemsType) parts.push(`itemsType: ${str(f.itemsType)}`);
   if (f.hasDefault && f.default !== null) parts.push(`defaultValue: ${literal(f.default)}`);
   if (f.description) parts.push(`description: ${str(f.description)}`);
-  return `  ${key(f.name)}: { ${parts.join(", ")} },`;
+  return fitList("  ", `${key(f.name)}: `, parts, ",", "{}");
 }
 
 function workflowSpec(w: WorkflowIR): string {
-  const states = w.states.map(
-    (s) => `    { name: ${str(s.name)}, label: ${str(s.label)}, category: ${str(s.category)}, terminal: ${s.terminal} },`,
+  const states = w.states.map((s) =>
+    fitList(
+      "    ",
+      "",
+      [`name: ${str(s.name)}`, `label: ${str(s.label)}`, `category: ${str(s.category)}`, `terminal: ${s.terminal}`],
+      ",",
+      "{}",
+    ),
   );
-  const transitions = w.states.map((s) => `    ${key(s.name)}: [${(w.transitions[s.name] ?? []).map(str).join(", ")}],`);
+  const transitions = w.states.map((s) => fitList("    ", `${key(s.name)}: `, (w.transitions[s.name] ?? []).map(str), ",", "[]"));
   let override = "null";
   if (w.typeOverrides && w.typeOverrides.overrides.length > 0) {
     const values = w.typeOverrides.overrides.map((o) => {
       const rows = Object.keys(o.transitions)
         .sort()
         .map((from) => `${key(from)}: [${(o.transitions[from] ?? []).map(str).join(", ")}]`);
-      return `      ${key(o.value)}: { ${rows.join(", ")} },`;
+      return fitList("      ", `${key(o.value)}: `, rows, ",", "{}");
     });
     override = `{\n    field: ${str(w.typeOverrides.field)},\n    overrides: {\n${values.join("\n")}\n    },\n  }`;
   }
@@ -44,12 +50,16 @@ function workflowSpec(w: WorkflowIR): string {
 
 function rulesSpec(rules: readonly UiRule[]): string {
   if (rules.length === 0) return "{}";
-  const rows = rules.map((r) => `  ${str(r.source)}: { fields: [${r.fields.map(str).join(", ")}], message: ${str(r.message)} },`);
+  const rows = rules.map((r) =>
+    fitList("  ", `${str(r.source)}: `, [`fields: [${r.fields.map(str).join(", ")}]`, `message: ${str(r.message)}`], ",", "{}"),
+  );
   return `{\n${rows.join("\n")}\n}`;
 }
 
-function list(ui: UiEntity, names: readonly string[]): string {
-  return `[${names.map((n) => prop(`${ui.camel}Fields`, n)).join(", ")}]`;
+/** `export const {name}: readonly FieldSpec[] = [...];` of the entity's fields `names`. */
+function list(ui: UiEntity, name: string, names: readonly string[]): string {
+  const items = names.map((n) => prop(`${ui.camel}Fields`, n));
+  return `${fitList("", `export const ${ui.camel}${name}: readonly FieldSpec[] = `, items, ";", "[]")}\n`;
 }
 
 /** {kebab}-fields.ts: the entity's field specs, field lists per view, reference sources, workflow. */
@@ -65,27 +75,35 @@ function renderFields(ui: UiEntity): string {
   const specs = e.fields.map((f) => fieldSpec(ui, f));
   const refs = [...ui.references.entries()].map(([name, c]) => {
     const display = e.fields.find((f) => f.name === name)?.references?.display ?? null;
-    return `  ${key(name)}: { entity: ${str(c.entity.name)}, load: () => ${c.name}.list(1000, 0), display: ${display === null ? "null" : str(display)} },`;
+    const parts = [
+      `entity: ${str(c.entity.name)}`,
+      `load: () => ${c.name}.list(1000, 0)`,
+      `display: ${display === null ? "null" : str(display)}`,
+    ];
+    return fitList("  ", `${key(name)}: `, parts, ",", "{}");
   });
   const out = [
     `${imports.join("\n")}\n`,
     `/** Every field of ${e.fqn}, as the views show it. */`,
     `export const ${ui.camel}Fields = {\n${specs.join("\n")}\n} satisfies Record<string, FieldSpec>;\n`,
     `/** The create form: writable fields (computed ones are filled by the server). */`,
-    `export const ${ui.camel}CreateFields: readonly FieldSpec[] = ${list(
+    list(
       ui,
+      "CreateFields",
       ui.createFields.map((f) => f.name),
-    )};\n`,
+    ),
     `/** The edit form: updatable fields, without the computed and immutable ones. */`,
-    `export const ${ui.camel}EditFields: readonly FieldSpec[] = ${list(
+    list(
       ui,
+      "EditFields",
       ui.editFields.map((f) => f.name),
-    )};\n`,
+    ),
     `/** The detail page. */`,
-    `export const ${ui.camel}DetailFields: readonly FieldSpec[] = ${list(
+    list(
       ui,
+      "DetailFields",
       ui.detailFields.map((f) => f.name),
-    )};\n`,
+    ),
     `/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */`,
     refs.length > 0
       ? `export const ${ui.camel}References: Record<string, ReferenceSource> = {\n${refs.join("\n")}\n};\n`
@@ -100,6 +118,21 @@ function renderFields(ui: UiEntity): string {
     out.push(`export const ${ui.camel}Workflow: WorkflowSpec = ${workflowSpec(ui.workflow)};\n`);
   }
   return out.join("\n");
+}
+
+/** `export function Name({ a, b }: { a: A; b: B }) {`, broken as biome breaks it when too long. */
+function componentSignature(name: string, props: readonly (readonly [string, string])[]): string {
+  const flat = `export function ${name}({ ${props.map(([p]) => p).join(", ")} }: { ${props.map(([p, t]) => `${p}: ${t}`).join("; ")} }) {`;
+  if (flat.length <= LINE_WIDTH) return flat;
+  const names = props.map(([p]) => `  ${p},`).join("\n");
+  const types = props.map(([p, t]) => `  ${p}: ${t};`).join("\n");
+  return `export function ${name}({\n${names}\n}: {\n${types}\n}) {`;
+}
+
+/** `cond ? a : b` on one line when it fits, otherwise `? a` and `: b` on lines of their own. */
+function ternary(pad: string, cond: string, a: string, b: string): string {
+  const flat = `${pad}${cond} ? ${a} : ${b}`;
+  return flat.length <= LINE_WIDTH ? flat : `${pad}${cond}\n${pad}  ? ${a}\n${pad}  : ${b}`;
 }
 
 /** Entity-level components take the view's field names, so two pages of one entity can differ. */
@@ -117,7 +150,11 @@ import { ${ui.camel}Fields, ${ui.camel}References } from "./${ui.kebab}-fields";
 export type ${T}Column = keyof typeof ${ui.camel}Fields;
 
 /** Table view of ${ui.entity.labelPlural.toLowerCase()}: enum cells as badges, references by their display field. */
-export function ${T}Table({ rows, columns, sorting }: { rows: readonly ${T}[]; columns: readonly ${T}Column[]; sorting: Sorting }) {
+${componentSignature(`${T}Table`, [
+  ["rows", `readonly ${T}[]`],
+  ["columns", `readonly ${T}Column[]`],
+  ["sorting", "Sorting"],
+])}
   const specs: FieldSpec[] = columns.map((c) => ${ui.camel}Fields[c]);
   const sources: Record<string, ReferenceSource> = {};
   for (const c of columns) {
@@ -154,7 +191,10 @@ import { ${ui.camel}Fields, ${ui.camel}References, ${ui.camel}Workflow } from ".
 export type ${T}CardField = keyof typeof ${ui.camel}Fields;
 
 /** Kanban view of ${ui.entity.labelPlural.toLowerCase()}: one column per state of ${ui.workflow?.fqn ?? ""}. */
-export function ${T}Kanban({ rows, cardFields }: { rows: readonly ${T}[]; cardFields: readonly ${T}CardField[] }) {
+${componentSignature(`${T}Kanban`, [
+  ["rows", `readonly ${T}[]`],
+  ["cardFields", `readonly ${T}CardField[]`],
+])}
   const specs: FieldSpec[] = cardFields.map((c) => ${ui.camel}Fields[c]);
   const sources: Record<string, ReferenceSource> = {};
   for (const c of cardFields) {
@@ -181,18 +221,24 @@ export function ${T}Kanban({ rows, cardFields }: { rows: readonly ${T}[]; cardFi
 function renderForm(ui: UiEntity): string {
   const T = ui.entity.className;
   const ops = ui.client.operations;
+  const update = ops.has("update")
+    ? `${ui.client.name}.update(record.id, data as unknown as ${T}Update)`
+    : `Promise.reject(new Error("this API has no update endpoint"))`;
+  const create = ops.has("create")
+    ? `${ui.client.name}.create(data as unknown as ${T}Create)`
+    : `Promise.reject(new Error("this API has no create endpoint"))`;
   return `"use client";
 
 import { RecordForm } from "@/components/record-form";
 import { ${ui.client.name} } from "@/lib/api";
 import type { ${T}${ops.has("create") ? `, ${T}Create` : ""}${ops.has("update") ? `, ${T}Update` : ""} } from "@/lib/types";
-import {
-  ${ui.camel}CreateFields,
-  ${ui.camel}CreateRules,
-  ${ui.camel}EditFields,
-  ${ui.camel}References,
-  ${ui.camel}UpdateRules,
-} from "./${ui.kebab}-fields";
+${fitList(
+  "",
+  "import ",
+  ["CreateFields", "CreateRules", "EditFields", "References", "UpdateRules"].map((n) => `${ui.camel}${n}`),
+  ` from "./${ui.kebab}-fields";`,
+  "{}",
+)}
 
 /**
  * Create form (no \`record\`) or edit form (with one). The body is assembled from the inputs and
@@ -216,9 +262,7 @@ export function ${T}Form({
       rules={record ? ${ui.camel}UpdateRules : ${ui.camel}CreateRules}
       record={record}
       onSubmit={(data) =>
-        record
-          ? ${ops.has("update") ? `${ui.client.name}.update(record.id, data as unknown as ${T}Update)` : `Promise.reject(new Error("this API has no update endpoint"))`}
-          : ${ops.has("create") ? `${ui.client.name}.create(data as unknown as ${T}Create)` : `Promise.reject(new Error("this API has no create endpoint"))`}
+${ternary("        ", "record", update, create)}
       }
       onSaved={onSaved}
       onCancel={onCancel}
@@ -245,7 +289,13 @@ import { lazy } from "react";
 import { DetailView } from "@/components/detail-view";
 import { ${c.name} } from "@/lib/api";
 import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
-import { ${ui.camel}DetailFields, ${ui.camel}References${ui.workflow ? `, ${ui.camel}Workflow` : ""} } from "./${ui.kebab}-fields";
+${fitList(
+  "",
+  "import ",
+  [`${ui.camel}DetailFields`, `${ui.camel}References`, ...(ui.workflow ? [`${ui.camel}Workflow`] : [])],
+  ` from "./${ui.kebab}-fields";`,
+  "{}",
+)}
 
 // The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
 const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));
@@ -264,7 +314,11 @@ export function ${T}Detail({ id }: { id: string }) {
       heading={(r) => ${heading}}
       load={(recordId) => ${c.name}.get(recordId)}
       remove={(recordId) => ${c.name}.delete(recordId)}${wf}
-      renderForm={(record, done) => <${T}Form record={record} onSaved={(saved) => done(saved)} onCancel={() => done(null)} />}
+${fitElementProp("      ", "renderForm", "(record, done)", `${T}Form`, [
+  "record={record}",
+  "onSaved={(saved) => done(saved)}",
+  "onCancel={() => done(null)}",
+])}
     />
   );
 }

@@ -1,7 +1,7 @@
 import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 import { pascalCase } from "../../compiler/index.js";
 import type { ApiClient, FrontendModel } from "./model.js";
-import { key, literal, str } from "./source.js";
+import { fitBreak, fitList, key, literal, str } from "./source.js";
 import { partial } from "./templates.js";
 
 /** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
@@ -98,22 +98,35 @@ function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
   if (ops.has("list")) {
     lines.push(
       `  /** GET ${base}/ — one page of records and the total. */`,
-      `  list: (limit = 100, offset = 0, filters: ListFilters = {}) =>`,
-      `    request<ListResult<${T}>>("GET", ${str(`${base}/`)}, undefined, { ...filters, limit, offset }),`,
+      fitBreak(
+        "  ",
+        "list: (limit = 100, offset = 0, filters: ListFilters = {}) =>",
+        `request<ListResult<${T}>>("GET", ${str(`${base}/`)}, undefined, { ...filters, limit, offset }),`,
+      ),
     );
   }
-  if (ops.has("get")) lines.push(`  /** GET ${base}/{id} */`, `  get: (id: string) => request<${T}>("GET", ${item}),`);
+  if (ops.has("get")) lines.push(`  /** GET ${base}/{id} */`, fitBreak("  ", "get: (id: string) =>", `request<${T}>("GET", ${item}),`));
   if (ops.has("create"))
-    lines.push(`  /** POST ${base}/ */`, `  create: (data: ${T}Create) => request<${T}>("POST", ${str(`${base}/`)}, data),`);
+    lines.push(
+      `  /** POST ${base}/ */`,
+      fitBreak("  ", `create: (data: ${T}Create) =>`, `request<${T}>("POST", ${str(`${base}/`)}, data),`),
+    );
   if (ops.has("update"))
-    lines.push(`  /** PATCH ${base}/{id} */`, `  update: (id: string, data: ${T}Update) => request<${T}>("PATCH", ${item}, data),`);
-  if (ops.has("delete")) lines.push(`  /** DELETE ${base}/{id} */`, `  delete: (id: string) => request<void>("DELETE", ${item}),`);
+    lines.push(
+      `  /** PATCH ${base}/{id} */`,
+      fitBreak("  ", `update: (id: string, data: ${T}Update) =>`, `request<${T}>("PATCH", ${item}, data),`),
+    );
+  if (ops.has("delete"))
+    lines.push(`  /** DELETE ${base}/{id} */`, fitBreak("  ", "delete: (id: string) =>", `request<void>("DELETE", ${item}),`));
   if (ops.has("transition")) {
     const stateType = aliases.get(`${c.entity.name}.state`) ?? "string";
     lines.push(
       `  /** PUT ${base}/{id}/state — move the record to another workflow state. */`,
-      `  transition: (id: string, state: ${stateType}) =>`,
-      `    request<${T}>("PUT", \`${base}/\${encodeURIComponent(id)}/state\`, { state }),`,
+      fitBreak(
+        "  ",
+        `transition: (id: string, state: ${stateType}) =>`,
+        `request<${T}>("PUT", \`${base}/\${encodeURIComponent(id)}/state\`, { state }),`,
+      ),
     );
   }
   const origin = c.route ? `Route ${c.route.fqn}` : `${c.entity.fqn} (no Route contract: its inferred base path)`;
@@ -133,7 +146,7 @@ export function renderApi(model: FrontendModel): string {
       if (s) names.add(s);
     }
   }
-  const imports = names.size > 0 ? `import type { ${[...names].sort().join(", ")} } from "./types";\n\n` : "";
+  const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n\n` : "";
   const clients = model.clients.map((c) => clientBlock(c, aliases)).join("\n");
   const auth = model.auth
     ? `

@@ -46,3 +46,57 @@ export function withHeader(path: string, content: string): string {
 }
 
 export { GENERATED_NOTICE };
+
+/**
+ * The line width of the generated app's biome.jsonc. Lines the emitters assemble are laid out as
+ * biome's formatter lays them out, so `biome format` leaves the generated app unchanged.
+ */
+export const LINE_WIDTH = 140;
+
+/**
+ * `head` + a bracketed list + `tail` at indentation `pad`, as biome formats it: on one line when
+ * that line fits LINE_WIDTH, otherwise one item per line, each with a trailing comma. Objects and
+ * named imports take `{}` (spaces inside on one line), arrays `[]`.
+ */
+export function fitList(pad: string, head: string, items: readonly string[], tail: string, brackets: "{}" | "[]"): string {
+  if (items.length === 0) return `${pad}${head}${brackets}${tail}`;
+  const [open, close] = brackets === "{}" ? ["{ ", " }"] : ["[", "]"];
+  const flat = `${pad}${head}${open}${items.join(", ")}${close}${tail}`;
+  if (flat.length <= LINE_WIDTH) return flat;
+  return `${pad}${head}${brackets[0]}\n${items.map((i) => `${pad}  ${i},`).join("\n")}\n${pad}${brackets[1]}${tail}`;
+}
+
+/** `head` and `body` on one line when it fits, otherwise `body` on the next line, indented once more. */
+export function fitBreak(pad: string, head: string, body: string): string {
+  const flat = `${pad}${head} ${body}`;
+  return flat.length <= LINE_WIDTH ? flat : `${pad}${head}\n${pad}  ${body}`;
+}
+
+/** A self-closing JSX element: on one line when it fits, otherwise one attribute per line. */
+export function fitElement(pad: string, tag: string, attrs: readonly string[]): string {
+  const flat = `${pad}<${tag} ${attrs.join(" ")} />`;
+  if (flat.length <= LINE_WIDTH) return flat;
+  return `${pad}<${tag}\n${attrs.map((a) => `${pad}  ${a}`).join("\n")}\n${pad}/>`;
+}
+
+/** A JSX prop whose value is an arrow returning one element (`name={(a) => <El />}`), laid out as biome does. */
+export function fitElementProp(pad: string, name: string, params: string, tag: string, attrs: readonly string[]): string {
+  const flat = `${pad}${name}={${params} => <${tag} ${attrs.join(" ")} />}`;
+  if (flat.length <= LINE_WIDTH) return flat;
+  return `${pad}${name}={${params} => (\n${fitElement(`${pad}  `, tag, attrs)}\n${pad})}`;
+}
+
+/**
+ * Import lines in the order biome's organizeImports keeps them: packages, then `@/` aliases, then
+ * relative paths, each group by its source, with no blank line between them.
+ */
+export function sortImports(lines: readonly string[]): string {
+  const source = (line: string) => /from "([^"]+)";$/.exec(line)?.[1] ?? "";
+  const rank = (s: string) => (s.startsWith(".") ? 2 : s.startsWith("@/") ? 1 : 0);
+  const sorted = [...lines].sort((a, b) => {
+    const sa = source(a);
+    const sb = source(b);
+    return rank(sa) - rank(sb) || (sa < sb ? -1 : sa > sb ? 1 : 0);
+  });
+  return sorted.join("\n");
+}

@@ -11,7 +11,8 @@ export const metadata: Metadata = {
 };
 
 /** Applies the stored or the system's theme before the first paint (no flash of the other theme). */
-const themeScript = "try{var t=localStorage.getItem(\"charter.theme\"),d=t?t===\"dark\":matchMedia(\"(prefers-color-scheme: dark)\").matches;document.documentElement.classList.toggle(\"dark\",d)}catch(e){}";
+const themeScript =
+  'try{var t=localStorage.getItem("charter.theme"),d=t?t==="dark":matchMedia("(prefers-color-scheme: dark)").matches;document.documentElement.classList.toggle("dark",d)}catch(e){}';
 
 export default function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
   return (

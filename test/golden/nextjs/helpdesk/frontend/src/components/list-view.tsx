@@ -75,6 +75,7 @@ function ListView<T extends ApiRecord>({
   load,
   renderTable,
   renderKanban,
+  preloadKanban,
 }: {
   title: string;
   entityLabel: string;
@@ -87,6 +88,8 @@ function ListView<T extends ApiRecord>({
   load: (limit: number, offset: number, query: ListFilters) => Promise<ListResult<T>>;
   renderTable?: (rows: readonly T[], sorting: Sorting) => ReactNode;
   renderKanban?: (rows: readonly T[]) => ReactNode;
+  /** Starts loading the board's code; called as soon as the board view is chosen, so the code arrives with the data, not after it. */
+  preloadKanban?: () => unknown;
 }) {
   const params = useSearchParams();
   const router = useRouter();
@@ -106,6 +109,9 @@ function ListView<T extends ApiRecord>({
   const offset = board ? 0 : (page - 1) * size;
   const key = params.toString();
   const { state, busy, reload } = useAsync(() => load(board ? BOARD_LIMIT : size, offset, query), [key, board]);
+  useEffect(() => {
+    if (board) preloadKanban?.();
+  }, [board, preloadKanban]);
   const [said, setSaid] = useState("");
   const pending = useRef("");
 

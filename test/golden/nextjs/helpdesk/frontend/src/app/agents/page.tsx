@@ -2,12 +2,11 @@
 "use client";
 
 import { Suspense } from "react";
-
+import { agentReferences } from "@/components/agent/agent-fields";
+import { AgentTable } from "@/components/agent/agent-table";
 import { ListView } from "@/components/list-view";
 import { PageHeader } from "@/components/page-header";
 import { LoadingState } from "@/components/page-state";
-import { agentReferences } from "@/components/agent/agent-fields";
-import { AgentTable } from "@/components/agent/agent-table";
 import { agentApi } from "@/lib/api";
 
 export default function AgentsPage() {
@@ -32,7 +31,9 @@ export default function AgentsPage() {
         filters={[]}
         references={agentReferences}
         load={(limit, offset, query) => agentApi.list(limit, offset, query)}
-        renderTable={(rows, sorting) => <AgentTable rows={rows} columns={["name", "email", "team", "active", "max_open_tickets"]} sorting={sorting} />}
+        renderTable={(rows, sorting) => (
+          <AgentTable rows={rows} columns={["name", "email", "team", "active", "max_open_tickets"]} sorting={sorting} />
+        )}
       />
     </Suspense>
   );

@@ -2,12 +2,11 @@
 "use client";
 
 import { Suspense } from "react";
-
+import { customerReferences } from "@/components/customer/customer-fields";
+import { CustomerTable } from "@/components/customer/customer-table";
 import { ListView } from "@/components/list-view";
 import { PageHeader } from "@/components/page-header";
 import { LoadingState } from "@/components/page-state";
-import { customerReferences } from "@/components/customer/customer-fields";
-import { CustomerTable } from "@/components/customer/customer-table";
 import { customerApi } from "@/lib/api";
 
 export default function CustomersPage() {
@@ -32,7 +31,9 @@ export default function CustomersPage() {
         filters={[]}
         references={customerReferences}
         load={(limit, offset, query) => customerApi.list(limit, offset, query)}
-        renderTable={(rows, sorting) => <CustomerTable rows={rows} columns={["number", "name", "email", "company", "plan"]} sorting={sorting} />}
+        renderTable={(rows, sorting) => (
+          <CustomerTable rows={rows} columns={["number", "name", "email", "company", "plan"]} sorting={sorting} />
+        )}
       />
     </Suspense>
   );

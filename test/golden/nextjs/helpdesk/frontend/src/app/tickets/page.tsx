@@ -2,7 +2,6 @@
 "use client";
 
 import { lazy, Suspense } from "react";
-
 import { ListView } from "@/components/list-view";
 import { PageHeader } from "@/components/page-header";
 import { LoadingState } from "@/components/page-state";
@@ -11,7 +10,8 @@ import { TicketTable } from "@/components/ticket/ticket-table";
 import { ticketApi } from "@/lib/api";
 
 // The board and its drag-and-drop library load only when the board is shown.
-const TicketKanban = lazy(() => import("@/components/ticket/ticket-kanban").then((m) => ({ default: m.TicketKanban })));
+const loadTicketKanban = () => import("@/components/ticket/ticket-kanban");
+const TicketKanban = lazy(() => loadTicketKanban().then((m) => ({ default: m.TicketKanban })));
 
 export default function TicketsPage() {
   // The list keeps its state in the URL's search params, which are known only in the browser; the
@@ -35,12 +35,19 @@ export default function TicketsPage() {
         filters={[ticketFields.priority, ticketFields.type]}
         references={ticketReferences}
         load={(limit, offset, query) => ticketApi.list(limit, offset, query)}
-        renderTable={(rows, sorting) => <TicketTable rows={rows} columns={["number", "title", "priority", "type", "customer_id", "assignee_id", "due_date"]} sorting={sorting} />}
+        renderTable={(rows, sorting) => (
+          <TicketTable
+            rows={rows}
+            columns={["number", "title", "priority", "type", "customer_id", "assignee_id", "due_date"]}
+            sorting={sorting}
+          />
+        )}
         renderKanban={(rows) => (
           <Suspense fallback={<LoadingState />}>
             <TicketKanban rows={rows} cardFields={["title", "priority", "assignee_id"]} />
           </Suspense>
         )}
+        preloadKanban={loadTicketKanban}
       />
     </Suspense>
   );

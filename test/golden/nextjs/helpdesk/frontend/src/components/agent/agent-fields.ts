@@ -8,26 +8,51 @@ export const agentFields = {
   updated_at: { name: "updated_at", label: "Updated at", type: "datetime", required: false, description: "When the record last changed" },
   name: { name: "name", label: "Name", type: "string", required: true },
   email: { name: "email", label: "Email", type: "email", required: true },
-  team: { name: "team", label: "Team", type: "string", required: false, enumValues: ["support", "engineering", "billing"], defaultValue: "support" },
+  team: {
+    name: "team",
+    label: "Team",
+    type: "string",
+    required: false,
+    enumValues: ["support", "engineering", "billing"],
+    defaultValue: "support",
+  },
   active: { name: "active", label: "Active", type: "boolean", required: false, defaultValue: true },
   max_open_tickets: { name: "max_open_tickets", label: "Max open tickets", type: "integer", required: false, defaultValue: 10 },
 } satisfies Record<string, FieldSpec>;
 
 /** The create form: writable fields (computed ones are filled by the server). */
-export const agentCreateFields: readonly FieldSpec[] = [agentFields.name, agentFields.email, agentFields.team, agentFields.active, agentFields.max_open_tickets];
+export const agentCreateFields: readonly FieldSpec[] = [
+  agentFields.name,
+  agentFields.email,
+  agentFields.team,
+  agentFields.active,
+  agentFields.max_open_tickets,
+];
 
 /** The edit form: updatable fields, without the computed and immutable ones. */
 export const agentEditFields: readonly FieldSpec[] = [agentFields.name, agentFields.team, agentFields.active, agentFields.max_open_tickets];
 
 /** The detail page. */
-export const agentDetailFields: readonly FieldSpec[] = [agentFields.name, agentFields.email, agentFields.team, agentFields.active, agentFields.max_open_tickets, agentFields.id, agentFields.created_at, agentFields.updated_at];
+export const agentDetailFields: readonly FieldSpec[] = [
+  agentFields.name,
+  agentFields.email,
+  agentFields.team,
+  agentFields.active,
+  agentFields.max_open_tickets,
+  agentFields.id,
+  agentFields.created_at,
+  agentFields.updated_at,
+];
 
 /** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
 export const agentReferences = {};
 
 /** Validation rules of the create endpoint, by source text: the fields a failure is shown at. */
 export const agentCreateRules: Record<string, RuleSpec> = {
-  "max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'": { fields: ["max_open_tickets", "team"], message: "Validation error." },
+  "max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'": {
+    fields: ["max_open_tickets", "team"],
+    message: "Validation error.",
+  },
 };
 
 /** Validation rules of the update endpoint. */

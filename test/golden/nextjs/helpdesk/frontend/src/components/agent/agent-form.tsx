@@ -4,13 +4,7 @@
 import { RecordForm } from "@/components/record-form";
 import { agentApi } from "@/lib/api";
 import type { Agent, AgentCreate, AgentUpdate } from "@/lib/types";
-import {
-  agentCreateFields,
-  agentCreateRules,
-  agentEditFields,
-  agentReferences,
-  agentUpdateRules,
-} from "./agent-fields";
+import { agentCreateFields, agentCreateRules, agentEditFields, agentReferences, agentUpdateRules } from "./agent-fields";
 
 /**
  * Create form (no `record`) or edit form (with one). The body is assembled from the inputs and
@@ -34,9 +28,7 @@ export function AgentForm({
       rules={record ? agentUpdateRules : agentCreateRules}
       record={record}
       onSubmit={(data) =>
-        record
-          ? agentApi.update(record.id, data as unknown as AgentUpdate)
-          : agentApi.create(data as unknown as AgentCreate)
+        record ? agentApi.update(record.id, data as unknown as AgentUpdate) : agentApi.create(data as unknown as AgentCreate)
       }
       onSaved={onSaved}
       onCancel={onCancel}

@@ -17,13 +17,37 @@ export const customerFields = {
 } satisfies Record<string, FieldSpec>;
 
 /** The create form: writable fields (computed ones are filled by the server). */
-export const customerCreateFields: readonly FieldSpec[] = [customerFields.name, customerFields.email, customerFields.company, customerFields.plan, customerFields.website];
+export const customerCreateFields: readonly FieldSpec[] = [
+  customerFields.name,
+  customerFields.email,
+  customerFields.company,
+  customerFields.plan,
+  customerFields.website,
+];
 
 /** The edit form: updatable fields, without the computed and immutable ones. */
-export const customerEditFields: readonly FieldSpec[] = [customerFields.name, customerFields.email, customerFields.company, customerFields.plan, customerFields.website];
+export const customerEditFields: readonly FieldSpec[] = [
+  customerFields.name,
+  customerFields.email,
+  customerFields.company,
+  customerFields.plan,
+  customerFields.website,
+];
 
 /** The detail page. */
-export const customerDetailFields: readonly FieldSpec[] = [customerFields.name, customerFields.email, customerFields.company, customerFields.plan, customerFields.website, customerFields.id, customerFields.number, customerFields.created_at, customerFields.updated_at, customerFields.created_by, customerFields.updated_by];
+export const customerDetailFields: readonly FieldSpec[] = [
+  customerFields.name,
+  customerFields.email,
+  customerFields.company,
+  customerFields.plan,
+  customerFields.website,
+  customerFields.id,
+  customerFields.number,
+  customerFields.created_at,
+  customerFields.updated_at,
+  customerFields.created_by,
+  customerFields.updated_by,
+];
 
 /** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
 export const customerReferences = {};

@@ -4,13 +4,7 @@
 import { RecordForm } from "@/components/record-form";
 import { customerApi } from "@/lib/api";
 import type { Customer, CustomerCreate, CustomerUpdate } from "@/lib/types";
-import {
-  customerCreateFields,
-  customerCreateRules,
-  customerEditFields,
-  customerReferences,
-  customerUpdateRules,
-} from "./customer-fields";
+import { customerCreateFields, customerCreateRules, customerEditFields, customerReferences, customerUpdateRules } from "./customer-fields";
 
 /**
  * Create form (no `record`) or edit form (with one). The body is assembled from the inputs and
@@ -34,9 +28,7 @@ export function CustomerForm({
       rules={record ? customerUpdateRules : customerCreateRules}
       record={record}
       onSubmit={(data) =>
-        record
-          ? customerApi.update(record.id, data as unknown as CustomerUpdate)
-          : customerApi.create(data as unknown as CustomerCreate)
+        record ? customerApi.update(record.id, data as unknown as CustomerUpdate) : customerApi.create(data as unknown as CustomerCreate)
       }
       onSaved={onSaved}
       onCancel={onCancel}

@@ -11,7 +11,15 @@ import { customerFields, customerReferences } from "./customer-fields";
 export type CustomerColumn = keyof typeof customerFields;
 
 /** Table view of customers: enum cells as badges, references by their display field. */
-export function CustomerTable({ rows, columns, sorting }: { rows: readonly Customer[]; columns: readonly CustomerColumn[]; sorting: Sorting }) {
+export function CustomerTable({
+  rows,
+  columns,
+  sorting,
+}: {
+  rows: readonly Customer[];
+  columns: readonly CustomerColumn[];
+  sorting: Sorting;
+}) {
   const specs: FieldSpec[] = columns.map((c) => customerFields[c]);
   const sources: Record<string, ReferenceSource> = {};
   for (const c of columns) {

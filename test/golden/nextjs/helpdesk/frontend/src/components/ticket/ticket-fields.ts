@@ -11,14 +11,43 @@ export const ticketFields = {
   updated_at: { name: "updated_at", label: "Updated at", type: "datetime", required: false, description: "When the record last changed" },
   deleted_at: { name: "deleted_at", label: "Deleted at", type: "datetime", required: false, description: "When the record was deleted" },
   deleted_by: { name: "deleted_by", label: "Deleted by", type: "string", required: false, description: "Who deleted the record" },
-  is_deleted: { name: "is_deleted", label: "Is deleted", type: "boolean", required: false, defaultValue: false, description: "Whether the record is deleted" },
-  tags: { name: "tags", label: "Tags", type: "array", required: false, itemsType: "string", defaultValue: [], description: "Free-form labels" },
+  is_deleted: {
+    name: "is_deleted",
+    label: "Is deleted",
+    type: "boolean",
+    required: false,
+    defaultValue: false,
+    description: "Whether the record is deleted",
+  },
+  tags: {
+    name: "tags",
+    label: "Tags",
+    type: "array",
+    required: false,
+    itemsType: "string",
+    defaultValue: [],
+    description: "Free-form labels",
+  },
   due_at: { name: "due_at", label: "Due at", type: "datetime", required: false, description: "When the SLA expires" },
   sla_breached: { name: "sla_breached", label: "SLA breached", type: "boolean", required: false, defaultValue: false },
   title: { name: "title", label: "Title", type: "string", required: true, description: "One-line summary" },
   description: { name: "description", label: "Description", type: "text", required: false, description: "Full description of the problem" },
-  priority: { name: "priority", label: "Priority", type: "string", required: false, enumValues: ["low", "medium", "high", "critical"], defaultValue: "medium" },
-  type: { name: "type", label: "Type", type: "string", required: false, enumValues: ["incident", "request", "problem"], defaultValue: "request" },
+  priority: {
+    name: "priority",
+    label: "Priority",
+    type: "string",
+    required: false,
+    enumValues: ["low", "medium", "high", "critical"],
+    defaultValue: "medium",
+  },
+  type: {
+    name: "type",
+    label: "Type",
+    type: "string",
+    required: false,
+    enumValues: ["incident", "request", "problem"],
+    defaultValue: "request",
+  },
   customer_id: { name: "customer_id", label: "Customer", type: "uuid", required: true, reference: "customer_id" },
   assignee_id: { name: "assignee_id", label: "Assignee", type: "uuid", required: false, reference: "assignee_id" },
   reporter_email: { name: "reporter_email", label: "Reporter email", type: "email", required: false },
@@ -32,17 +61,87 @@ export const ticketFields = {
   custom_data: { name: "custom_data", label: "Custom data", type: "object", required: false },
   reference_code: { name: "reference_code", label: "Reference code", type: "uuid", required: false },
   created_by: { name: "created_by", label: "Created by", type: "string", required: false },
-  state: { name: "state", label: "State", type: "string", required: false, enumValues: ["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"], defaultValue: "new", description: "Workflow state" },
+  state: {
+    name: "state",
+    label: "State",
+    type: "string",
+    required: false,
+    enumValues: ["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"],
+    defaultValue: "new",
+    description: "Workflow state",
+  },
 } satisfies Record<string, FieldSpec>;
 
 /** The create form: writable fields (computed ones are filled by the server). */
-export const ticketCreateFields: readonly FieldSpec[] = [ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.reporter_email, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached];
+export const ticketCreateFields: readonly FieldSpec[] = [
+  ticketFields.title,
+  ticketFields.description,
+  ticketFields.priority,
+  ticketFields.type,
+  ticketFields.customer_id,
+  ticketFields.assignee_id,
+  ticketFields.reporter_email,
+  ticketFields.resolution,
+  ticketFields.estimate_hours,
+  ticketFields.story_points,
+  ticketFields.due_date,
+  ticketFields.escalated,
+  ticketFields.external_url,
+  ticketFields.attachments,
+  ticketFields.custom_data,
+  ticketFields.tags,
+  ticketFields.due_at,
+  ticketFields.sla_breached,
+];
 
 /** The edit form: updatable fields, without the computed and immutable ones. */
-export const ticketEditFields: readonly FieldSpec[] = [ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached];
+export const ticketEditFields: readonly FieldSpec[] = [
+  ticketFields.title,
+  ticketFields.description,
+  ticketFields.priority,
+  ticketFields.type,
+  ticketFields.customer_id,
+  ticketFields.assignee_id,
+  ticketFields.resolution,
+  ticketFields.estimate_hours,
+  ticketFields.story_points,
+  ticketFields.due_date,
+  ticketFields.escalated,
+  ticketFields.external_url,
+  ticketFields.attachments,
+  ticketFields.custom_data,
+  ticketFields.tags,
+  ticketFields.due_at,
+  ticketFields.sla_breached,
+];
 
 /** The detail page. */
-export const ticketDetailFields: readonly FieldSpec[] = [ticketFields.title, ticketFields.description, ticketFields.priority, ticketFields.type, ticketFields.customer_id, ticketFields.assignee_id, ticketFields.reporter_email, ticketFields.resolution, ticketFields.estimate_hours, ticketFields.story_points, ticketFields.due_date, ticketFields.escalated, ticketFields.external_url, ticketFields.attachments, ticketFields.custom_data, ticketFields.tags, ticketFields.due_at, ticketFields.sla_breached, ticketFields.id, ticketFields.number, ticketFields.created_at, ticketFields.updated_at, ticketFields.reference_code, ticketFields.created_by];
+export const ticketDetailFields: readonly FieldSpec[] = [
+  ticketFields.title,
+  ticketFields.description,
+  ticketFields.priority,
+  ticketFields.type,
+  ticketFields.customer_id,
+  ticketFields.assignee_id,
+  ticketFields.reporter_email,
+  ticketFields.resolution,
+  ticketFields.estimate_hours,
+  ticketFields.story_points,
+  ticketFields.due_date,
+  ticketFields.escalated,
+  ticketFields.external_url,
+  ticketFields.attachments,
+  ticketFields.custom_data,
+  ticketFields.tags,
+  ticketFields.due_at,
+  ticketFields.sla_breached,
+  ticketFields.id,
+  ticketFields.number,
+  ticketFields.created_at,
+  ticketFields.updated_at,
+  ticketFields.reference_code,
+  ticketFields.created_by,
+];
 
 /** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
 export const ticketReferences: Record<string, ReferenceSource> = {
@@ -52,7 +151,10 @@ export const ticketReferences: Record<string, ReferenceSource> = {
 
 /** Validation rules of the create endpoint, by source text: the fields a failure is shown at. */
 export const ticketCreateRules: Record<string, RuleSpec> = {
-  "priority != 'critical' or len(description) >= 20": { fields: ["priority", "description"], message: "A critical ticket needs a description of at least 20 characters" },
+  "priority != 'critical' or len(description) >= 20": {
+    fields: ["priority", "description"],
+    message: "A critical ticket needs a description of at least 20 characters",
+  },
 };
 
 /** Validation rules of the update endpoint. */

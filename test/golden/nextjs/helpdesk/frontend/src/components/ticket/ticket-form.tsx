@@ -4,13 +4,7 @@
 import { RecordForm } from "@/components/record-form";
 import { ticketApi } from "@/lib/api";
 import type { Ticket, TicketCreate, TicketUpdate } from "@/lib/types";
-import {
-  ticketCreateFields,
-  ticketCreateRules,
-  ticketEditFields,
-  ticketReferences,
-  ticketUpdateRules,
-} from "./ticket-fields";
+import { ticketCreateFields, ticketCreateRules, ticketEditFields, ticketReferences, ticketUpdateRules } from "./ticket-fields";
 
 /**
  * Create form (no `record`) or edit form (with one). The body is assembled from the inputs and
@@ -34,9 +28,7 @@ export function TicketForm({
       rules={record ? ticketUpdateRules : ticketCreateRules}
       record={record}
       onSubmit={(data) =>
-        record
-          ? ticketApi.update(record.id, data as unknown as TicketUpdate)
-          : ticketApi.create(data as unknown as TicketCreate)
+        record ? ticketApi.update(record.id, data as unknown as TicketUpdate) : ticketApi.create(data as unknown as TicketCreate)
       }
       onSaved={onSaved}
       onCancel={onCancel}
