@@ -104,15 +104,18 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
   if (f.enum && f.enum.length > 0) {
     ctx.imp.add("typing", "Literal");
     t = subscript("Literal", f.enum.map(pyValue));
-  } else if (f.constraints.pattern !== undefined && (f.type === "string" || f.type === "text")) {
-    // The contract's pattern is the one the schema declares (so it comes before the validator,
-    // which would hide it from the schema); the storable check still runs.
+  } else if (constraintArgs(f).length > 0 && (f.type === "string" || f.type === "text")) {
+    // The contract's constraints come before the storable check: after a validator, pydantic
+    // would check lengths generically ("items") and leave a pattern out of the schema. Without a
+    // pattern of its own the field declares the one refusing NUL, as Text does.
     ctx.imp.add("pydantic", "AfterValidator");
     ctx.imp.add("pydantic", "Field");
     ctx.imp.add("typing", "Annotated");
     const check = call("AfterValidator", [ctx.imp.add("app.fieldtypes", "storable_text")]);
+    const noNul =
+      f.constraints.pattern === undefined ? [`json_schema_extra={"pattern": ${ctx.imp.add("app.fieldtypes", "NO_NUL_PATTERN")}}`] : [];
     const name = `${ctx.entity.className}${pascal(f.name)}`;
-    ctx.aliases.set(f.name, { name, definition: subscript("Annotated", ["str", call("Field", constraintArgs(f)), check]) });
+    ctx.aliases.set(f.name, { name, definition: subscript("Annotated", ["str", call("Field", [...constraintArgs(f), ...noNul]), check]) });
     return name;
   } else if (f.type === "integer" && constraintArgs(f).length > 0) {
     // Int64's parts with the contract's bounds inside its own (app/fieldtypes.py): bounds added

@@ -9,12 +9,16 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from app.fieldtypes import Email, Text, UtcDatetime
+from app.fieldtypes import NO_NUL_PATTERN, Email, Text, UtcDatetime, storable_text
 
-CustomerName = Annotated[Text, Field(min_length=1, max_length=120)]
+CustomerName = Annotated[
+    str,
+    Field(min_length=1, max_length=120, json_schema_extra={"pattern": NO_NUL_PATTERN}),
+    AfterValidator(storable_text),
+]
 CustomerPlan = Literal["free", "pro", "enterprise"]
 CustomerSort = Literal[
     "id",

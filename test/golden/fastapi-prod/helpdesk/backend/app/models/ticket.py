@@ -10,6 +10,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic.json_schema import SkipJsonSchema
 
 from app.fieldtypes import (
+    NO_NUL_PATTERN,
     Bool,
     Email,
     Float64,
@@ -23,7 +24,11 @@ from app.fieldtypes import (
     whole_number,
 )
 
-TicketTitle = Annotated[Text, Field(min_length=3, max_length=200)]
+TicketTitle = Annotated[
+    str,
+    Field(min_length=3, max_length=200, json_schema_extra={"pattern": NO_NUL_PATTERN}),
+    AfterValidator(storable_text),
+]
 TicketPriority = Literal["low", "medium", "high", "critical"]
 TicketType = Literal["incident", "request", "problem"]
 TicketEstimateHours = Annotated[Float64, Field(ge=0, le=1000)]
