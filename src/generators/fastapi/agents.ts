@@ -1,8 +1,10 @@
 import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
+import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyStr, pyTuple, pyValue } from "./python.js";
-import { fillDict, invokeEvent, rulesTuple, sameRule, updateFill } from "./routes.js";
+import { fillDict, invokeEvent, rolesConstant, rulesTuple, updateFill } from "./routes.js";
+import { operationStatuses } from "./statuses.js";
 
 /**
  * The agent side of the backend (app/agents.py runs it): the Agent contracts as data
@@ -76,9 +78,8 @@ export function generateAgentSpecs(ir: DomainIR): string {
     const route = updateRoute(ir, e);
     const update = route?.endpoints.find((x) => x.operation === "update");
     // The rules PATCH enforces: the create's, then the update's own.
-    const createRules = route?.endpoints.find((x) => x.operation === "create")?.validation ?? [];
-    const own = (update?.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
-    const rules = [...createRules, ...own];
+    const create = route?.endpoints.find((x) => x.operation === "create");
+    const rules = [...(create?.validation ?? []), ...updateOwnRules(create, update)];
     const workflow = ir.workflows.find((w) => w.fqn === e.stateMachine);
     imp.add("app.domain", constantName(e.name));
     imp.add(`app.models.${e.name}`, `${e.className}Update`);
@@ -160,21 +161,25 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("app.agents", "AgentRunList");
   imp.add("app.agents", "runs_of");
   imp.add("app.deps", "repository");
+  imp.add("app.errors", "error_responses");
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
   const roleSets = new Map<string, string[]>();
   const handlers = runEndpoints(ir).map(({ entity, route }) => {
     const tag = entity.basePath.replace(/^\//, "") || entity.name;
+    const get = route.endpoints.find((x) => x.operation === "get");
+    const statuses = operationStatuses({ ir, op: "get", endpoint: get, workflow: undefined });
     const options = [
       pyStr(`${entity.basePath}/{record_id}/agent-runs`),
       "response_model=AgentRunList",
       `operation_id=${pyStr(`${tag}-agent-runs`)}`,
       `summary=${pyStr(`Agent runs of a ${entity.label.toLowerCase()}`)}`,
       `tags=[${pyStr(tag)}]`,
+      `responses=error_responses(${statuses.join(", ")})`,
     ];
     if (ir.auth !== null) {
-      const roles = [...(route.endpoints.find((x) => x.operation === "get")?.roles ?? [])].sort();
-      const name = roles.length === 0 ? "AUTHENTICATED" : roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_");
+      const roles = [...(get?.roles ?? [])].sort();
+      const name = rolesConstant(roles);
       roleSets.set(name, roles);
       options.push(`dependencies=${name}`);
     }

@@ -79,6 +79,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
       generateModels(
         e,
         route?.endpoints.find((x) => x.operation === "create"),
+        route?.endpoints.find((x) => x.operation === "update"),
       ),
     );
   }

@@ -1,8 +1,9 @@
-import type { EndpointIR, EntityIR, FieldIR, FieldType } from "../../compiler/ir.js";
+import type { EndpointIR, EntityIR, FieldIR, FieldType, ValidationRuleIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { columnNotNull as notNull } from "../postgres/types.js";
 import { assign, call, flat, kw, layout, type PyExpr, str, subscript } from "./py-layout.js";
-import { constantName, Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
+import { Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
+import { type CompiledRules, compileRules, type SchemaKeywords } from "./rule-schema.js";
 
 /** Field types a list endpoint can filter and sort on (JSON columns cannot). */
 export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
@@ -28,35 +29,41 @@ export function sortFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type));
 }
 
+/** Where a type is used: request bodies (strict), query strings (parsed from text) or responses. */
+type Use = "body" | "query" | "response";
+
 /**
- * The Python type of a field. Request input (`input`) uses the types of app/fieldtypes.py, which
- * refuse with 422 what a backend could not store (integers beyond BIGINT, integers beyond 64 bits
- * inside JSON) and give every datetime an offset; responses use the plain types.
+ * The Python type of a field. Request input uses the types of app/fieldtypes.py, which refuse with
+ * 422 what a backend could not store (NUL, unpaired surrogates, integers beyond BIGINT, infinite
+ * numbers), never coerce one JSON type into another, and give every datetime an offset; responses
+ * use the plain types.
  */
-function baseType(f: FieldIR, imp: Imports, input: boolean, itemType: FieldType | null = null): string {
+function baseType(f: FieldIR, imp: Imports, use: Use, itemType: FieldType | null = null): string {
   const t = itemType ?? f.type;
+  const input = use !== "response";
+  const fieldType = (name: string): string => imp.add("app.fieldtypes", name);
   switch (t) {
     case "uuid":
       return imp.add("uuid", "UUID");
     case "string":
     case "text":
-      return "str";
+      return input ? fieldType("Text") : "str";
     case "email":
-      return imp.add("pydantic", "EmailStr");
+      return use === "body" ? fieldType("Email") : use === "query" ? fieldType("Text") : "str";
     case "integer":
-      return input ? imp.add("app.fieldtypes", "Int64") : "int";
+      return use === "body" ? fieldType("Int64") : use === "query" ? fieldType("QueryInt64") : "int";
     case "number":
-      return "float";
+      return use === "body" ? fieldType("Float64") : use === "query" ? fieldType("QueryFloat64") : "float";
     case "boolean":
-      return "bool";
+      return use === "body" ? fieldType("Bool") : "bool";
     case "date":
-      return imp.add("datetime", "date");
+      return input ? fieldType("IsoDate") : imp.add("datetime", "date");
     case "datetime":
-      return input ? imp.add("app.fieldtypes", "UtcDatetime") : imp.add("datetime", "datetime");
+      return input ? fieldType("UtcDatetime") : imp.add("datetime", "datetime");
     case "array":
-      return `list[${f.itemsType && f.itemsType !== "array" && f.itemsType !== "object" ? baseType(f, imp, input, f.itemsType) : itemsFallback(f, imp, input)}]`;
+      return `list[${f.itemsType && f.itemsType !== "array" && f.itemsType !== "object" ? baseType(f, imp, use, f.itemsType) : itemsFallback(f, imp, input)}]`;
     case "object":
-      if (input) return imp.add("app.fieldtypes", "JsonObject");
+      if (input) return fieldType("JsonObject");
       imp.add("typing", "Any");
       return "dict[str, Any]";
   }
@@ -97,8 +104,36 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
   if (f.enum && f.enum.length > 0) {
     ctx.imp.add("typing", "Literal");
     t = subscript("Literal", f.enum.map(pyValue));
+  } else if (constraintArgs(f).length > 0 && (f.type === "string" || f.type === "text")) {
+    // The contract's constraints come before the storable check: after a validator, pydantic
+    // would check lengths generically ("items") and leave a pattern out of the schema. Without a
+    // pattern of its own the field declares the one refusing NUL, as Text does.
+    ctx.imp.add("pydantic", "AfterValidator");
+    ctx.imp.add("pydantic", "Field");
+    ctx.imp.add("typing", "Annotated");
+    const check = call("AfterValidator", [ctx.imp.add("app.fieldtypes", "storable_text")]);
+    const noNul =
+      f.constraints.pattern === undefined ? [`json_schema_extra={"pattern": ${ctx.imp.add("app.fieldtypes", "NO_NUL_PATTERN")}}`] : [];
+    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    ctx.aliases.set(f.name, { name, definition: subscript("Annotated", ["str", call("Field", [...constraintArgs(f), ...noNul]), check]) });
+    return name;
+  } else if (f.type === "integer" && constraintArgs(f).length > 0) {
+    // Int64's parts with the contract's bounds inside its own (app/fieldtypes.py): bounds added
+    // around a type that has a validator would not reach the JSON schema.
+    const c = f.constraints;
+    const lo = c.min === undefined ? -(2n ** 63n) : BigInt(Math.max(Math.ceil(c.min), Number.MIN_SAFE_INTEGER));
+    const hi = c.max === undefined ? 2n ** 63n - 1n : BigInt(Math.min(Math.floor(c.max), Number.MAX_SAFE_INTEGER));
+    ctx.imp.add("typing", "Annotated");
+    for (const n of ["BeforeValidator", "Field", "Strict"]) ctx.imp.add("pydantic", n);
+    const check = call("BeforeValidator", [ctx.imp.add("app.fieldtypes", "whole_number")]);
+    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    ctx.aliases.set(f.name, {
+      name,
+      definition: subscript("Annotated", ["int", "Strict()", call("Field", [`ge=${lo}`, `le=${hi}`]), check]),
+    });
+    return name;
   } else {
-    t = baseType(f, ctx.imp, true);
+    t = baseType(f, ctx.imp, "body");
   }
   const args = constraintArgs(f);
   if (args.length === 0 && !(f.enum && f.enum.length > 0)) return flat(t);
@@ -120,12 +155,61 @@ function pascal(snake: string): string {
     .join("");
 }
 
-/** `Field(...)` arguments other than the default: alias when reserved, description. */
-function fieldMeta(f: FieldIR): PyExpr[] {
+/**
+ * `Field(...)` arguments other than the default: alias when reserved, description, and the JSON
+ * Schema keywords only the document carries (compiled validation rules, `readOnly`).
+ */
+function fieldMeta(f: FieldIR, schemaExtra: SchemaKeywords | undefined = undefined): PyExpr[] {
   const out: PyExpr[] = [];
   if (pyAttr(f.name) !== f.name) out.push(kw("alias", pyStr(f.name)));
   if (f.description) out.push(kw("description", str(f.description)));
+  if (schemaExtra && Object.keys(schemaExtra).length > 0) out.push(kw("json_schema_extra", pyValue(schemaExtra)));
   return out;
+}
+
+/** Fields a POST body must carry: required by the entity or the route, and without a default. */
+export function createRequiredFields(entity: EntityIR, createEndpoint: EndpointIR | undefined): Set<string> {
+  const byRoute = new Set(createEndpoint?.requestBody?.requiredFields ?? []);
+  return new Set(
+    entity.fields
+      .filter((f) => f.writable && (f.required || byRoute.has(f.name)) && !(f.hasDefault && f.default !== null))
+      .map((f) => f.name),
+  );
+}
+
+/**
+ * The validation rules of a create or update endpoint, compiled against its request model. A PATCH
+ * enforces the create's rules and its own on the record as the change leaves it: a field left out
+ * keeps its stored value, which satisfies the create's rules (they held on every earlier write) but
+ * may break the update's own, so those are never exact for the schema (a schema-valid body can be
+ * refused for what is stored), though their keywords still describe what a sent value must be.
+ */
+export function writeRules(entity: EntityIR, endpoint: EndpointIR | undefined, createEndpoint: EndpointIR | undefined): CompiledRules {
+  const writable = entity.fields.filter((f) => f.writable);
+  const required = createRequiredFields(entity, createEndpoint);
+  const createRules = createEndpoint?.validation ?? [];
+  if (endpoint?.operation !== "update") return compileRules(endpoint?.validation ?? [], writable, required);
+  const own = updateOwnRules(createEndpoint, endpoint);
+  return compileRules([...createRules, ...own], writable, required, new Set(own));
+}
+
+/**
+ * The rules of an update endpoint that the create does not already have: a PATCH checks the
+ * create's rules and these, so one repeated on both is checked (and reported) once.
+ */
+export function updateOwnRules(create: EndpointIR | undefined, update: EndpointIR | undefined): ValidationRuleIR[] {
+  const createRules = create?.validation ?? [];
+  return (update?.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
+}
+
+/** Whether two rules are the same check with the same answer (a PATCH repeating a POST rule). */
+function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
+  return (
+    a.source === b.source &&
+    a.onFail.status === b.onFail.status &&
+    a.onFail.error === b.onFail.error &&
+    a.onFail.message === b.onFail.message
+  );
 }
 
 function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
@@ -148,9 +232,9 @@ function line(attr: string, type: string, defaultValue: PyExpr | null): string {
   return defaultValue === null ? `    ${attr}: ${type}` : layout(defaultValue, 4, `${attr}: ${type} = `);
 }
 
-function createField(ctx: ModelContext, f: FieldIR, required: boolean): string {
+function createField(ctx: ModelContext, f: FieldIR, required: boolean, schemaExtra: SchemaKeywords | undefined): string {
   const t = inputType(ctx, f);
-  const meta = fieldMeta(f);
+  const meta = fieldMeta(f, schemaExtra);
   const attr = pyAttr(f.name);
   if (f.hasDefault && f.default !== null) return line(attr, t, defaultExpr(f, meta, ctx.imp));
   if (required) {
@@ -170,7 +254,7 @@ function optionalField(ctx: ModelContext, attr: string, t: string, meta: PyExpr[
 const CONFIG_INPUT = 'ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)';
 
 /** app/models/<entity>.py: Create, Update, Response, List and Filters models of one entity. */
-export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | undefined): string {
+export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | undefined, updateEndpoint: EndpointIR | undefined): string {
   const imp = new Imports();
   imp.add("pydantic", "BaseModel");
   imp.add("pydantic", "ConfigDict");
@@ -179,13 +263,15 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
   const label = entity.label.toLowerCase();
   const writable = entity.fields.filter((f) => f.writable);
   const requiredByRoute = new Set(createEndpoint?.requestBody?.requiredFields ?? []);
+  const createRules = writeRules(entity, createEndpoint, createEndpoint).byField;
+  const updateRules = writeRules(entity, updateEndpoint, createEndpoint).byField;
 
   // A writable field declared alike in Create and Public lives once, in Base.
   const base: string[] = [];
   const create: string[] = [];
   const publicFields: string[] = [];
   for (const f of writable) {
-    const c = createField(ctx, f, f.required || requiredByRoute.has(f.name));
+    const c = createField(ctx, f, f.required || requiredByRoute.has(f.name), createRules.get(f.name));
     const p = publicField(ctx, f);
     if (c === p) base.push(c);
     else {
@@ -196,26 +282,40 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
   for (const f of entity.fields) if (!f.writable) publicFields.push(publicField(ctx, f));
   imp.add("pydantic", "Field");
   publicFields.push('    links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")');
-  const update = writable.map((f) => optionalField(ctx, pyAttr(f.name), inputType(ctx, f), fieldMeta(f)));
+  // An immutable field is refused on PATCH: readOnly keeps it out of what a client is told to send.
+  const update = writable.map((f) => {
+    const meta = fieldMeta(f, { ...updateRules.get(f.name), ...(f.immutable ? { readOnly: true } : {}) });
+    if (!f.required) return optionalField(ctx, pyAttr(f.name), inputType(ctx, f), meta);
+    // A required field may be left out of a PATCH but never set to null: the schema says so
+    // (check_changes refuses the null with its own message).
+    const skip = ctx.imp.add("pydantic.json_schema", "SkipJsonSchema");
+    return optionalField(ctx, pyAttr(f.name), `${inputType(ctx, f)} | ${skip}[None]`, meta).replace(
+      ` | ${skip}[None] | None`,
+      ` | ${skip}[None]`,
+    );
+  });
 
-  imp.add("pydantic", "field_validator");
-  imp.add("app.domain", constantName(entity.name));
-  imp.add("app.records", "sort_key");
+  // The sort keys are an enum, so the document says which fields sort (`-` for descending).
+  imp.add("typing", "Literal");
+  const sortKeys = sortFields(entity).flatMap((f) => [f.name, `-${f.name}`]);
+  const sortAlias = { name: `${cls}Sort`, definition: subscript("Literal", sortKeys.map(pyStr)) };
+  const text = imp.add("app.fieldtypes", "Text");
   const filters = [
     "    limit: int = Field(100, ge=1, le=1000)",
-    "    offset: int = Field(0, ge=0)",
-    '    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")',
-    '    q: str | None = Field(None, description="Case-insensitive search over the text fields")',
-    '    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")',
+    // OFFSET is a BIGINT in PostgreSQL.
+    `    offset: int = Field(0, ge=0, le=${2n ** 63n - 1n})`,
+    `    sort: ${sortAlias.name} | None = Field(None, description="A field to sort by, \`-field\` for descending")`,
+    `    q: ${text} | None = Field(None, description="Case-insensitive search over the text fields")`,
+    `    after: ${text} | None = Field(None, description="Cursor from \`next_cursor\` of the previous page")`,
     '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
     ...filterFields(entity).map((f) => {
-      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, imp, true);
+      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : baseType(f, imp, "query");
       const attr = pyAttr(f.name);
       return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
     }),
   ];
 
-  const aliases = [...ctx.aliases.values()].map((a) => assign(a.name, a.definition));
+  const aliases = [...ctx.aliases.values(), sortAlias].map((a) => assign(a.name, a.definition));
   const body = (fields: string[]): string[] => (fields.length > 0 ? fields : ["    pass"]);
   const parts = [
     hashHeader(),
@@ -274,11 +374,6 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     ...filters,
     "",
-    '    @field_validator("sort")',
-    "    @classmethod",
-    "    def _sortable(cls, value: str | None) -> str | None:",
-    `        return sort_key(${constantName(entity.name)}, value)`,
-    "",
   ];
   return parts.join("\n");
 }
@@ -289,7 +384,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
  */
 function publicField(ctx: ModelContext, f: FieldIR): string {
   const typed = f.writable || (f.enum !== null && f.enum.length > 0);
-  const t = typed ? inputType(ctx, f) : f.type === "email" ? "str" : baseType(f, ctx.imp, false);
+  const t = typed ? inputType(ctx, f) : baseType(f, ctx.imp, "response");
   const meta = fieldMeta(f);
   const attr = pyAttr(f.name);
   if (notNull(ctx.entity, f)) {

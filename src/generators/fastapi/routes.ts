@@ -1,7 +1,10 @@
 import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
-import { assign, call, condition, dict, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
+import { updateOwnRules, writeRules } from "./models.js";
+import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
+import type { DocumentedRule } from "./rule-schema.js";
+import { operationStatuses } from "./statuses.js";
 
 type Fill = Record<string, string>;
 
@@ -68,7 +71,7 @@ function eventsTuple(endpoint: EndpointIR | undefined): string[] {
 }
 
 /** Names of the role dependency lists: `["admin", "agent"]` -> `ADMIN_OR_AGENT`. */
-function rolesConstant(roles: readonly string[]): string {
+export function rolesConstant(roles: readonly string[]): string {
   return roles.length === 0 ? "AUTHENTICATED" : roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_");
 }
 
@@ -117,10 +120,15 @@ function endpoint(ctx: RouteContext, op: Operation): EndpointIR | undefined {
   return ctx.route.endpoints.find((e) => e.operation === op);
 }
 
-/** operation_id, summary and (with auth) the role check every handler's decorator carries. */
+/**
+ * operation_id, summary, the failure statuses declared in the document (statuses.ts) and (with
+ * auth) the role check every handler's decorator carries.
+ */
 function commonOptions(ctx: RouteContext, op: Operation, fallback: string): string[] {
   const e = endpoint(ctx, op);
   const out = [`operation_id=${pyStr(`${ctx.tag}-${op}`)}`, `summary=${pyStr(e?.summary || fallback)}`];
+  const statuses = operationStatuses({ ir: ctx.ir, op, endpoint: e, workflow: ctx.workflow });
+  out.push(`responses=error_responses(${statuses.join(", ")})`);
   if (ctx.ir.auth !== null && e) {
     const roles = [...e.roles].sort();
     const name = rolesConstant(roles);
@@ -128,6 +136,44 @@ function commonOptions(ctx: RouteContext, op: Operation, fallback: string): stri
     out.push(`dependencies=${name}`);
   }
   return out;
+}
+
+/**
+ * The validation rules of a write operation as its document tells them: every rule in
+ * `x-validation-rules`, and the ones the request schema cannot express (a rule relating fields)
+ * in the description too, as the only reason a schema-valid request may be refused.
+ */
+function ruleOptions(ctx: RouteContext, op: "create" | "update", constant: string): string[] {
+  const e = endpoint(ctx, op);
+  const compiled = writeRules(ctx.entity, e, endpoint(ctx, "create"));
+  if (compiled.rules.length === 0) return [];
+  const notInSchema = compiled.rules.filter((r) => !r.inSchema).map((r) => `\`${r.rule.source}\``);
+  const merged = op === "update" ? " on the record as it would be after the change" : "";
+  const description = [
+    `Validation rules are checked${merged}; see x-validation-rules.`,
+    ...(notInSchema.length ? [`The request schema cannot express (fields related, or stored values): ${notInSchema.join("; ")}.`] : []),
+  ].join(" ");
+  const rule = ({ rule: r, inSchema }: DocumentedRule): PyExpr =>
+    exploded(
+      dict([
+        [pyStr("rule"), str(r.source)],
+        [pyStr("status"), String(r.onFail.status)],
+        [pyStr("error"), pyStr(r.onFail.error)],
+        ...(r.onFail.message ? [[pyStr("message"), str(r.onFail.message)] as const] : []),
+        [pyStr("in_schema"), inSchema ? "True" : "False"],
+      ]),
+    );
+  // openapi_extra is merged into the operation object of the document.
+  ctx.constants.push({
+    name: constant,
+    value: exploded(
+      dict([
+        [pyStr("description"), str(description)],
+        [pyStr("x-validation-rules"), { kind: "list", items: compiled.rules.map(rule) }],
+      ]),
+    ),
+  });
+  return [`openapi_extra=${constant}`];
 }
 
 const lookup = (ctx: RouteContext): string => `repo = repository(${pyStr(ctx.entity.name)})`;
@@ -185,8 +231,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
       `response_model=${ctx.cls}Public`,
       "status_code=201",
       ...commonOptions(ctx, "create", `Create a ${ctx.label}`),
-      // Issue 12 (idempotent creates): the statuses an Idempotency-Key adds.
-      "responses=IDEMPOTENT_RESPONSES",
+      ...ruleOptions(ctx, "create", "CREATE_RULES_DOC"),
     ],
     name: `create_${ctx.entity.name}`,
     params: [`body: ${ctx.cls}Create`, "user: CurrentUser", "idempotency_key: IdempotencyKey = None"],
@@ -205,16 +250,6 @@ function createHandler(ctx: RouteContext): HandlerModel {
   };
 }
 
-/** Whether two rules are the same check with the same answer (a PATCH repeating a POST rule). */
-export function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
-  return (
-    a.source === b.source &&
-    a.onFail.status === b.onFail.status &&
-    a.onFail.error === b.onFail.error &&
-    a.onFail.message === b.onFail.message
-  );
-}
-
 /**
  * The rules a PATCH enforces on the record as it would be after the change: the create's rules
  * (a record must keep satisfying what it was created under) and the update's own. The name of the
@@ -222,7 +257,7 @@ export function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
  */
 function updateRules(ctx: RouteContext, update: EndpointIR | undefined): string | null {
   const createRules = endpoint(ctx, "create")?.validation ?? [];
-  const own = (update?.validation ?? []).filter((r) => !createRules.some((c) => sameRule(c, r)));
+  const own = updateOwnRules(endpoint(ctx, "create"), update);
   if (own.length === 0) return createRules.length ? "CREATE_RULES" : null;
   const value = rulesTuple(own);
   const items = typeof value === "object" && value.kind === "tuple" ? value.items : [value];
@@ -238,7 +273,11 @@ function updateHandler(ctx: RouteContext): HandlerModel {
   return {
     method: "patch",
     path: "/{record_id}",
-    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "update", `Update a ${ctx.label}`)],
+    options: [
+      `response_model=${ctx.cls}Public`,
+      ...commonOptions(ctx, "update", `Update a ${ctx.label}`),
+      ...ruleOptions(ctx, "update", "UPDATE_RULES_DOC"),
+    ],
     name: `update_${ctx.entity.name}`,
     params: ["record_id: UUID", `body: ${ctx.cls}Update`, "user: CurrentUser"],
     returns: "ORJSONResponse",
@@ -347,7 +386,6 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   if (code.includes("enforce(")) imp.add("app.rules", "enforce");
   if (code.includes("checked(")) imp.add("app.rules", "checked");
   if (code.includes("create_once(")) {
-    imp.add("app.idempotency", "IDEMPOTENT_RESPONSES");
     imp.add("app.idempotency", "IdempotencyKey");
     imp.add("app.idempotency", "create_once");
   }
@@ -355,6 +393,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   for (const n of ["CurrentUser", "repository", ...(ctx.ir.auth !== null ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
   imp.add("app.domain", constantName(ctx.entity.name));
   imp.add("app.errors", "not_found");
+  imp.add("app.errors", "error_responses");
   for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${ctx.entity.name}`, `${ctx.cls}${suffix}`);
   for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
     imp.add("app.records", n);

@@ -1,4 +1,4 @@
-"""The one middleware in front of the routes: trailing slashes, the body size limit and CORS.
+"""The one middleware in front of the routes: trailing slashes, body size and type, and CORS.
 
 Pure ASGI and a single layer, because every layer is paid on every request: a request without an
 `Origin` header (every server-to-server call) never touches the CORS machinery, and one without a
@@ -13,6 +13,15 @@ from app.responses import ORJSONResponse
 
 # Methods whose requests carry no body here: passed on without counting bytes.
 _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
+
+
+def _is_json(content_type: bytes) -> bool:
+    media = content_type.split(b";", 1)[0].strip().lower()
+    return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
+
+
+def _refusal(status: int, error: str, message: str) -> ORJSONResponse:
+    return ORJSONResponse({"error": error, "message": message}, status_code=status)
 
 
 class EdgeMiddleware:
@@ -47,18 +56,27 @@ class EdgeMiddleware:
         await self._guarded(scope, receive, send)
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuses bodies over the limit with 413 before they are read into memory."""
+        """Refuses bodies over the limit with 413 before they are read into memory, and bodies
+        that are not JSON (every route here reads JSON) with 415 rather than a parse error."""
         if scope["method"] in _NO_BODY:
             await self.app(scope, receive, send)
             return
+        has_body, content_type = False, None
         for name, value in scope["headers"]:
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
-                response = ORJSONResponse(
-                    {"error": "payload_too_large", "message": f"the request body exceeds {self.max_bytes} bytes"},
-                    status_code=413,
-                )
-                await response(scope, receive, send)
-                return
+            if name == b"content-length":
+                if value.isdigit() and int(value) > self.max_bytes:
+                    message = f"the request body exceeds {self.max_bytes} bytes"
+                    await _refusal(413, "payload_too_large", message)(scope, receive, send)
+                    return
+                has_body = has_body or value.strip(b"0 ") != b""
+            elif name == b"transfer-encoding":
+                has_body = True
+            elif name == b"content-type":
+                content_type = value
+        if has_body and content_type is not None and not _is_json(content_type):
+            message = "the request body must be JSON (Content-Type: application/json)"
+            await _refusal(415, "unsupported_media_type", message)(scope, receive, send)
+            return
         received = 0
 
         async def limited_receive() -> Message:

@@ -1,15 +1,46 @@
-"""Input types that keep request values inside what both storage backends can hold.
+"""Input types that keep request values exact and inside what both storage backends can hold.
 
-Without them a value the model accepts could still fail later, as an unhandled 500: an integer
-beyond BIGINT, a number orjson cannot write, or a datetime without an offset next to ones with
-(Python cannot compare the two, so the memory backend could not sort them).
+Without them a value the model accepts could still fail later, as an unhandled 500: a NUL byte
+(PostgreSQL refuses it in text and JSON), a lone surrogate (no UTF-8 encoder writes it, so neither
+asyncpg nor the JSON renderer can), an integer beyond BIGINT, an infinite number, or a datetime
+without an offset next to ones with (Python cannot compare the two, so the memory backend could not
+sort them).
+
+Body types are strict: JSON `true` is not the integer 1, `"7"` is not 7 and `0` is not a date.
+Query types parse text, the only thing a query string carries, but only in the field's own format.
 """
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 import orjson
-from pydantic import AfterValidator, Field
+from email_validator import EmailNotValidError, validate_email
+from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, Strict
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+# What no backend stores: NUL, and UTF-16 surrogates outside a pair (Python strings hold them alone).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# The request schemas say so, so that a client (or a fuzzer) knows before sending.
+NO_NUL_PATTERN = "^[^\\x00]*$"
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+_ISO_DATETIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d")
+
+
+def storable_text(value: str) -> str:
+    if _UNSTORABLE.search(value):
+        raise ValueError("text must not contain NUL characters or unpaired surrogates")
+    return value
+
+
+class _DeclareNoNul:
+    """Adds NO_NUL_PATTERN to a string's JSON schema when it declares no pattern of its own."""
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        json_schema.setdefault("pattern", NO_NUL_PATTERN)
+        return json_schema
 
 
 def as_utc(value: datetime) -> datetime:
@@ -17,17 +48,78 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
+def _iso_date_text(value: Any) -> Any:
+    # Before pydantic's own parsing, which also takes numbers (Unix time) for dates.
+    if isinstance(value, date) or (isinstance(value, str) and _ISO_DATE.fullmatch(value)):
+        return value
+    raise ValueError("a date must be an ISO 8601 string, YYYY-MM-DD")
+
+
+def _iso_datetime_text(value: Any) -> Any:
+    if isinstance(value, datetime) or (isinstance(value, str) and _ISO_DATETIME.match(value)):
+        return value
+    raise ValueError("a datetime must be an ISO 8601 string, YYYY-MM-DDTHH:MM[:SS][offset]")
+
+
+def whole_number(value: Any) -> Any:
+    # JSON Schema's integer is any number without a fraction (24.0 is 24); booleans and text are not.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _email(value: str) -> str:
+    storable_text(value)
+    try:
+        # Syntax only, as the `email` format of JSON Schema means: a dotless or `.test` domain is
+        # still a well-formed address (email_validator still refuses `.local`, `.invalid`, `.arpa`).
+        checked = validate_email(value, check_deliverability=False, test_environment=True, globally_deliverable=False)
+    except EmailNotValidError as exc:
+        raise ValueError(f"not a valid email address: {exc}") from None
+    return checked.normalized
+
+
+def _walk_storable(value: Any, depth: int = 0) -> None:
+    if isinstance(value, str):
+        storable_text(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            storable_text(key)
+            _walk_storable(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _walk_storable(item, depth + 1)
+    elif isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise ValueError("NaN and Infinity are not JSON numbers")
+
+
 def json_safe(value: Any) -> Any:
-    """Refuses what JSON columns and responses cannot hold (integers beyond 64 bits)."""
+    """Refuses what JSON columns and responses cannot hold: integers beyond 64 bits, NUL, unpaired
+    surrogates, non-finite numbers, nesting deeper than the renderer allows."""
     try:
         orjson.dumps(value)
     except TypeError as exc:
         raise ValueError(f"not storable as JSON: {exc}") from None
+    _walk_storable(value)
     return value
 
 
-# integer fields are BIGINT columns.
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
-UtcDatetime = Annotated[datetime, AfterValidator(as_utc)]
+_INT64 = Field(ge=-(2**63), le=2**63 - 1)
+
+# Text of string, text and array-of-string fields, in bodies and queries alike.
+Text = Annotated[str, AfterValidator(storable_text), _DeclareNoNul()]
+Email = Annotated[str, AfterValidator(_email), Field(json_schema_extra={"format": "email"})]
+# integer fields are BIGINT columns; number fields DOUBLE PRECISION, which JSON cannot write when infinite.
+# The validator comes last: before the bounds, it would hide them from the JSON schema.
+Int64 = Annotated[int, Strict(), _INT64, BeforeValidator(whole_number)]
+Float64 = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Bool = Annotated[bool, Strict()]
+IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]
+UtcDatetime = Annotated[datetime, BeforeValidator(_iso_datetime_text), AfterValidator(as_utc)]
 JsonObject = Annotated[dict[str, Any], AfterValidator(json_safe)]
 JsonItem = Annotated[Any, AfterValidator(json_safe)]
+
+# Query parameters arrive as text: numbers are parsed from it (bounds as above), never coerced from
+# another JSON type since there is none.
+QueryInt64 = Annotated[int, _INT64]
+QueryFloat64 = Annotated[float, Field(allow_inf_nan=False)]

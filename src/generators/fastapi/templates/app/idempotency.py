@@ -12,7 +12,7 @@ only one record is created.
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
 import orjson
 from fastapi import Header, Response
@@ -35,24 +35,8 @@ IdempotencyKey = Annotated[
     ),
 ]
 
-_ERROR_BODY = {
-    "type": "object",
-    "required": ["error", "message"],
-    "properties": {"error": {"type": "string"}, "message": {"type": "string"}, "details": {}},
-}
-
-# The statuses a create with a key adds to the operation (its `responses=`).
-IDEMPOTENT_RESPONSES: dict[int | str, dict[str, Any]] = {
-    409: {
-        "description": "Conflict: a reference to a record that does not exist, or a duplicate",
-        "content": {"application/json": {"schema": _ERROR_BODY}},
-    },
-    422: {
-        "description": "Validation error, or an Idempotency-Key already used with another body "
-        "(error `idempotency_key_reused`)",
-        "content": {"application/json": {"schema": _ERROR_BODY}},
-    },
-}
+# The statuses a create with a key can add (422 `idempotency_key_reused`, 409) are declared with the
+# others of the operation: src/generators/fastapi/statuses.ts.
 
 
 def fingerprint(body: BaseModel) -> str:

@@ -25,8 +25,10 @@ def parse_query(model: type[Q], request: Request) -> Q:
     a list endpoint has one per filterable field, so the list routes validate the query here and
     declare it in the OpenAPI document with query_parameters().
     """
+    # An empty `after` is no cursor: the first page, as a form that leaves the field blank means.
+    params = {name: value for name, value in request.query_params.items() if name != "after" or value}
     try:
-        return model.model_validate(dict(request.query_params))
+        return model.model_validate(params)
     except ValidationError as exc:
         errors = [{**e, "loc": ("query", *e["loc"])} for e in exc.errors(include_url=False)]
         raise RequestValidationError(errors) from None
@@ -40,7 +42,15 @@ def query_parameters(model: type[BaseModel]) -> dict[str, Any]:
         {"name": name, "in": "query", "required": name in required, "schema": field}
         for name, field in schema["properties"].items()
     ]
-    return {"parameters": parameters}
+    return {"parameters": parameters, "description": _QUERY_RULES_TEXT, "x-query-rules": list(_QUERY_RULES)}
+
+
+# What the parameters' schemas cannot say: the only reasons a schema-valid list query is refused.
+_QUERY_RULES = (
+    "`after` takes only a `next_cursor` of this list, returned for the same `sort`",
+    "`after` and a non-zero `offset` exclude each other",
+)
+_QUERY_RULES_TEXT = "Paging by cursor: " + "; ".join(_QUERY_RULES) + " (see x-query-rules)."
 
 
 def fill(values: dict[str, Any], generators: Mapping[str, str], user_id: str) -> None:

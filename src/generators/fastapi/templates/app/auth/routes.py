@@ -1,6 +1,6 @@
 """POST /auth/login, POST /auth/refresh and GET /auth/me."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -12,7 +12,8 @@ from app.auth.limits import LoginLimits
 from app.auth.passwords import DUMMY_HASH, verify_password
 from app.auth.users import UserStore
 from app.config import settings
-from app.errors import ApiError
+from app.errors import ApiError, error_responses
+from app.fieldtypes import Text
 from app.principal import User
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -25,31 +26,24 @@ _limits = LoginLimits(
     settings.AUTH_LOGIN_WINDOW_SECONDS,
 )
 
-_THROTTLED: dict[int | str, dict[str, Any]] = {
-    429: {
-        "description": "Too many failed login attempts for the account or from the address",
-        "headers": {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}},
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "required": ["error", "message"],
-                    "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-                }
-            }
-        },
-    }
-}
-
 
 class LoginRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # An email or an id is needed: the document says so, as the handler does.
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["email"], "properties": {"email": {"type": "string"}}},
+                {"required": ["id"], "properties": {"id": {"type": "string"}}},
+            ]
+        },
+    )
 
-    id: str | None = None
-    email: str | None = None
+    id: Text | None = None
+    email: Text | None = None
     # Accepted for compatibility; the role in the token is always the stored one.
-    role: str | None = None
-    password: str | None = None
+    role: Text | None = None
+    password: Text | None = None
 
 
 class Token(BaseModel):
@@ -63,7 +57,8 @@ def _token(request: Request, user: User) -> Token:
     return Token(access_token=provider.create_token(user), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 
-@router.post("/login", operation_id="auth-login", responses=_THROTTLED)
+# 429 (with Retry-After) when the login attempts of the account or the address are throttled.
+@router.post("/login", operation_id="auth-login", responses=error_responses(400, 401, 404, 413, 415, 422, 429, 500))
 async def login(body: LoginRequest, request: Request) -> Token:
     if settings.AUTH_PROVIDER != "jwt":
         raise ApiError(404, "not_found", "log in with the external identity provider")
@@ -87,7 +82,7 @@ async def login(body: LoginRequest, request: Request) -> Token:
     return _token(request, User(id=stored.id, email=stored.email, role=stored.role))
 
 
-@router.post("/refresh", operation_id="auth-refresh")
+@router.post("/refresh", operation_id="auth-refresh", responses=error_responses(401, 413, 415, 500))
 async def refresh(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
@@ -100,6 +95,6 @@ async def refresh(
     return Token(access_token=token, expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 
-@router.get("/me", operation_id="auth-me")
+@router.get("/me", operation_id="auth-me", responses=error_responses(401, 500))
 async def me(user: CurrentUser) -> User:
     return user

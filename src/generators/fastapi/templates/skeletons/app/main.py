@@ -3,8 +3,10 @@
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Literal
 
 from fastapi import FastAPI
+from pydantic import BaseModel
 
 from app import deps, errors
 # charter: if agents
@@ -50,9 +52,14 @@ errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
 
 
-@app.get("/health", tags=["health"], operation_id="health")
-async def health() -> dict[str, str]:
-    return {"status": "ok", "domain": DOMAIN}
+class Health(BaseModel):
+    status: Literal["ok"]
+    domain: str
+
+
+@app.get("/health", tags=["health"], operation_id="health", responses=errors.error_responses(500))
+async def health() -> Health:
+    return Health(status="ok", domain=DOMAIN)
 
 
 # charter: if auth

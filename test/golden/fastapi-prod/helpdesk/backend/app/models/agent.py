@@ -6,14 +6,31 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from pydantic.json_schema import SkipJsonSchema
 
-from app.domain import AGENT
-from app.fieldtypes import Int64, UtcDatetime
-from app.records import sort_key
+from app.fieldtypes import Bool, Email, QueryInt64, Text, UtcDatetime, whole_number
 
 AgentTeam = Literal["support", "engineering", "billing"]
-AgentMaxOpenTickets = Annotated[Int64, Field(ge=1, le=50)]
+AgentMaxOpenTickets = Annotated[int, Strict(), Field(ge=1, le=50), BeforeValidator(whole_number)]
+AgentSort = Literal[
+    "id",
+    "-id",
+    "created_at",
+    "-created_at",
+    "updated_at",
+    "-updated_at",
+    "name",
+    "-name",
+    "email",
+    "-email",
+    "team",
+    "-team",
+    "active",
+    "-active",
+    "max_open_tickets",
+    "-max_open_tickets",
+]
 
 
 class AgentBase(BaseModel):
@@ -21,8 +38,8 @@ class AgentBase(BaseModel):
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
-    name: str
-    email: EmailStr
+    name: Text
+    email: Email
 
 
 class AgentCreate(AgentBase):
@@ -31,7 +48,7 @@ class AgentCreate(AgentBase):
     model_config = ConfigDict(extra="forbid")
 
     team: AgentTeam = "support"
-    active: bool = True
+    active: Bool = True
     max_open_tickets: AgentMaxOpenTickets = 10
 
 
@@ -40,10 +57,10 @@ class AgentUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    name: str | None = None
-    email: EmailStr | None = None
+    name: Text | SkipJsonSchema[None] = None
+    email: Email | SkipJsonSchema[None] = Field(None, json_schema_extra={"readOnly": True})
     team: AgentTeam | None = None
-    active: bool | None = None
+    active: Bool | None = None
     max_open_tickets: AgentMaxOpenTickets | None = None
 
 
@@ -53,7 +70,7 @@ class AgentPublic(AgentBase):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     team: AgentTeam | None = None
-    active: bool | None = None
+    active: Bool | None = None
     max_open_tickets: AgentMaxOpenTickets | None = None
     id: UUID = Field(description="Primary key")
     created_at: datetime = Field(description="When the record was created")
@@ -81,21 +98,16 @@ class AgentFilters(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     limit: int = Field(100, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
-    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
-    q: str | None = Field(None, description="Case-insensitive search over the text fields")
-    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    offset: int = Field(0, ge=0, le=9223372036854775807)
+    sort: AgentSort | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: Text | None = Field(None, description="Case-insensitive search over the text fields")
+    after: Text | None = Field(None, description="Cursor from `next_cursor` of the previous page")
     with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
-    name: str | None = None
-    email: str | None = None
+    name: Text | None = None
+    email: Text | None = None
     team: AgentTeam | None = None
     active: bool | None = None
-    max_open_tickets: Int64 | None = None
-
-    @field_validator("sort")
-    @classmethod
-    def _sortable(cls, value: str | None) -> str | None:
-        return sort_key(AGENT, value)
+    max_open_tickets: QueryInt64 | None = None

@@ -9,14 +9,41 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from app.domain import CUSTOMER
-from app.fieldtypes import UtcDatetime
-from app.records import sort_key
+from app.fieldtypes import NO_NUL_PATTERN, Email, Text, UtcDatetime, storable_text
 
-CustomerName = Annotated[str, Field(min_length=1, max_length=120)]
+CustomerName = Annotated[
+    str,
+    Field(min_length=1, max_length=120, json_schema_extra={"pattern": NO_NUL_PATTERN}),
+    AfterValidator(storable_text),
+]
 CustomerPlan = Literal["free", "pro", "enterprise"]
+CustomerSort = Literal[
+    "id",
+    "-id",
+    "number",
+    "-number",
+    "created_at",
+    "-created_at",
+    "updated_at",
+    "-updated_at",
+    "created_by",
+    "-created_by",
+    "updated_by",
+    "-updated_by",
+    "name",
+    "-name",
+    "email",
+    "-email",
+    "company",
+    "-company",
+    "plan",
+    "-plan",
+    "website",
+    "-website",
+]
 
 
 class CustomerBase(BaseModel):
@@ -25,9 +52,9 @@ class CustomerBase(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     name: CustomerName
-    email: EmailStr
-    company: str | None = None
-    website: str | None = None
+    email: Email
+    company: Text | None = None
+    website: Text | None = None
 
 
 class CustomerCreate(CustomerBase):
@@ -43,11 +70,11 @@ class CustomerUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    name: CustomerName | None = None
-    email: EmailStr | None = None
-    company: str | None = None
+    name: CustomerName | SkipJsonSchema[None] = None
+    email: Email | SkipJsonSchema[None] = None
+    company: Text | None = None
     plan: CustomerPlan | None = None
-    website: str | None = None
+    website: Text | None = None
 
 
 class CustomerPublic(CustomerBase):
@@ -85,24 +112,19 @@ class CustomerFilters(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     limit: int = Field(100, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
-    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
-    q: str | None = Field(None, description="Case-insensitive search over the text fields")
-    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    offset: int = Field(0, ge=0, le=9223372036854775807)
+    sort: CustomerSort | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: Text | None = Field(None, description="Case-insensitive search over the text fields")
+    after: Text | None = Field(None, description="Cursor from `next_cursor` of the previous page")
     with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
-    number: str | None = None
+    number: Text | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
-    created_by: str | None = None
-    updated_by: str | None = None
-    name: str | None = None
-    email: str | None = None
-    company: str | None = None
+    created_by: Text | None = None
+    updated_by: Text | None = None
+    name: Text | None = None
+    email: Text | None = None
+    company: Text | None = None
     plan: CustomerPlan | None = None
-    website: str | None = None
-
-    @field_validator("sort")
-    @classmethod
-    def _sortable(cls, value: str | None) -> str | None:
-        return sort_key(CUSTOMER, value)
+    website: Text | None = None

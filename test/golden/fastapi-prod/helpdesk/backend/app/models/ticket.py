@@ -2,23 +2,91 @@
 
 """Request and response models of ticket records (entity/helpdesk/ticket). A customer support request."""
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from pydantic.json_schema import SkipJsonSchema
 
-from app.domain import TICKET
-from app.fieldtypes import Int64, JsonObject, UtcDatetime
-from app.records import sort_key
+from app.fieldtypes import (
+    NO_NUL_PATTERN,
+    Bool,
+    Email,
+    Float64,
+    IsoDate,
+    JsonObject,
+    QueryFloat64,
+    QueryInt64,
+    Text,
+    UtcDatetime,
+    storable_text,
+    whole_number,
+)
 
-TicketTitle = Annotated[str, Field(min_length=3, max_length=200)]
+TicketTitle = Annotated[
+    str,
+    Field(min_length=3, max_length=200, json_schema_extra={"pattern": NO_NUL_PATTERN}),
+    AfterValidator(storable_text),
+]
 TicketPriority = Literal["low", "medium", "high", "critical"]
 TicketType = Literal["incident", "request", "problem"]
-TicketEstimateHours = Annotated[float, Field(ge=0, le=1000)]
-TicketStoryPoints = Annotated[Int64, Field(ge=0, le=100)]
-TicketExternalUrl = Annotated[str, Field(pattern="^https?://")]
+TicketEstimateHours = Annotated[Float64, Field(ge=0, le=1000)]
+TicketStoryPoints = Annotated[int, Strict(), Field(ge=0, le=100), BeforeValidator(whole_number)]
+TicketExternalUrl = Annotated[str, Field(pattern="^https?://"), AfterValidator(storable_text)]
 TicketState = Literal["new", "triaged", "in_progress", "waiting_on_customer", "resolved", "closed", "cancelled"]
+TicketSort = Literal[
+    "id",
+    "-id",
+    "number",
+    "-number",
+    "created_at",
+    "-created_at",
+    "updated_at",
+    "-updated_at",
+    "deleted_at",
+    "-deleted_at",
+    "deleted_by",
+    "-deleted_by",
+    "is_deleted",
+    "-is_deleted",
+    "due_at",
+    "-due_at",
+    "sla_breached",
+    "-sla_breached",
+    "title",
+    "-title",
+    "description",
+    "-description",
+    "priority",
+    "-priority",
+    "type",
+    "-type",
+    "customer_id",
+    "-customer_id",
+    "assignee_id",
+    "-assignee_id",
+    "reporter_email",
+    "-reporter_email",
+    "resolution",
+    "-resolution",
+    "estimate_hours",
+    "-estimate_hours",
+    "story_points",
+    "-story_points",
+    "due_date",
+    "-due_date",
+    "escalated",
+    "-escalated",
+    "external_url",
+    "-external_url",
+    "reference_code",
+    "-reference_code",
+    "created_by",
+    "-created_by",
+    "state",
+    "-state",
+]
 
 
 class TicketBase(BaseModel):
@@ -28,13 +96,13 @@ class TicketBase(BaseModel):
 
     due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
     title: TicketTitle = Field(description="One-line summary")
-    description: str | None = Field(None, description="Full description of the problem")
+    description: Text | None = Field(None, description="Full description of the problem")
     customer_id: UUID
     assignee_id: UUID | None = None
-    reporter_email: EmailStr | None = None
-    resolution: str | None = None
+    reporter_email: Email | None = None
+    resolution: Text | None = None
     estimate_hours: TicketEstimateHours | None = None
-    due_date: date | None = None
+    due_date: IsoDate | None = None
     external_url: TicketExternalUrl | None = None
     custom_data: JsonObject | None = None
 
@@ -44,13 +112,13 @@ class TicketCreate(TicketBase):
 
     model_config = ConfigDict(extra="forbid")
 
-    tags: list[str] = Field(default_factory=list, description="Free-form labels")
-    sla_breached: bool = False
+    tags: list[Text] = Field(default_factory=list, description="Free-form labels")
+    sla_breached: Bool = False
     priority: TicketPriority = "medium"
     type: TicketType = "request"
     story_points: TicketStoryPoints = 1
-    escalated: bool = False
-    attachments: list[str] = Field(default_factory=list)
+    escalated: Bool = False
+    attachments: list[Text] = Field(default_factory=list)
 
 
 class TicketUpdate(BaseModel):
@@ -58,23 +126,23 @@ class TicketUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    tags: list[str] | None = Field(None, description="Free-form labels")
+    tags: list[Text] | None = Field(None, description="Free-form labels")
     due_at: UtcDatetime | None = Field(None, description="When the SLA expires")
-    sla_breached: bool | None = None
-    title: TicketTitle | None = Field(None, description="One-line summary")
-    description: str | None = Field(None, description="Full description of the problem")
+    sla_breached: Bool | None = None
+    title: TicketTitle | SkipJsonSchema[None] = Field(None, description="One-line summary")
+    description: Text | None = Field(None, description="Full description of the problem")
     priority: TicketPriority | None = None
     type: TicketType | None = None
-    customer_id: UUID | None = None
+    customer_id: UUID | SkipJsonSchema[None] = None
     assignee_id: UUID | None = None
-    reporter_email: EmailStr | None = None
-    resolution: str | None = None
-    estimate_hours: TicketEstimateHours | None = None
+    reporter_email: Email | None = Field(None, json_schema_extra={"readOnly": True})
+    resolution: Text | None = None
+    estimate_hours: TicketEstimateHours | None = Field(None, json_schema_extra={"maximum": 200})
     story_points: TicketStoryPoints | None = None
-    due_date: date | None = None
-    escalated: bool | None = None
+    due_date: IsoDate | None = None
+    escalated: Bool | None = None
     external_url: TicketExternalUrl | None = None
-    attachments: list[str] | None = None
+    attachments: list[Text] | None = None
     custom_data: JsonObject | None = None
 
 
@@ -83,13 +151,13 @@ class TicketPublic(TicketBase):
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
-    tags: list[str] | None = Field(None, description="Free-form labels")
-    sla_breached: bool | None = None
+    tags: list[Text] | None = Field(None, description="Free-form labels")
+    sla_breached: Bool | None = None
     priority: TicketPriority | None = None
     type: TicketType | None = None
     story_points: TicketStoryPoints | None = None
-    escalated: bool | None = None
-    attachments: list[str] | None = None
+    escalated: Bool | None = None
+    attachments: list[Text] | None = None
     id: UUID = Field(description="Primary key")
     number: str | None = Field(None, description="Sequential, human-readable number")
     created_at: datetime = Field(description="When the record was created")
@@ -123,38 +191,33 @@ class TicketFilters(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     limit: int = Field(100, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
-    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
-    q: str | None = Field(None, description="Case-insensitive search over the text fields")
-    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    offset: int = Field(0, ge=0, le=9223372036854775807)
+    sort: TicketSort | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: Text | None = Field(None, description="Case-insensitive search over the text fields")
+    after: Text | None = Field(None, description="Cursor from `next_cursor` of the previous page")
     with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
-    number: str | None = None
+    number: Text | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
     deleted_at: UtcDatetime | None = None
-    deleted_by: str | None = None
+    deleted_by: Text | None = None
     is_deleted: bool | None = None
     due_at: UtcDatetime | None = None
     sla_breached: bool | None = None
-    title: str | None = None
-    description: str | None = None
+    title: Text | None = None
+    description: Text | None = None
     priority: TicketPriority | None = None
     type: TicketType | None = None
     customer_id: UUID | None = None
     assignee_id: UUID | None = None
-    reporter_email: str | None = None
-    resolution: str | None = None
-    estimate_hours: float | None = None
-    story_points: Int64 | None = None
-    due_date: date | None = None
+    reporter_email: Text | None = None
+    resolution: Text | None = None
+    estimate_hours: QueryFloat64 | None = None
+    story_points: QueryInt64 | None = None
+    due_date: IsoDate | None = None
     escalated: bool | None = None
-    external_url: str | None = None
+    external_url: Text | None = None
     reference_code: UUID | None = None
-    created_by: str | None = None
+    created_by: Text | None = None
     state: TicketState | None = None
-
-    @field_validator("sort")
-    @classmethod
-    def _sortable(cls, value: str | None) -> str | None:
-        return sort_key(TICKET, value)

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from app.agents import AgentRunList, runs_of
 from app.deps import repository, role_dependencies
-from app.errors import not_found
+from app.errors import error_responses, not_found
 from app.responses import ORJSONResponse
 
 router = APIRouter()
@@ -22,6 +22,7 @@ ADMIN_OR_AGENT = role_dependencies("admin", "agent")
     operation_id="tickets-agent-runs",
     summary="Agent runs of a ticket",
     tags=["tickets"],
+    responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
 async def ticket_agent_runs(record_id: UUID) -> ORJSONResponse:

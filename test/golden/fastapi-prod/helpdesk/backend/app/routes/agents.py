@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request, Response
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
-from app.errors import not_found
-from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -35,7 +35,36 @@ CREATE_RULES = (
         error="validation_error",
     ),
 )
+CREATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'",
+            "status": 422,
+            "error": "validation_error",
+            "in_schema": False,
+        }
+    ],
+}
 UPDATE_FILL = {"updated_at": "now_on_update"}
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `max_open_tickets == null or "
+        "max_open_tickets <= 30 or team == 'engineering'`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'",
+            "status": 422,
+            "error": "validation_error",
+            "in_schema": False,
+        }
+    ],
+}
 
 
 @router.get(
@@ -43,6 +72,7 @@ UPDATE_FILL = {"updated_at": "now_on_update"}
     response_model=AgentList,
     operation_id="agents-list",
     summary="List agent",
+    responses=error_responses(401, 403, 422, 500),
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
     openapi_extra=query_parameters(AgentFilters),
 )
@@ -57,6 +87,7 @@ async def list_agents(request: Request) -> ORJSONResponse:
     response_model=AgentPublic,
     operation_id="agents-get",
     summary="Get agent",
+    responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
 async def get_agent(record_id: UUID) -> ORJSONResponse:
@@ -73,8 +104,9 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
     status_code=201,
     operation_id="agents-create",
     summary="Create agent",
+    responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500),
     dependencies=ADMIN,
-    responses=IDEMPOTENT_RESPONSES,
+    openapi_extra=CREATE_RULES_DOC,
 )
 async def create_agent(body: AgentCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("agent")
@@ -92,7 +124,9 @@ async def create_agent(body: AgentCreate, user: CurrentUser, idempotency_key: Id
     response_model=AgentPublic,
     operation_id="agents-update",
     summary="Update agent",
+    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN,
+    openapi_extra=UPDATE_RULES_DOC,
 )
 async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("agent")
@@ -110,6 +144,7 @@ async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) ->
     status_code=204,
     operation_id="agents-delete",
     summary="Delete agent",
+    responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
 async def delete_agent(record_id: UUID, user: CurrentUser) -> Response:

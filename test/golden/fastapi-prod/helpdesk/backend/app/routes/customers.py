@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request, Response
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER
-from app.errors import not_found
-from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -38,7 +38,37 @@ CREATE_RULES = (
         message="Enterprise customers need a company",
     ),
 )
+CREATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `plan != 'enterprise' or is_set(company)`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "plan != 'enterprise' or is_set(company)",
+            "status": 422,
+            "error": "validation_error",
+            "message": "Enterprise customers need a company",
+            "in_schema": False,
+        }
+    ],
+}
 UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `plan != 'enterprise' or is_set(company)`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "plan != 'enterprise' or is_set(company)",
+            "status": 422,
+            "error": "validation_error",
+            "message": "Enterprise customers need a company",
+            "in_schema": False,
+        }
+    ],
+}
 
 
 @router.get(
@@ -46,6 +76,7 @@ UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
     response_model=CustomerList,
     operation_id="customers-list",
     summary="List customers",
+    responses=error_responses(401, 403, 422, 500),
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(CustomerFilters),
 )
@@ -60,6 +91,7 @@ async def list_customers(request: Request) -> ORJSONResponse:
     response_model=CustomerPublic,
     operation_id="customers-get",
     summary="Get a customer",
+    responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
 async def get_customer(record_id: UUID) -> ORJSONResponse:
@@ -76,8 +108,9 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
     status_code=201,
     operation_id="customers-create",
     summary="Create a customer",
+    responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
-    responses=IDEMPOTENT_RESPONSES,
+    openapi_extra=CREATE_RULES_DOC,
 )
 async def create_customer(body: CustomerCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("customer")
@@ -95,7 +128,9 @@ async def create_customer(body: CustomerCreate, user: CurrentUser, idempotency_k
     response_model=CustomerPublic,
     operation_id="customers-update",
     summary="Update a customer",
+    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
+    openapi_extra=UPDATE_RULES_DOC,
 )
 async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("customer")
@@ -113,6 +148,7 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUs
     status_code=204,
     operation_id="customers-delete",
     summary="Delete a customer",
+    responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
 async def delete_customer(record_id: UUID, user: CurrentUser) -> Response:

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Request, Response
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET
-from app.errors import not_found
-from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -43,6 +43,21 @@ CREATE_RULES = (
         message="A critical ticket needs a description of at least 20 characters",
     ),
 )
+CREATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `priority != 'critical' or len(description) >= 20`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "priority != 'critical' or len(description) >= 20",
+            "status": 422,
+            "error": "validation_error",
+            "message": "A critical ticket needs a description of at least 20 characters",
+            "in_schema": False,
+        }
+    ],
+}
 UPDATE_FILL = {"updated_at": "now"}
 UPDATE_RULES = (
     *CREATE_RULES,
@@ -53,6 +68,28 @@ UPDATE_RULES = (
         error="estimate_too_large",
     ),
 )
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `priority != 'critical' or "
+        "len(description) >= 20`; `estimate_hours == null or estimate_hours <= 200`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": "priority != 'critical' or len(description) >= 20",
+            "status": 422,
+            "error": "validation_error",
+            "message": "A critical ticket needs a description of at least 20 characters",
+            "in_schema": False,
+        },
+        {
+            "rule": "estimate_hours == null or estimate_hours <= 200",
+            "status": 422,
+            "error": "estimate_too_large",
+            "in_schema": False,
+        },
+    ],
+}
 STATE_FILL = {"updated_at": "now_on_update"}
 
 
@@ -61,6 +98,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     response_model=TicketList,
     operation_id="tickets-list",
     summary="List tickets",
+    responses=error_responses(401, 403, 422, 500),
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(TicketFilters),
 )
@@ -75,6 +113,7 @@ async def list_tickets(request: Request) -> ORJSONResponse:
     response_model=TicketPublic,
     operation_id="tickets-get",
     summary="Get one ticket",
+    responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
 async def get_ticket(record_id: UUID) -> ORJSONResponse:
@@ -91,8 +130,9 @@ async def get_ticket(record_id: UUID) -> ORJSONResponse:
     status_code=201,
     operation_id="tickets-create",
     summary="Open a ticket",
+    responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
-    responses=IDEMPOTENT_RESPONSES,
+    openapi_extra=CREATE_RULES_DOC,
 )
 async def create_ticket(body: TicketCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("ticket")
@@ -111,7 +151,9 @@ async def create_ticket(body: TicketCreate, user: CurrentUser, idempotency_key: 
     response_model=TicketPublic,
     operation_id="tickets-update",
     summary="Update a ticket",
+    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
+    openapi_extra=UPDATE_RULES_DOC,
 )
 async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("ticket")
@@ -129,6 +171,7 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) 
     status_code=204,
     operation_id="tickets-delete",
     summary="Delete a ticket",
+    responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
 async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
@@ -143,6 +186,7 @@ async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
     response_model=TicketPublic,
     operation_id="tickets-transition",
     summary="Move a ticket to another state",
+    responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
 async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:

@@ -6,14 +6,29 @@ from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from app.domain import ITEM
-from app.fieldtypes import UtcDatetime
-from app.records import sort_key
+from app.fieldtypes import Text, UtcDatetime
 
 ItemPriority = Literal["low", "medium", "high"]
 ItemState = Literal["open", "in_progress", "done"]
+ItemSort = Literal[
+    "id",
+    "-id",
+    "number",
+    "-number",
+    "created_at",
+    "-created_at",
+    "updated_at",
+    "-updated_at",
+    "name",
+    "-name",
+    "priority",
+    "-priority",
+    "state",
+    "-state",
+]
 
 
 class ItemBase(BaseModel):
@@ -21,7 +36,7 @@ class ItemBase(BaseModel):
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
-    name: str
+    name: Text
     priority: ItemPriority | None = None
 
 
@@ -36,7 +51,7 @@ class ItemUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    name: str | None = None
+    name: Text | SkipJsonSchema[None] = None
     priority: ItemPriority | None = None
 
 
@@ -73,20 +88,15 @@ class ItemFilters(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     limit: int = Field(100, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
-    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
-    q: str | None = Field(None, description="Case-insensitive search over the text fields")
-    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    offset: int = Field(0, ge=0, le=9223372036854775807)
+    sort: ItemSort | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: Text | None = Field(None, description="Case-insensitive search over the text fields")
+    after: Text | None = Field(None, description="Cursor from `next_cursor` of the previous page")
     with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
-    number: str | None = None
+    number: Text | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
-    name: str | None = None
+    name: Text | None = None
     priority: ItemPriority | None = None
     state: ItemState | None = None
-
-    @field_validator("sort")
-    @classmethod
-    def _sortable(cls, value: str | None) -> str | None:
-        return sort_key(ITEM, value)

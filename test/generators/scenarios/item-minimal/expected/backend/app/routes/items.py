@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request, Response
 
 from app.deps import CurrentUser, repository
 from app.domain import ITEM
-from app.errors import not_found
-from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -30,6 +30,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     response_model=ItemList,
     operation_id="items-list",
     summary="List item",
+    responses=error_responses(422, 500),
     openapi_extra=query_parameters(ItemFilters),
 )
 async def list_items(request: Request) -> ORJSONResponse:
@@ -38,7 +39,13 @@ async def list_items(request: Request) -> ORJSONResponse:
     return ORJSONResponse(page_body(page, LINKS))
 
 
-@router.get("/{record_id}", response_model=ItemPublic, operation_id="items-get", summary="Get item")
+@router.get(
+    "/{record_id}",
+    response_model=ItemPublic,
+    operation_id="items-get",
+    summary="Get item",
+    responses=error_responses(404, 422, 500),
+)
 async def get_item(record_id: UUID) -> ORJSONResponse:
     repo = repository("item")
     record = await repo.get(record_id)
@@ -53,7 +60,7 @@ async def get_item(record_id: UUID) -> ORJSONResponse:
     status_code=201,
     operation_id="items-create",
     summary="Create item",
-    responses=IDEMPOTENT_RESPONSES,
+    responses=error_responses(400, 409, 413, 415, 422, 500),
 )
 async def create_item(body: ItemCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("item")
@@ -66,7 +73,13 @@ async def create_item(body: ItemCreate, user: CurrentUser, idempotency_key: Idem
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
-@router.patch("/{record_id}", response_model=ItemPublic, operation_id="items-update", summary="Update item")
+@router.patch(
+    "/{record_id}",
+    response_model=ItemPublic,
+    operation_id="items-update",
+    summary="Update item",
+    responses=error_responses(400, 404, 409, 413, 415, 422, 500),
+)
 async def update_item(record_id: UUID, body: ItemUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("item")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
@@ -78,7 +91,13 @@ async def update_item(record_id: UUID, body: ItemUpdate, user: CurrentUser) -> O
     return ORJSONResponse(with_links(record, LINKS))
 
 
-@router.delete("/{record_id}", status_code=204, operation_id="items-delete", summary="Delete item")
+@router.delete(
+    "/{record_id}",
+    status_code=204,
+    operation_id="items-delete",
+    summary="Delete item",
+    responses=error_responses(404, 409, 422, 500),
+)
 async def delete_item(record_id: UUID, user: CurrentUser) -> Response:
     repo = repository("item")
     if not await repo.delete(record_id, user.id, events=()):
@@ -91,6 +110,7 @@ async def delete_item(record_id: UUID, user: CurrentUser) -> Response:
     response_model=ItemPublic,
     operation_id="items-transition",
     summary="Change the state of item",
+    responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
 async def move_item(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
     repo = repository("item")

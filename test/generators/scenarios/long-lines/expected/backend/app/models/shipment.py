@@ -10,13 +10,14 @@ from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from app.domain import SHIPMENT
-from app.fieldtypes import UtcDatetime
-from app.records import sort_key
+from app.fieldtypes import Bool, Float64, QueryFloat64, Text, UtcDatetime, storable_text
 
-ShipmentReference = Annotated[str, Field(min_length=4, max_length=64, pattern="^[A-Z]{3}-[0-9]{4,}$")]
+ShipmentReference = Annotated[
+    str, Field(min_length=4, max_length=64, pattern="^[A-Z]{3}-[0-9]{4,}$"), AfterValidator(storable_text)
+]
 ShipmentCarrier = Literal[
     "dhl_express",
     "fedex_international_priority",
@@ -25,8 +26,32 @@ ShipmentCarrier = Literal[
     "postnl_parcel",
     "local_courier",
 ]
-ShipmentWeightKg = Annotated[float, Field(ge=0, le=100000)]
+ShipmentWeightKg = Annotated[Float64, Field(ge=0, le=100000)]
 ShipmentState = Literal["booked", "in_transit", "delivered"]
+ShipmentSort = Literal[
+    "id",
+    "-id",
+    "number",
+    "-number",
+    "created_at",
+    "-created_at",
+    "updated_at",
+    "-updated_at",
+    "reference",
+    "-reference",
+    "carrier",
+    "-carrier",
+    "weight_kg",
+    "-weight_kg",
+    "declared_value",
+    "-declared_value",
+    "insured",
+    "-insured",
+    "customs_code",
+    "-customs_code",
+    "state",
+    "-state",
+]
 
 
 class ShipmentBase(BaseModel):
@@ -37,8 +62,8 @@ class ShipmentBase(BaseModel):
     reference: ShipmentReference
     carrier: ShipmentCarrier | None = None
     weight_kg: ShipmentWeightKg | None = None
-    declared_value: float | None = None
-    customs_code: str | None = None
+    declared_value: Float64 | None = None
+    customs_code: Text | None = None
 
 
 class ShipmentCreate(ShipmentBase):
@@ -46,7 +71,7 @@ class ShipmentCreate(ShipmentBase):
 
     model_config = ConfigDict(extra="forbid")
 
-    insured: bool = False
+    insured: Bool = False
 
 
 class ShipmentUpdate(BaseModel):
@@ -54,12 +79,12 @@ class ShipmentUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
 
-    reference: ShipmentReference | None = None
+    reference: ShipmentReference | SkipJsonSchema[None] = None
     carrier: ShipmentCarrier | None = None
     weight_kg: ShipmentWeightKg | None = None
-    declared_value: float | None = None
-    insured: bool | None = None
-    customs_code: str | None = None
+    declared_value: Float64 | None = None
+    insured: Bool | None = None
+    customs_code: Text | None = None
 
 
 class ShipmentPublic(ShipmentBase):
@@ -67,7 +92,7 @@ class ShipmentPublic(ShipmentBase):
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
-    insured: bool | None = None
+    insured: Bool | None = None
     id: UUID = Field(description="Primary key")
     number: str | None = Field(None, description="Sequential, human-readable number")
     created_at: datetime = Field(description="When the record was created")
@@ -96,24 +121,19 @@ class ShipmentFilters(BaseModel):
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
     limit: int = Field(100, ge=1, le=1000)
-    offset: int = Field(0, ge=0)
-    sort: str | None = Field(None, description="A field to sort by, `-field` for descending")
-    q: str | None = Field(None, description="Case-insensitive search over the text fields")
-    after: str | None = Field(None, description="Cursor from `next_cursor` of the previous page")
+    offset: int = Field(0, ge=0, le=9223372036854775807)
+    sort: ShipmentSort | None = Field(None, description="A field to sort by, `-field` for descending")
+    q: Text | None = Field(None, description="Case-insensitive search over the text fields")
+    after: Text | None = Field(None, description="Cursor from `next_cursor` of the previous page")
     with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")
     id: UUID | None = None
-    number: str | None = None
+    number: Text | None = None
     created_at: UtcDatetime | None = None
     updated_at: UtcDatetime | None = None
-    reference: str | None = None
+    reference: Text | None = None
     carrier: ShipmentCarrier | None = None
-    weight_kg: float | None = None
-    declared_value: float | None = None
+    weight_kg: QueryFloat64 | None = None
+    declared_value: QueryFloat64 | None = None
     insured: bool | None = None
-    customs_code: str | None = None
+    customs_code: Text | None = None
     state: ShipmentState | None = None
-
-    @field_validator("sort")
-    @classmethod
-    def _sortable(cls, value: str | None) -> str | None:
-        return sort_key(SHIPMENT, value)

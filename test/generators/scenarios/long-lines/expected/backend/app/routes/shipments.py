@@ -13,8 +13,8 @@ from fastapi import APIRouter, Request, Response
 from app import expr
 from app.deps import CurrentUser, repository
 from app.domain import SHIPMENT
-from app.errors import not_found
-from app.idempotency import IDEMPOTENT_RESPONSES, IdempotencyKey, create_once
+from app.errors import error_responses, not_found
+from app.idempotency import IdempotencyKey, create_once
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -43,7 +43,45 @@ CREATE_RULES = (
         message="Uninsured shipments worth 1000 or more must travel with an express carrier",
     ),
 )
+CREATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked; see x-validation-rules. The request schema cannot express (fields related, or "
+        "stored values): `insured == true or declared_value == null or declared_value < 1000 or carrier in "
+        "['dhl_express', 'fedex_international_priority']`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": (
+                "insured == true or declared_value == null or declared_value < 1000 or carrier in ['dhl_express', "
+                "'fedex_international_priority']"
+            ),
+            "status": 422,
+            "error": "validation_error",
+            "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
+            "in_schema": False,
+        }
+    ],
+}
 UPDATE_FILL = {"updated_at": "now_on_update"}
+UPDATE_RULES_DOC = {
+    "description": (
+        "Validation rules are checked on the record as it would be after the change; see x-validation-rules. The "
+        "request schema cannot express (fields related, or stored values): `insured == true or declared_value == "
+        "null or declared_value < 1000 or carrier in ['dhl_express', 'fedex_international_priority']`."
+    ),
+    "x-validation-rules": [
+        {
+            "rule": (
+                "insured == true or declared_value == null or declared_value < 1000 or carrier in ['dhl_express', "
+                "'fedex_international_priority']"
+            ),
+            "status": 422,
+            "error": "validation_error",
+            "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
+            "in_schema": False,
+        }
+    ],
+}
 STATE_FILL = {"updated_at": "now_on_update"}
 
 
@@ -52,6 +90,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     response_model=ShipmentList,
     operation_id="shipments-list",
     summary="List shipment",
+    responses=error_responses(422, 500),
     openapi_extra=query_parameters(ShipmentFilters),
 )
 async def list_shipments(request: Request) -> ORJSONResponse:
@@ -60,7 +99,13 @@ async def list_shipments(request: Request) -> ORJSONResponse:
     return ORJSONResponse(page_body(page, LINKS))
 
 
-@router.get("/{record_id}", response_model=ShipmentPublic, operation_id="shipments-get", summary="Get shipment")
+@router.get(
+    "/{record_id}",
+    response_model=ShipmentPublic,
+    operation_id="shipments-get",
+    summary="Get shipment",
+    responses=error_responses(404, 422, 500),
+)
 async def get_shipment(record_id: UUID) -> ORJSONResponse:
     repo = repository("shipment")
     record = await repo.get(record_id)
@@ -75,7 +120,8 @@ async def get_shipment(record_id: UUID) -> ORJSONResponse:
     status_code=201,
     operation_id="shipments-create",
     summary="Create shipment",
-    responses=IDEMPOTENT_RESPONSES,
+    responses=error_responses(400, 409, 413, 415, 422, 500),
+    openapi_extra=CREATE_RULES_DOC,
 )
 async def create_shipment(body: ShipmentCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
     repo = repository("shipment")
@@ -89,7 +135,14 @@ async def create_shipment(body: ShipmentCreate, user: CurrentUser, idempotency_k
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
-@router.patch("/{record_id}", response_model=ShipmentPublic, operation_id="shipments-update", summary="Update shipment")
+@router.patch(
+    "/{record_id}",
+    response_model=ShipmentPublic,
+    operation_id="shipments-update",
+    summary="Update shipment",
+    responses=error_responses(400, 404, 409, 413, 415, 422, 500),
+    openapi_extra=UPDATE_RULES_DOC,
+)
 async def update_shipment(record_id: UUID, body: ShipmentUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("shipment")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
@@ -101,7 +154,13 @@ async def update_shipment(record_id: UUID, body: ShipmentUpdate, user: CurrentUs
     return ORJSONResponse(with_links(record, LINKS))
 
 
-@router.delete("/{record_id}", status_code=204, operation_id="shipments-delete", summary="Delete shipment")
+@router.delete(
+    "/{record_id}",
+    status_code=204,
+    operation_id="shipments-delete",
+    summary="Delete shipment",
+    responses=error_responses(404, 409, 422, 500),
+)
 async def delete_shipment(record_id: UUID, user: CurrentUser) -> Response:
     repo = repository("shipment")
     if not await repo.delete(record_id, user.id, events=()):
@@ -114,6 +173,7 @@ async def delete_shipment(record_id: UUID, user: CurrentUser) -> Response:
     response_model=ShipmentPublic,
     operation_id="shipments-transition",
     summary="Change the state of shipment",
+    responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
 async def move_shipment(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
     repo = repository("shipment")
