@@ -168,6 +168,7 @@ done = function(summary, latency, requests)
 end
 `,
     );
+    const cpuBefore = cpuMs(server.child.pid);
     const wrk = spawnSync(
       "wrk",
       ["-t1", `-c${WRK_CONNECTIONS}`, `-d${WRK_SECONDS}s`, "--latency", "-s", lua, `${server.url}/healer/ingest`],
@@ -178,6 +179,8 @@ end
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(wrk.stdout)?.[1];
     if (!m || !rps) throw new Error(`cannot read wrk's output:\n${wrk.stdout}`);
     const [requests, non2xx, errors] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    // Load-independent: the server's CPU per report; 1000 / it is what one free core could take.
+    const cpuPerReport = (cpuMs(server.child.pid) - cpuBefore) / requests;
     await new Promise((r) => setTimeout(r, 300));
     const tickets = (await (await fetch(`${server.url}/healer/tickets`)).json()) as { occurrences: number; status: string }[];
     const occurrences = tickets.reduce((n, t) => n + t.occurrences, 0) - DISTINCT_ERRORS;
@@ -186,7 +189,8 @@ end
     console.log(
       `ingest over HTTP, ${store} store (wrk -t1 -c${WRK_CONNECTIONS} -d${WRK_SECONDS}s, ${DISTINCT_ERRORS} distinct reports, dedup on): ` +
         `${Math.round(Number(rps))} reports/s, p50 ${m[4]} ms, p99 ${m[5]} ms; ${requests} answered, ${non2xx} non-2xx, ${errors} socket errors; ` +
-        `${tickets.length} tickets, ${occurrences} occurrences counted, ${lost} lost`,
+        `${tickets.length} tickets, ${occurrences} occurrences counted, ${lost} lost; ` +
+        `server CPU ${(cpuPerReport * 1000).toFixed(0)} µs per report (${Math.round(1000 / cpuPerReport)} reports/s per free core)`,
     );
     return Number(rps);
   } finally {
