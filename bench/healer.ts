@@ -168,6 +168,7 @@ done = function(summary, latency, requests)
 end
 `,
     );
+    const cpuBefore = cpuMs(server.child.pid);
     const wrk = spawnSync(
       "wrk",
       ["-t1", `-c${WRK_CONNECTIONS}`, `-d${WRK_SECONDS}s`, "--latency", "-s", lua, `${server.url}/healer/ingest`],
@@ -178,6 +179,8 @@ end
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(wrk.stdout)?.[1];
     if (!m || !rps) throw new Error(`cannot read wrk's output:\n${wrk.stdout}`);
     const [requests, non2xx, errors] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    // Load-independent: the server's CPU per report; 1000 / it is what one free core could take.
+    const cpuPerReport = (cpuMs(server.child.pid) - cpuBefore) / requests;
     await new Promise((r) => setTimeout(r, 300));
     const tickets = (await (await fetch(`${server.url}/healer/tickets`)).json()) as { occurrences: number; status: string }[];
     const occurrences = tickets.reduce((n, t) => n + t.occurrences, 0) - DISTINCT_ERRORS;
@@ -186,7 +189,8 @@ end
     console.log(
       `ingest over HTTP, ${store} store (wrk -t1 -c${WRK_CONNECTIONS} -d${WRK_SECONDS}s, ${DISTINCT_ERRORS} distinct reports, dedup on): ` +
         `${Math.round(Number(rps))} reports/s, p50 ${m[4]} ms, p99 ${m[5]} ms; ${requests} answered, ${non2xx} non-2xx, ${errors} socket errors; ` +
-        `${tickets.length} tickets, ${occurrences} occurrences counted, ${lost} lost`,
+        `${tickets.length} tickets, ${occurrences} occurrences counted, ${lost} lost; ` +
+        `server CPU ${(cpuPerReport * 1000).toFixed(0)} µs per report (${Math.round(1000 / cpuPerReport)} reports/s per free core)`,
     );
     return Number(rps);
   } finally {
@@ -207,12 +211,24 @@ function cpuMs(pid: number | undefined): number {
 }
 
 /**
- * Tier 1 latency, with the Healer's parse cache on and off (CHARTER_PARSE_CACHE=off) in the same
- * run: two servers, one project each, sampled in turn (ABBA), so a loaded machine skews both alike.
- * Also prints each server's CPU time per fix, steadier than wall time on a shared machine.
+ * The variants of the tier 1 run, compared in the same run: "new" is the Healer as it is; "old"
+ * turns off the fast paths that each have an environment switch (the parse cache, and the writer
+ * trusting the files it wrote while their inode, size, mtime and ctime are unchanged).
+ * HEALER_BENCH_TIER1_MODES=new,old,nocache (nocache: only the parse cache off) picks them.
+ */
+const TIER1_MODES: Record<string, Record<string, string>> = {
+  new: {},
+  old: { CHARTER_PARSE_CACHE: "off", CHARTER_WRITER_TRUST_STAT: "off" },
+  nocache: { CHARTER_PARSE_CACHE: "off" },
+};
+
+/**
+ * Tier 1 latency of each variant in the same run: one server and one project each, sampled in
+ * turn (ABBA), so a loaded machine skews them alike. Also prints each server's CPU time per fix,
+ * steadier than wall time on a shared machine.
  */
 async function benchTier1(): Promise<void> {
-  const modes = ["on", "off"] as const;
+  const modes = (process.env.HEALER_BENCH_TIER1_MODES ?? "new,old").split(",").filter((m) => m in TIER1_MODES);
   const runs = [];
   for (const mode of modes) {
     const root = mkdtempSync(join(tmpdir(), `charter-bench-tier1-${mode}-`));
@@ -220,7 +236,7 @@ async function benchTier1(): Promise<void> {
     writeDomain(domain);
     const check = checkDomain(domain);
     if (check.errors > 0) throw new Error(`benchmark domain is invalid: ${check.findings[0]?.message}`);
-    const server = await startServer(root, { ...NO_PROVIDER_ENV, CHARTER_PARSE_CACHE: mode });
+    const server = await startServer(root, { ...NO_PROVIDER_ENV, ...TIER1_MODES[mode] });
     runs.push({ mode, root, domain, server, contracts: check.contracts.length, samples: [] as number[], cpu: 0, regenerated: 0 });
   }
   try {
@@ -254,7 +270,7 @@ async function benchTier1(): Promise<void> {
         const { ticket_id, status } = (await r.json()) as { ticket_id: string; status: string };
         const cpu = cpuMs(run.server.child.pid) - cpuBefore;
         const t = (await (await fetch(`${run.server.url}/healer/tickets/${ticket_id}`)).json()) as { resolution_note: string };
-        if (status !== "applied") throw new Error(`sample ${s} (parse cache ${run.mode}): ticket ended ${status}: ${t.resolution_note}`);
+        if (status !== "applied") throw new Error(`sample ${s} (${run.mode}): ticket ended ${status}: ${t.resolution_note}`);
         // The first samples load every module and write the whole runtime/ tree: warm-up.
         if (s >= 0) {
           run.samples.push(elapsed);
@@ -272,7 +288,7 @@ async function benchTier1(): Promise<void> {
   for (const run of runs) {
     const samples = [...run.samples].sort((a, b) => a - b);
     console.log(
-      `tier 1 over HTTP, parse cache ${run.mode.padEnd(3)} (report -> applied + regenerated, ${ENTITIES} entities, ${run.contracts} contracts, ${run.regenerated} generated files): ` +
+      `tier 1 over HTTP, ${run.mode.padEnd(7)} (report -> applied + regenerated, ${ENTITIES} entities, ${run.contracts} contracts, ${run.regenerated} generated files): ` +
         `p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms, max ${percentile(samples, 100).toFixed(0)} ms over ${samples.length} samples; ` +
         `server CPU ${(run.cpu / samples.length).toFixed(0)} ms per fix`,
     );
@@ -282,8 +298,10 @@ async function benchTier1(): Promise<void> {
 console.log("Healer benchmark (targets: ingest >= 5000 reports/s over HTTP with none lost, tier 1 p50 < 100 ms)");
 const only = process.env.HEALER_BENCH_ONLY;
 if (only !== "tier1") {
-  const sqlite = await benchIngest("sqlite");
-  const postgres = await benchIngest("postgres");
+  // HEALER_BENCH_STORES=sqlite (or postgres) runs one store only.
+  const stores = (process.env.HEALER_BENCH_STORES ?? "sqlite,postgres").split(",");
+  const sqlite = stores.includes("sqlite") ? await benchIngest("sqlite") : null;
+  const postgres = stores.includes("postgres") ? await benchIngest("postgres") : null;
   if (sqlite && postgres) {
     console.log(`ingest, PostgreSQL store / SQLite store: ${(postgres / sqlite).toFixed(2)} (same machine, same run)`);
   }

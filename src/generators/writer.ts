@@ -1,5 +1,16 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  type BigIntStats,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { GENERATED_NOTICE } from "./header.js";
 import type { GeneratedFile } from "./types.js";
@@ -48,6 +59,73 @@ interface ManifestEntry {
 type Manifest = Map<string, ManifestEntry>;
 
 /**
+ * What this process last wrote or read at a path: the file's identity (inode, size, mtime and
+ * ctime in nanoseconds), its text and the hash of it. A long-running writer (the Healer service
+ * regenerating after every fix) then neither reads back nor hashes the hundreds of files whose
+ * identity is unchanged: their bytes are the ones it kept. Any write to a file changes its ctime,
+ * which no tool sets back (`touch -d` and `utimes` set mtime only), and a replacement changes the
+ * inode, so a hand edit is still seen. Known limit: timestamps tick coarsely (a few ms), so an
+ * edit of the same size in place within the same tick as charter's own write, or with the system
+ * clock moved back, could be missed. The cost is memory: the text of the files written (a few MB).
+ */
+interface KnownFile {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  text: string;
+  sha256: string;
+}
+const known = new Map<string, KnownFile>();
+/** Set CHARTER_WRITER_TRUST_STAT=off to read every file back (the benchmark compares both). */
+const trustStat = (): boolean => process.env.CHARTER_WRITER_TRUST_STAT !== "off";
+
+function statOf(abs: string): BigIntStats | undefined {
+  return statSync(abs, { bigint: true, throwIfNoEntry: false });
+}
+
+function sameFile(k: KnownFile | undefined, st: BigIntStats | undefined): k is KnownFile {
+  return (
+    k !== undefined &&
+    st !== undefined &&
+    st.isFile() &&
+    k.ino === st.ino &&
+    k.size === st.size &&
+    k.mtimeNs === st.mtimeNs &&
+    k.ctimeNs === st.ctimeNs
+  );
+}
+
+/** Records a file just written or read (`sha` when already known, else computed). */
+function remember(abs: string, text: string, sha?: string): void {
+  if (!trustStat()) return;
+  const st = statOf(abs);
+  if (st?.isFile())
+    known.set(abs, { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, text, sha256: sha ?? sha256(text) });
+  else known.delete(abs);
+}
+
+/** A file's text, from memory while its identity is unchanged; `null` when there is no file. */
+function currentOf(abs: string): { text: string; sha256: () => string } | null {
+  if (trustStat()) {
+    const k = known.get(abs);
+    if (sameFile(k, statOf(abs))) return { text: k.text, sha256: () => k.sha256 };
+  }
+  const text = readText(abs);
+  if (text === null) {
+    known.delete(abs);
+    return null;
+  }
+  let sha: string | undefined;
+  const hash = (): string => {
+    sha ??= sha256(text);
+    return sha;
+  };
+  remember(abs, text, trustStat() ? hash() : undefined);
+  return { text, sha256: hash };
+}
+
+/**
  * The one place that puts generated files on disk. It refuses paths that would escape the output
  * directory, writes only files whose bytes differ (so watchers and `next build` caches stay warm),
  * and replaces each file atomically through a temporary file.
@@ -69,21 +147,26 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
   for (const f of files) {
     const target = safeJoin(root, f.path);
     produced.add(f.path);
-    const current = readText(target);
+    const current = currentOf(target);
     const entry = manifest.get(f.path);
-    if (current === f.content) {
+    if (current !== null && current.text === f.content) {
       result.unchanged.push(f.path);
-      if (f.target) manifest.set(f.path, entryOf(f, f.target));
+      if (f.target) manifest.set(f.path, entryOf(f, f.target, current.sha256()));
       continue;
     }
+    const hash = sha256(f.content);
     // Files without a target come from callers that keep no manifest: written as before.
-    const reason = current === null || !f.target ? null : keptReason(current, entry);
+    let reason: KeptReason | null = null;
+    if (current !== null && f.target) {
+      // Ours to replace while its bytes match the manifest; otherwise the header decides.
+      reason = entry !== undefined && entry.sha256 === current.sha256() ? null : keptReason(current.text, entry);
+    }
     if (reason !== null && !options.force) {
       result.kept.push({ path: f.path, reason, stale: false });
       continue;
     }
     result.written.push(f.path);
-    if (f.target) manifest.set(f.path, entryOf(f, f.target));
+    if (f.target) manifest.set(f.path, entryOf(f, f.target, hash));
     if (options.dryRun) continue;
     if (current === null) {
       // A new file: nothing to keep intact, so no temporary file (half the system calls).
@@ -93,11 +176,12 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
         madeDirs.add(dir);
       }
       writeFileSync(target, f.content);
-      continue;
+    } else {
+      const tmp = `${target}.tmp-${process.pid}`;
+      writeFileSync(tmp, f.content);
+      renameSync(tmp, target);
     }
-    const tmp = `${target}.tmp-${process.pid}`;
-    writeFileSync(tmp, f.content);
-    renameSync(tmp, target);
+    remember(target, f.content, hash);
   }
 
   for (const [path, entry] of [...manifest.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -117,7 +201,10 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
     }
     result.removed.push(path);
     manifest.delete(path);
-    if (!options.dryRun) removeWithEmptyParents(root, abs);
+    if (!options.dryRun) {
+      removeWithEmptyParents(root, abs);
+      known.delete(abs);
+    }
   }
 
   // An output folder that never held generated files gets no manifest either.
@@ -125,8 +212,8 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
   return result;
 }
 
-function entryOf(f: GeneratedFile, target: string): ManifestEntry {
-  return { target, sha256: sha256(f.content), ...(f.permanent ? { permanent: true as const } : {}) };
+function entryOf(f: GeneratedFile, target: string, hash: string): ManifestEntry {
+  return { target, sha256: hash, ...(f.permanent ? { permanent: true as const } : {}) };
 }
 
 /** Files under `outDir` that differ from what would be generated, are stale, or were edited. */
@@ -164,7 +251,7 @@ function readText(abs: string): string | null {
 }
 
 function readManifest(root: string): Manifest {
-  const text = readText(join(root, MANIFEST_FILE));
+  const text = currentOf(join(root, MANIFEST_FILE))?.text ?? null;
   const out: Manifest = new Map();
   if (text === null) return out;
   let parsed: unknown;
@@ -187,11 +274,13 @@ function writeManifest(root: string, manifest: Manifest): void {
   const files: Record<string, ManifestEntry> = {};
   for (const path of [...manifest.keys()].sort()) files[path] = manifest.get(path) as ManifestEntry;
   const text = `${JSON.stringify({ "@generated": GENERATED_NOTICE, version: MANIFEST_VERSION, files }, null, 2)}\n`;
-  if (readText(join(root, MANIFEST_FILE)) === text) return;
+  const path = join(root, MANIFEST_FILE);
+  if (currentOf(path)?.text === text) return;
   mkdirSync(root, { recursive: true });
   const tmp = join(root, `${MANIFEST_FILE}.tmp-${process.pid}`);
   writeFileSync(tmp, text);
-  renameSync(tmp, join(root, MANIFEST_FILE));
+  renameSync(tmp, path);
+  remember(path, text);
 }
 
 /** Removes a file, then the folders it leaves empty, up to (not including) the output root. */

@@ -162,15 +162,18 @@ export class SqliteTicketStore implements TicketStore {
 
   /** One transaction per report, so two processes reporting the same error at once still end with one ticket. */
   async ingest(t: NewTicket): Promise<IngestResult> {
-    return this.db.transaction(() => this.ingestInTransaction(t))();
+    return this.db.transaction(() => this.ingestInTransaction(t, this.stamp()))();
   }
 
+  /** One time stamp for the whole batch, as the PostgreSQL store does: it is one transaction. */
   async ingestMany(list: readonly NewTicket[]): Promise<IngestResult[]> {
-    return this.db.transaction(() => list.map((t) => this.ingestInTransaction(t)))();
+    return this.db.transaction(() => {
+      const now = this.stamp();
+      return list.map((t) => this.ingestInTransaction(t, now));
+    })();
   }
 
-  private ingestInTransaction(t: NewTicket): IngestResult {
-    const { iso, ms } = this.stamp();
+  private ingestInTransaction(t: NewTicket, { iso, ms }: { iso: string; ms: number }): IngestResult {
     const bumped = this.stmt(
       `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
        WHERE fingerprint = ? AND status IN (${OPEN_SQL}) RETURNING *`,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -134,6 +134,55 @@ describe("writer", () => {
       ]);
       expect(existsSync(join(out, "backend/app/b.py"))).toBe(true);
       expect(readFileSync(join(out, MANIFEST_FILE), "utf8")).toBe(before);
+    });
+  });
+
+  // The writer trusts what it hashed for a file whose inode, size, mtime and ctime are unchanged
+  // (a long-running Healer regenerates after every fix without reading hundreds of files back).
+  // Every kind of edit below changes at least one of them, so each is still seen as an edit.
+  describe("trusting the files it wrote while they are unchanged", () => {
+    const gen = (path: string, body: string) => ({ path, content: `${hashHeader()}${body}\n`, target: "fastapi-prod" });
+
+    it("sees a same-size hand edit, even with the mtime set back, and leaves it alone", () => {
+      const out = tmp();
+      const file = join(out, "app/a.py");
+      expect(writeFiles(out, [gen("app/a.py", 'a = "1"')]).written).toEqual(["app/a.py"]);
+      expect(writeFiles(out, [gen("app/a.py", 'a = "1"')]).unchanged).toEqual(["app/a.py"]);
+      const { atimeMs, mtimeMs, size } = statSync(file);
+      const edited = `${hashHeader()}a = "X"\n`;
+      writeFileSync(file, edited);
+      utimesSync(file, atimeMs / 1000, mtimeMs / 1000);
+      expect(statSync(file).size).toBe(size);
+      expect(statSync(file).mtimeMs).toBeCloseTo(mtimeMs, 2);
+      const r = writeFiles(out, [gen("app/a.py", 'a = "2"')]);
+      expect(r.kept).toEqual([{ path: "app/a.py", reason: "edited", stale: false }]);
+      expect(readFileSync(file, "utf8")).toBe(edited);
+      expect(checkFiles(out, [gen("app/a.py", 'a = "1"')])).toEqual(["app/a.py"]);
+    });
+
+    it("sees a file replaced through a rename, and one deleted, and rewrites them when asked", () => {
+      const out = tmp();
+      writeFiles(out, [gen("a.py", "a = 1"), gen("b.py", "b = 1")]);
+      writeFileSync(join(out, "a.new"), "mine\n");
+      renameSync(join(out, "a.new"), join(out, "a.py"));
+      writeFileSync(join(out, "b.py"), "");
+      const r = writeFiles(out, [gen("a.py", "a = 1"), gen("b.py", "b = 1")]);
+      expect(r.kept).toEqual([
+        { path: "a.py", reason: "not-generated", stale: false },
+        { path: "b.py", reason: "not-generated", stale: false },
+      ]);
+      const forced = writeFiles(out, [gen("a.py", "a = 1"), gen("b.py", "b = 1")], { force: true });
+      expect(forced.written).toEqual(["a.py", "b.py"]);
+      expect(readFileSync(join(out, "a.py"), "utf8")).toBe(gen("a.py", "a = 1").content);
+      expect(writeFiles(out, [gen("a.py", "a = 1"), gen("b.py", "b = 1")]).unchanged).toEqual(["a.py", "b.py"]);
+    });
+
+    it("rewrites an unchanged file of its own whose generated content changed", () => {
+      const out = tmp();
+      writeFiles(out, [gen("a.py", "a = 1")]);
+      writeFiles(out, [gen("a.py", "a = 1")]);
+      expect(writeFiles(out, [gen("a.py", "a = 2")]).written).toEqual(["a.py"]);
+      expect(readFileSync(join(out, "a.py"), "utf8")).toBe(gen("a.py", "a = 2").content);
     });
   });
 });
