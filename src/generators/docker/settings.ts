@@ -122,6 +122,33 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
       ],
     },
   ];
+  if (ir.agents.length > 0) {
+    groups.push({
+      title: "Events dispatcher and agents (app/dispatcher.py; the agents run only when an LLM provider is configured)",
+      settings: [
+        {
+          name: "DISPATCH_MODE",
+          example: "process",
+          meaning:
+            "process: on PostgreSQL a worker process per app process dispatches events and runs agents; inline: in the app process (default process)",
+        },
+        { name: "DISPATCH_POOL_SIZE", example: "5", meaning: "database connections of that worker process (default 5)" },
+        { name: "DISPATCH_BATCH_SIZE", example: "32", meaning: "events claimed at once, the earliest pending one per record (default 32)" },
+        {
+          name: "DISPATCH_POLL_SECONDS",
+          example: "0.25",
+          meaning: "how often the dispatcher looks for events written elsewhere (default 0.25)",
+        },
+        {
+          name: "DISPATCH_LEASE_SECONDS",
+          example: "120",
+          meaning: "how long a claim lasts: a killed replica's events go back to the others after it (default 120)",
+        },
+        { name: "DISPATCH_MAX_ATTEMPTS", example: "8", meaning: "attempts before an event is parked (parked_at, last_error) (default 8)" },
+        { name: "DISPATCH_BACKOFF_SECONDS", example: "1", meaning: "first retry delay, doubled each time, at most an hour (default 1)" },
+      ],
+    });
+  }
   if (ir.pages.length > 0) {
     groups.push({
       title: "Frontend",

@@ -129,10 +129,15 @@ export function configMap(ir: DomainIR, n: K8sNames): K8sObject {
     AUTH_ENABLED: ir.auth ? "true" : "false",
     SVC_HEALER_URL: `http://${n.healer}:${HEALER_PORT}`,
     SVC_HEALER_PORT: String(HEALER_PORT),
+    IDEMPOTENCY_TTL_SECONDS: "86400",
   };
   if (ir.auth) {
     data.AUTH_PROVIDER = ir.auth.provider;
     data.AUTH_TOKEN_EXPIRE_MINUTES = "60";
+    // Counted in each replica's memory: the guide says the effective limit is N times these.
+    data.AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT = "5";
+    data.AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS = "20";
+    data.AUTH_LOGIN_WINDOW_SECONDS = "900";
   }
   return {
     apiVersion: "v1",
