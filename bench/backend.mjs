@@ -12,14 +12,19 @@
 //
 //   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir)
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const PYTHON = join(ROOT, ".cache/venv/bin/python");
-const ANCHORS = resolve(process.env.BENCH_ANCHORS ?? join(ROOT, "../../shared/anchors"));
+// The anchors sit beside the project (../shared); from a worktree under a folder of its own, one further up.
+const ANCHORS = resolve(
+  process.env.BENCH_ANCHORS ??
+    [join(ROOT, "../shared/anchors"), join(ROOT, "../../shared/anchors")].find((d) => existsSync(d)) ??
+    join(ROOT, "../shared/anchors"),
+);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres";
