@@ -13,22 +13,12 @@ import {
   pickByPrefix,
   redactUrl,
   type TicketFilter,
+  type TicketRow,
   type TicketStore,
   type TicketUpdate,
+  toTicket,
 } from "./store.js";
-import {
-  type FixableBy,
-  OPEN_STATUSES,
-  PRIORITY_ORDER,
-  type Priority,
-  type Proposal,
-  TERMINAL_STATUSES,
-  type Ticket,
-  type TicketContext,
-  type TicketSource,
-  type TicketStatus,
-  type Tier,
-} from "./types.js";
+import { OPEN_STATUSES, PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
 const SCHEMA_VERSION = 1;
 /** How long a claim or lock stays valid without a heartbeat: a replica killed mid-way gives its work back after this. */
@@ -93,30 +83,6 @@ CREATE TABLE IF NOT EXISTS healer.locks (
   lease_until TIMESTAMPTZ NOT NULL
 );
 `;
-
-interface Row {
-  id: string;
-  source: TicketSource;
-  contract_fqn: string | null;
-  error_type: string;
-  raw_error: string;
-  context: string;
-  status: TicketStatus;
-  tier: number;
-  priority: Priority;
-  priority_order: number;
-  fixable_by: FixableBy;
-  proposal: string | null;
-  created_at: string;
-  updated_at: string;
-  resolved_at: string | null;
-  resolution_note: string;
-  fingerprint: string;
-  occurrences: number;
-  last_seen_at: string;
-  claimed_by: string | null;
-  diff_id: string | null;
-}
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
@@ -253,9 +219,9 @@ export class PostgresTicketStore implements TicketStore {
     return { iso: isoWithOffset(d), ms: d.getTime() };
   }
 
-  private async query(sql: string, values: unknown[] = []): Promise<Row[]> {
+  private async query(sql: string, values: unknown[] = []): Promise<TicketRow[]> {
     await this.open();
-    return (await this.pool.query(sql, values)).rows as Row[];
+    return (await this.pool.query(sql, values)).rows as TicketRow[];
   }
 
   /** Runs `fn` in one transaction, again from the start after a deadlock or serialization failure. */
@@ -329,7 +295,7 @@ export class PostgresTicketStore implements TicketStore {
       // or waits for this commit, as it would with SQLite's serialised writers.
       // Named: prepared once per connection, so the batch statement is not parsed and planned per call.
       await c.query({ name: "healer_ingest_lock", text: INGEST_LOCK_SQL, values: [values[11]] });
-      return (await c.query({ name: "healer_ingest", text: INGEST_SQL, values })).rows as (Row & { inserted: boolean })[];
+      return (await c.query({ name: "healer_ingest", text: INGEST_SQL, values })).rows as (TicketRow & { inserted: boolean })[];
     });
     const byFingerprint = new Map(stored.map((r) => [r.fingerprint, r]));
     const seen = new Set<string>();
@@ -556,28 +522,3 @@ export class PostgresTicketStore implements TicketStore {
 
 /** Columns a `TicketUpdate` may set directly (the others are handled on their own above). */
 const UPDATABLE = new Set(["resolution_note", "diff_id", "tier", "error_type", "fixable_by"]);
-
-function toTicket(r: Row): Ticket {
-  return {
-    id: r.id,
-    source: r.source,
-    contract_fqn: r.contract_fqn,
-    error_type: r.error_type,
-    raw_error: r.raw_error,
-    context: JSON.parse(r.context) as TicketContext,
-    status: r.status,
-    tier: r.tier as Tier,
-    priority: r.priority,
-    priority_order: r.priority_order,
-    fixable_by: r.fixable_by,
-    proposal: r.proposal === null ? null : (JSON.parse(r.proposal) as Proposal),
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    resolved_at: r.resolved_at,
-    resolution_note: r.resolution_note,
-    fingerprint: r.fingerprint,
-    occurrences: r.occurrences,
-    last_seen_at: r.last_seen_at,
-    diff_id: r.diff_id,
-  };
-}

@@ -14,22 +14,12 @@ import {
   PROCESS_OWNER,
   pickByPrefix,
   type TicketFilter,
+  type TicketRow,
   type TicketStore,
   type TicketUpdate,
+  toTicket,
 } from "./store.js";
-import {
-  type FixableBy,
-  OPEN_STATUSES,
-  PRIORITY_ORDER,
-  type Priority,
-  type Proposal,
-  TERMINAL_STATUSES,
-  type Ticket,
-  type TicketContext,
-  type TicketSource,
-  type TicketStatus,
-  type Tier,
-} from "./types.js";
+import { OPEN_STATUSES, PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
 /** Version 2 added `claims`, the number of times a ticket was claimed (its processing log). */
 const SCHEMA_VERSION = 2;
@@ -80,31 +70,8 @@ CREATE TABLE IF NOT EXISTS locks (
 );
 `;
 
-interface Row {
-  seq: number;
-  id: string;
-  source: TicketSource;
-  contract_fqn: string | null;
-  error_type: string;
-  raw_error: string;
-  context: string;
-  status: TicketStatus;
-  tier: number;
-  priority: Priority;
-  priority_order: number;
-  fixable_by: FixableBy;
-  proposal: string | null;
-  created_at: string;
-  created_ms: number;
-  updated_at: string;
-  resolved_at: string | null;
-  resolution_note: string;
-  fingerprint: string;
-  occurrences: number;
-  last_seen_at: string;
-  claimed_by: string | null;
-  diff_id: string | null;
-}
+/** A ticket row of this table: the shared columns plus the queue's millisecond order. */
+type Row = TicketRow & { seq: number; created_ms: number };
 
 /**
  * SQLite store of tickets (`.forge/healer/healer.db`). WAL mode lets readers (status, the HTTP
@@ -397,29 +364,4 @@ export class SqliteTicketStore implements TicketStore {
     }
     return s;
   }
-}
-
-function toTicket(r: Row): Ticket {
-  return {
-    id: r.id,
-    source: r.source,
-    contract_fqn: r.contract_fqn,
-    error_type: r.error_type,
-    raw_error: r.raw_error,
-    context: JSON.parse(r.context) as TicketContext,
-    status: r.status,
-    tier: r.tier as Tier,
-    priority: r.priority,
-    priority_order: r.priority_order,
-    fixable_by: r.fixable_by,
-    proposal: r.proposal === null ? null : (JSON.parse(r.proposal) as Proposal),
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    resolved_at: r.resolved_at,
-    resolution_note: r.resolution_note,
-    fingerprint: r.fingerprint,
-    occurrences: r.occurrences,
-    last_seen_at: r.last_seen_at,
-    diff_id: r.diff_id,
-  };
 }
