@@ -3,7 +3,7 @@ import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
 import { constantName, Imports, pyCall, pyStr, pyTuple, pyValue } from "./python.js";
-import { fillDict, invokeEvent, rolesConstant, rulesTuple, updateFill } from "./routes.js";
+import { fillDict, invokeEvent, renderRoleConstants, rolesConstant, rulesTuple, updateFill } from "./routes.js";
 import { operationStatuses } from "./statuses.js";
 
 /**
@@ -192,9 +192,7 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     ].join("\n");
   });
   if (roleSets.size) imp.add("app.deps", "role_dependencies");
-  const roleConstants = [...roleSets.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
+  const roleConstants = renderRoleConstants(roleSets);
   return [
     hashHeader(),
     '"""Read-only: the agent runs of a record, newest first (the agents themselves run off the request path)."""',

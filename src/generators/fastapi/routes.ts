@@ -419,11 +419,16 @@ function renderHandler(h: HandlerModel): string {
   ].join("\n");
 }
 
-/** The text of a route module. */
-export function renderRouteModule(m: RouteModuleModel): string {
-  const roleConstants = [...m.roleSets.entries()]
+/** `ADMIN_OR_AGENT = role_dependencies("admin", "agent")` lines of a module's role sets, by name. */
+export function renderRoleConstants(roleSets: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...roleSets.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
+}
+
+/** The text of a route module. */
+export function renderRouteModule(m: RouteModuleModel): string {
+  const roleConstants = renderRoleConstants(m.roleSets);
   return [
     hashHeader(),
     m.docstring,
