@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { FAILSAFE_SCHEMA, load as fastLoad, Type } from "js-yaml";
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from "yaml";
@@ -127,22 +128,47 @@ export function loadContractFile(absPath: string, cache?: ParseCache): ParseResu
   const fail = (code: string, message: string, line = 0, column = 0): { findings: Finding[] } => ({
     findings: [{ code, message, file, line, column, path: "", schemaPath: "", severity: "error" }],
   });
-  const size = statSync(absPath).size;
-  if (size > MAX_CONTRACT_BYTES) {
-    return fail("file.too_large", `file is ${size} bytes, over the limit of ${MAX_CONTRACT_BYTES} bytes`);
+  const read = readContractText(absPath);
+  if (typeof read === "number") {
+    return fail("file.too_large", `file is ${read} bytes, over the limit of ${MAX_CONTRACT_BYTES} bytes`);
   }
-  let source: string;
-  try {
-    source = new TextDecoder("utf-8", { fatal: true }).decode(readFileSync(absPath));
-  } catch {
-    return fail("file.encoding", "file is not valid UTF-8");
-  }
+  if (read === null) return fail("file.encoding", "file is not valid UTF-8");
+  const source = read;
   if (!cache) return parseContractSource(source, absPath, file);
   const cached = cache.lookup(absPath, source, file);
   if (cached) return cached;
   const parsed = parseContractSource(source, absPath, file);
   cache.store(absPath, source, file, parsed);
   return parsed;
+}
+
+/**
+ * A contract file's text; its size in bytes when over MAX_CONTRACT_BYTES (left unread); null when
+ * it is not UTF-8. One open, fstat, read and close per file: a domain of 10,000 entities has 15,000
+ * files, and a stat by path before a read of the same path was one system call per file too many.
+ * Decoded as TextDecoder("utf-8", { fatal: true }) decodes: invalid bytes refused, a leading byte
+ * order mark dropped.
+ */
+function readContractText(absPath: string): string | number | null {
+  const fd = openSync(absPath, "r");
+  let bytes: Buffer;
+  try {
+    const size = fstatSync(fd).size;
+    if (size > MAX_CONTRACT_BYTES) return size;
+    bytes = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const n = readSync(fd, bytes, filled, size - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    if (filled < size) bytes = bytes.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+  if (!isUtf8(bytes)) return null;
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return bytes.toString("utf8", bom);
 }
 
 /** Parses contract text; used by the loader and by tools that check a contract before writing it. */
