@@ -65,12 +65,14 @@ export function loadContracts(path: string, options: { cache?: ParseCache | unde
   const contracts: LoadedContract[] = [];
   const findings: Finding[] = [];
   options.cache?.prune(resolve(path), files);
-  for (const absPath of files) {
-    const result = loadContractFile(absPath, options.cache);
+  // Each file's display name once: it is the contract's `file` and the listing's entry alike.
+  const shown = files.map(displayPath);
+  files.forEach((absPath, i) => {
+    const result = loadContractFile(absPath, options.cache, shown[i]);
     if ("contract" in result) contracts.push(result.contract);
-    findings.push(...result.findings);
-  }
-  return { contracts, findings, files: files.map(displayPath) };
+    for (const f of result.findings) findings.push(f);
+  });
+  return { contracts, findings, files: shown };
 }
 
 export function displayPath(absPath: string): string {
@@ -123,8 +125,7 @@ export class ParseCache {
   }
 }
 
-export function loadContractFile(absPath: string, cache?: ParseCache): ParseResult {
-  const file = displayPath(absPath);
+export function loadContractFile(absPath: string, cache?: ParseCache, file: string = displayPath(absPath)): ParseResult {
   const fail = (code: string, message: string, line = 0, column = 0): { findings: Finding[] } => ({
     findings: [{ code, message, file, line, column, path: "", schemaPath: "", severity: "error" }],
   });
