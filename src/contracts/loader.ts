@@ -74,7 +74,7 @@ export function loadContracts(path: string, options: { cache?: ParseCache | unde
   const findings: Finding[] = [];
   options.cache?.prune(resolve(path), files);
   // A thread reads the files after the first READ_HEAD while this one reads those and parses.
-  const ahead = files.length >= READ_AHEAD_FROM ? new ReadAhead(files.slice(READ_HEAD), MAX_CONTRACT_BYTES) : null;
+  const ahead = files.length >= READ_AHEAD_FROM ? startReadAhead(files.slice(READ_HEAD)) : null;
   // Each file's display name once: it is the contract's `file` and the listing's entry alike.
   const shown = files.map(displayPath);
   files.forEach((absPath, i) => {
@@ -197,6 +197,15 @@ function decodeContractText(bytes: Uint8Array): string | null {
   if (!isUtf8(bytes)) return null;
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", bom);
+}
+
+/** A reader thread, or null where none can be started (every file is then read in place). */
+function startReadAhead(paths: readonly string[]): ReadAhead | null {
+  try {
+    return new ReadAhead(paths, MAX_CONTRACT_BYTES);
+  } catch {
+    return null;
+  }
 }
 
 /** The text of what the reader thread found; a file it could not read is read here, to fail as it would. */
