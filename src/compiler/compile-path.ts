@@ -47,8 +47,16 @@ export function checkDomain(path: string, options: { cache?: ParseCache | undefi
   findings.push(...compiled.findings);
   sortFindings(findings);
   const byFile = new Map<string, LoadedContract>(load.contracts.map((c) => [c.file, c]));
+  // Findings grouped by file in one pass (in their sorted order): a filter per file was quadratic
+  // on a large broken domain.
+  const findingsOf = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = findingsOf.get(f.file);
+    if (list) list.push(f);
+    else findingsOf.set(f.file, [f]);
+  }
   const contracts: ContractReport[] = load.files.map((file) => {
-    const own = findings.filter((f) => f.file === file);
+    const own = findingsOf.get(file) ?? [];
     const c = byFile.get(file);
     return { file, fqn: c ? (fqns.get(c) ?? null) : null, findings: own, ok: !hasErrors(own) };
   });

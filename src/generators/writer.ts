@@ -107,9 +107,16 @@ function remember(abs: string, text: string, sha?: string): void {
 
 /** A file's text, from memory while its identity is unchanged; `null` when there is no file. */
 function currentOf(abs: string): { text: string; sha256: () => string } | null {
+  // A stat first: in a new output folder most paths are absent, and a stat that finds nothing is
+  // far cheaper than a read that fails (an exception per file).
+  const st = statOf(abs);
+  if (st === undefined) {
+    known.delete(abs);
+    return null;
+  }
   if (trustStat()) {
     const k = known.get(abs);
-    if (sameFile(k, statOf(abs))) return { text: k.text, sha256: () => k.sha256 };
+    if (sameFile(k, st)) return { text: k.text, sha256: () => k.sha256 };
   }
   const text = readText(abs);
   if (text === null) {

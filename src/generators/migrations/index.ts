@@ -1,8 +1,8 @@
 import type { DomainIR } from "../../compiler/index.js";
 import { sqlHeader } from "../header.js";
 import { convertStatements, warningOf } from "../postgres/convertor.js";
-import { buildSchemaModel } from "../postgres/model.js";
-import { createSchemaStatements, type Statement } from "../postgres/statements.js";
+import { fullSchemaOf, schemaModelOf } from "../postgres/index.js";
+import type { Statement } from "../postgres/statements.js";
 import { MIGRATIONS_DIR, SNAPSHOT_PATH } from "../postgres/types.js";
 import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
 import { type ColumnRenames, diffSchemas } from "./diff.js";
@@ -34,25 +34,28 @@ export function generateMigrations({ ir, existing }: GeneratorInput): GeneratedF
     if (m !== null) lastNumber = Math.max(lastNumber, Number(m[1]));
   }
   const snapshotText = existing.get(SNAPSHOT_PATH);
-  const next = buildSchemaModel(ir);
+  const next = schemaModelOf(ir);
 
-  let statements: Statement[];
+  let statements: readonly Statement[];
+  let sql: string;
   let slug: string;
   let from: string;
   if (snapshotText === undefined) {
-    statements = createSchemaStatements(next);
+    // The full schema, as schema.sql has it: rendered once per IR for both targets.
+    ({ statements, sql } = fullSchemaOf(ir));
     slug = "initial";
     from = "an empty database (every statement is idempotent)";
   } else {
     const snapshot = parseSnapshot(snapshotText);
     statements = diffSchemas(snapshot.schema, next, columnRenames(ir));
     if (statements.length === 0) return [{ path: SNAPSHOT_PATH, content: snapshotText }];
+    sql = convertStatements(statements);
     slug = migrationSlug(statements);
     from = `the schema after ${snapshot.migration}`;
   }
 
   const name = `${String(lastNumber + 1).padStart(4, "0")}_${slug}`;
-  const content = `${sqlHeader()}-- Migration ${name} of domain ${ir.domain}, from ${from}.\n-- Applied once, inside a transaction, by the app's migration runner.\n\n${convertStatements(statements)}`;
+  const content = `${sqlHeader()}-- Migration ${name} of domain ${ir.domain}, from ${from}.\n-- Applied once, inside a transaction, by the app's migration runner.\n\n${sql}`;
   const warnings = statements.flatMap((st) => warningOf(st) ?? []);
   return [
     { path: `${MIGRATIONS_DIR}${name}.sql`, content, permanent: true, ...(warnings.length > 0 ? { warnings } : {}) },
