@@ -1,0 +1,248 @@
+"use client";
+
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { type ComponentProps, type ReactNode, useEffect, useRef, useState } from "react";
+
+import { announceNext, takeAnnouncement } from "@/lib/announce";
+import type { FieldSpec } from "@/lib/schema";
+
+export type ViewType = "table" | "kanban";
+
+/** What the server renders for the islands: icons and control classes, so none of that code ships. */
+export interface ListLook {
+  input: string;
+  select: string;
+  ghost: string;
+  search: ReactNode;
+  clear: ReactNode;
+  table: ReactNode;
+  kanban: ReactNode;
+  chevron: ReactNode;
+}
+
+/** `in_progress` -> `In progress`. */
+function humanize(value: unknown): string {
+  const text = String(value).replace(/_/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A native select in the look of the app's Select (its chevron comes from the server). */
+function NativeSelect({ look, children, ...props }: { look: ListLook } & ComponentProps<"select">) {
+  return (
+    <div className="relative w-full">
+      <select {...props} className={look.select}>
+        {children}
+      </select>
+      {look.chevron}
+    </div>
+  );
+}
+
+/** Writes choices into the URL; anything but paging itself goes back to the first page. */
+function useUpdate() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  return (changes: Record<string, string>, announce = "", replace = false) => {
+    const next = new URLSearchParams(params);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === "") next.delete(name);
+      else next.set(name, value);
+    }
+    if (!("page" in changes)) next.delete("page");
+    announceNext(announce);
+    const url = next.size > 0 ? `${pathname}?${next}` : pathname;
+    if (replace) router.replace(url, { scroll: false });
+    else router.push(url, { scroll: false });
+  };
+}
+
+/** A text box that reports its value after typing pauses (search and free-text filters). */
+function DebouncedInput({
+  value,
+  onCommit,
+  ...props
+}: { value: string; onCommit: (value: string) => void } & Omit<ComponentProps<"input">, "value">) {
+  const [text, setText] = useState(value);
+  const sent = useRef(value);
+  // A value from the URL (back, a shared link) replaces what is typed, unless it is our own echo.
+  useEffect(() => {
+    if (value !== sent.current) setText(value);
+    sent.current = value;
+  }, [value]);
+  useEffect(() => {
+    if (text === sent.current) return;
+    const timer = setTimeout(() => {
+      sent.current = text;
+      onCommit(text);
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [text, onCommit]);
+  return <input {...props} value={text} onChange={(e) => setText(e.target.value)} />;
+}
+
+/**
+ * The list's filter bar: the search box (`q`, debounced), one control per declared filter, "Clear
+ * filters" and the Table/Kanban toggle. Everything lands in the URL; the server renders the rows.
+ */
+export function ListControls({
+  entityLabelPlural,
+  filters,
+  options,
+  views,
+  view,
+  defaultView,
+  look,
+}: {
+  look: ListLook;
+  entityLabelPlural: string;
+  filters: readonly FieldSpec[];
+  /** Choices of the reference filters, loaded on the server. */
+  options: Readonly<Record<string, readonly { value: string; label: string }[]>>;
+  views: readonly ViewType[];
+  view: ViewType;
+  defaultView: ViewType;
+}) {
+  const params = useSearchParams();
+  const update = useUpdate();
+  const get = (name: string) => params.get(name) ?? "";
+  const filtered = get("q") !== "" || filters.some((f) => get(f.name) !== "");
+  const clear = () => {
+    const changes: Record<string, string> = { q: "" };
+    for (const f of filters) changes[f.name] = "";
+    update(changes, "Filters cleared. ");
+  };
+  return (
+    <div className="flex flex-wrap items-center gap-3" data-testid="filter-bar">
+      <div className="relative w-full sm:w-64">
+        {look.search}
+        <DebouncedInput
+          type="search"
+          aria-label={`Search ${entityLabelPlural.toLowerCase()}`}
+          placeholder="Search…"
+          className={`${look.input} pl-9`}
+          data-testid="search"
+          value={get("q")}
+          onCommit={(v) => update({ q: v }, "", true)}
+        />
+      </div>
+      {filters.map((f) => {
+        const common = { "aria-label": f.label, "data-testid": `filter-${f.name}` };
+        const set = (v: string) => update({ [f.name]: v }, v ? `${f.label}: ${v}. ` : "");
+        const value = get(f.name);
+        let choices: readonly { value: string; label: string }[] | null = null;
+        if (f.enumValues) choices = f.enumValues.map((v) => ({ value: String(v), label: humanize(v) }));
+        else if (f.type === "boolean")
+          choices = [
+            { value: "true", label: "Yes" },
+            { value: "false", label: "No" },
+          ];
+        else if (f.reference) choices = options[f.reference] ?? [];
+        return (
+          <div key={f.name} className={f.type === "date" ? "w-full sm:w-auto" : "w-full sm:w-44"}>
+            {choices ? (
+              <NativeSelect {...common} look={look} value={value} onChange={(e) => set(e.target.value)}>
+                <option value="">Any {f.label.toLowerCase()}</option>
+                {choices.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </NativeSelect>
+            ) : f.type === "date" ? (
+              // A date input shows no placeholder, so its name stays visible beside it.
+              <div className="flex items-center gap-2">
+                <span className="text-muted-foreground text-sm whitespace-nowrap" aria-hidden="true">
+                  {f.label}
+                </span>
+                <input {...common} className={look.input} type="date" value={value} onChange={(e) => set(e.target.value)} />
+              </div>
+            ) : (
+              <DebouncedInput
+                {...common}
+                className={look.input}
+                placeholder={f.label}
+                value={value}
+                onCommit={(v) => update({ [f.name]: v }, "", true)}
+              />
+            )}
+          </div>
+        );
+      })}
+      {filtered ? (
+        <button type="button" className={look.ghost} onClick={clear} data-testid="clear-filters">
+          {look.clear}
+          Clear filters
+        </button>
+      ) : null}
+      {views.length > 1 ? (
+        <fieldset className="bg-muted text-muted-foreground inline-flex h-10 items-center rounded-lg border-0 p-1 sm:ml-auto">
+          <legend className="sr-only">View</legend>
+          {views.map((v) => (
+            <button
+              key={v}
+              type="button"
+              aria-pressed={view === v}
+              data-testid={`view-toggle-${v}`}
+              data-active={view === v ? "true" : "false"}
+              onClick={() => update({ view: v === defaultView ? "" : v }, `${v === "table" ? "Table" : "Kanban"} view. `)}
+              className={`inline-flex h-full items-center gap-1.5 rounded-md px-3 text-sm font-medium transition-colors [&_svg]:size-4 ${
+                view === v ? "bg-background text-foreground shadow-sm" : "hover:text-foreground"
+              }`}
+            >
+              {v === "table" ? look.table : look.kanban}
+              {v === "table" ? "Table" : "Kanban"}
+            </button>
+          ))}
+        </fieldset>
+      ) : null}
+    </div>
+  );
+}
+
+/** Rows per page: a select bound to `size`. */
+export function PageSize({
+  size,
+  sizes,
+  defaultSize,
+  look,
+}: {
+  size: number;
+  sizes: readonly number[];
+  defaultSize: number;
+  look: ListLook;
+}) {
+  const update = useUpdate();
+  return (
+    <NativeSelect
+      look={look}
+      id="page-size"
+      value={String(size)}
+      data-testid="page-size"
+      onChange={(e) => update({ size: e.target.value === String(defaultSize) ? "" : e.target.value }, `${e.target.value} rows per page. `)}
+    >
+      {sizes.map((n) => (
+        <option key={n} value={n}>
+          {n}
+        </option>
+      ))}
+    </NativeSelect>
+  );
+}
+
+/**
+ * The polite status line: after paging, sorting, searching or filtering it says what changed and
+ * what is shown now, once the new page has arrived from the server (a new `summary` or `stamp`).
+ */
+export function ListStatus({ summary, stamp }: { summary: string; stamp: string }) {
+  const [said, setSaid] = useState("");
+  // biome-ignore lint/correctness/useExhaustiveDependencies: announce on arrival of a new page
+  useEffect(() => {
+    setSaid(`${takeAnnouncement()}${summary}`);
+  }, [summary, stamp]);
+  return (
+    <p role="status" className="sr-only" data-testid="list-status">
+      {said}
+    </p>
+  );
+}
