@@ -10,7 +10,7 @@ import { inputClass } from "@/components/ui/input";
 import { selectClass } from "@/components/ui/select";
 import { loadReferences, type ReferenceSource } from "@/lib/references";
 import { type ListFilters, type ListResult, toApiError } from "@/lib/request";
-import type { ApiRecord, FieldSpec } from "@/lib/schema";
+import { type ApiRecord, type FieldSpec, filterParams } from "@/lib/schema";
 import { requestZone } from "@/lib/server-context";
 
 export type { ViewType } from "@/components/list-controls";
@@ -106,8 +106,9 @@ export async function ListView<T extends ApiRecord>({
   const sort = get("sort");
   const q = get("q");
   const query: ListFilters = { q, sort };
-  for (const f of filters) if (!OWN.includes(f.name)) query[f.name] = get(f.name);
-  const filtered = q !== "" || filters.some((f) => get(f.name) !== "");
+  const filterKeys = filters.flatMap((f) => filterParams(f)).filter((k) => !OWN.includes(k));
+  for (const k of filterKeys) query[k] = get(k);
+  const filtered = q !== "" || filterKeys.some((k) => get(k) !== "");
   const offset = board ? 0 : (page - 1) * size;
   /** The address of this list with `changes` applied; anything but paging goes back to page 1. */
   const href = (changes: Record<string, string>) => {
@@ -154,7 +155,7 @@ export async function ListView<T extends ApiRecord>({
   const range = board || total === 0 ? "" : ` Showing ${offset + 1} to ${offset + items.length}.`;
   const pages = Math.max(1, Math.ceil(total / size));
   const cleared: Record<string, string> = { q: "" };
-  for (const f of filters) cleared[f.name] = "";
+  for (const k of filterKeys) cleared[k] = "";
   const context: ViewContext = { labels: refs.labels, zone };
   const pageLink = (n: number) => href({ page: n <= 1 ? "" : String(n) });
 

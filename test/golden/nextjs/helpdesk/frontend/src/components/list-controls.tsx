@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type ComponentProps, type ReactNode, useEffect, useRef, useState } from "react";
 
 import { announceNext, takeAnnouncement } from "@/lib/announce";
-import type { FieldSpec } from "@/lib/schema";
+import { type FieldSpec, filterParams } from "@/lib/schema";
 
 export type ViewType = "table" | "kanban";
 
@@ -19,6 +19,24 @@ export interface ListLook {
   table: ReactNode;
   kanban: ReactNode;
   chevron: ReactNode;
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+/**
+ * The bound of a date-time range for the day `day` (YYYY-MM-DD) in the browser's zone: its first
+ * or its last millisecond, as an ISO instant with the zone's offset (the day stays readable).
+ */
+function dayBound(day: string, end: boolean): string {
+  const [y, m, d] = day.split("-").map(Number);
+  if (!y || !m || !d) return "";
+  const t = end ? new Date(y, m - 1, d, 23, 59, 59, 999) : new Date(y, m - 1, d);
+  const offset = -t.getTimezoneOffset();
+  const abs = Math.abs(offset);
+  const zone = `${offset >= 0 ? "+" : "-"}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return `${y}-${pad(m)}-${pad(d)}T${end ? "23:59:59.999" : "00:00:00"}${zone}`;
 }
 
 /** `in_progress` -> `In progress`. */
@@ -39,19 +57,24 @@ function NativeSelect({ look, children, ...props }: { look: ListLook } & Compone
   );
 }
 
+/** The last address written, until the router shows it (two quick changes must not lose the first). */
+let written: { path: string; query: string; at: number } | null = null;
+
 /** Writes choices into the URL; anything but paging itself goes back to the first page. */
 function useUpdate() {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
   return (changes: Record<string, string>, announce = "", replace = false) => {
-    const next = new URLSearchParams(params);
+    const pending = written && written.path === pathname && written.query !== params.toString() && Date.now() - written.at < 5000;
+    const next = new URLSearchParams(pending && written ? written.query : params);
     for (const [name, value] of Object.entries(changes)) {
       if (value === "") next.delete(name);
       else next.set(name, value);
     }
     if (!("page" in changes)) next.delete("page");
     announceNext(announce);
+    written = { path: pathname, query: next.toString(), at: Date.now() };
     const url = next.size > 0 ? `${pathname}?${next}` : pathname;
     if (replace) router.replace(url, { scroll: false });
     else router.push(url, { scroll: false });
@@ -107,10 +130,11 @@ export function ListControls({
   const params = useSearchParams();
   const update = useUpdate();
   const get = (name: string) => params.get(name) ?? "";
-  const filtered = get("q") !== "" || filters.some((f) => get(f.name) !== "");
+  const keys = filters.flatMap((f) => filterParams(f));
+  const filtered = get("q") !== "" || keys.some((k) => get(k) !== "");
   const clear = () => {
     const changes: Record<string, string> = { q: "" };
-    for (const f of filters) changes[f.name] = "";
+    for (const k of keys) changes[k] = "";
     update(changes, "Filters cleared. ");
   };
   return (
@@ -140,7 +164,7 @@ export function ListControls({
           ];
         else if (f.reference) choices = options[f.reference] ?? [];
         return (
-          <div key={f.name} className={f.type === "date" ? "w-full sm:w-auto" : "w-full sm:w-44"}>
+          <div key={f.name} className={f.type === "date" || f.type === "datetime" ? "w-full sm:w-auto" : "w-full sm:w-44"}>
             {choices ? (
               <NativeSelect {...common} look={look} value={value} onChange={(e) => set(e.target.value)}>
                 <option value="">Any {f.label.toLowerCase()}</option>
@@ -150,14 +174,35 @@ export function ListControls({
                   </option>
                 ))}
               </NativeSelect>
-            ) : f.type === "date" ? (
-              // A date input shows no placeholder, so its name stays visible beside it.
-              <div className="flex items-center gap-2">
+            ) : f.type === "date" || f.type === "datetime" ? (
+              // An inclusive range; a date-time range runs from the first to the last moment of
+              // the chosen days in the browser's zone. Date inputs show no placeholder, so the
+              // field's name stays visible beside them.
+              <fieldset className="m-0 flex min-w-0 flex-wrap items-center gap-2 border-0 p-0">
+                <legend className="sr-only">{f.label}</legend>
                 <span className="text-muted-foreground text-sm whitespace-nowrap" aria-hidden="true">
                   {f.label}
                 </span>
-                <input {...common} className={look.input} type="date" value={value} onChange={(e) => set(e.target.value)} />
-              </div>
+                {(["from", "to"] as const).map((end) => {
+                  const name = `${f.name}_${end}`;
+                  return (
+                    <div key={end} className="min-w-36 flex-1">
+                      <input
+                        aria-label={`${f.label} ${end}`}
+                        data-testid={`filter-${f.name}-${end}`}
+                        className={look.input}
+                        type="date"
+                        value={get(name).slice(0, 10)}
+                        onChange={(e) => {
+                          const day = e.target.value;
+                          const v = day && f.type === "datetime" ? dayBound(day, end === "to") : day;
+                          update({ [name]: v }, day ? `${f.label} ${end} ${day}. ` : "");
+                        }}
+                      />
+                    </div>
+                  );
+                })}
+              </fieldset>
             ) : (
               <DebouncedInput
                 {...common}
