@@ -310,6 +310,7 @@ export function renderCreatePage(p: UiPage): string {
   const loads = flat.length <= LINE_WIDTH ? flat : `  const [refs, zone] = await Promise.all([\n    ${call},\n    requestZone(),\n  ]);`;
   return `${sortImports([
     'import { ArrowLeft } from "@/components/icons";',
+    'import { FormIsland } from "@/components/form-island";',
     'import { Link } from "@/components/link";',
     componentImport(p, "Form"),
     `import { ${p.ui.camel}References } from "@/components/${p.ui.kebab}/${p.ui.kebab}-references";`,
@@ -334,7 +335,7 @@ ${loads}
       {refs.error ? <ErrorNotice>Could not load the choices of a reference field: {refs.error}</ErrorNotice> : null}
       <Card>
         <CardContent>
-          <${T}Form options={refs.options} zone={zone} cancelHref=${str(p.route)} />
+          <${T}Form options={refs.options} zone={zone} island={FormIsland} cancelHref=${str(p.route)} />
         </CardContent>
       </Card>
     </div>

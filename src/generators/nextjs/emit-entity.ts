@@ -286,7 +286,8 @@ export async function update${ui.entity.className}(id: string, values: Values): 
 
 function renderForm(ui: UiEntity, route: string): string {
   const T = ui.entity.className;
-  return `import { RecordForm } from "@/components/record-form";
+  return `import type { FormIsland } from "@/components/form-island";
+import { RecordForm } from "@/components/record-form";
 import type { ReferenceOption } from "@/lib/references";
 import type { ${T} } from "@/lib/types";
 import { create${T}, update${T} } from "./${ui.kebab}-actions";
@@ -300,11 +301,13 @@ export function ${T}Form({
   record,
   options,
   zone,
+  island,
   cancelHref,
 }: {
   record?: ${T};
   options: Readonly<Record<string, readonly ReferenceOption[]>>;
   zone: string;
+  island: typeof FormIsland;
   cancelHref?: string;
 }) {
   return (
@@ -313,6 +316,7 @@ export function ${T}Form({
       options={options}
       record={record}
       zone={zone}
+      island={island}
       action={record ? update${T}.bind(null, record.id) : create${T}}
       after=${str(route)}
       cancelHref={cancelHref}
@@ -329,6 +333,10 @@ function renderDetail(ui: UiEntity, route: string, listTitle: string, runs: bool
   const c = ui.client;
   const base = c.basePath.replace(/\/+$/, "");
   const pad = runs ? "      " : "    ";
+  const element = `<${T}Form record={record} options={options} zone={zone} island={LazyFormIsland} />`;
+  const flatForm = `${pad}  form={(record, options, zone) => ${element}}`;
+  const formProp =
+    flatForm.length <= LINE_WIDTH ? flatForm : `${pad}  form={(record, options, zone) => (\n${pad}    ${element}\n${pad}  )}`;
   const view = `${pad}<DetailView<${T}>
 ${pad}  id={id}
 ${pad}  entityLabel=${str(ui.entity.label)}
@@ -339,7 +347,7 @@ ${pad}  fields={${ui.camel}DetailFields}
 ${pad}  references={${ui.camel}References}
 ${pad}  headingField=${str(ui.headingField)}
 ${pad}  load={load}${ui.workflow ? `\n${pad}  workflow={${ui.camel}Workflow}` : ""}
-${pad}  form={(record, options, zone) => <${T}Form record={record} options={options} zone={zone} />}
+${formProp}
 ${pad}/>`;
   const body = runs
     ? `    <div className="space-y-6">
@@ -348,6 +356,7 @@ ${view}
     </div>`
     : view;
   return `${runs ? 'import { AgentRuns } from "@/components/agent-runs";\n' : ""}import { DetailView } from "@/components/detail-view";
+import { LazyFormIsland } from "@/components/form-island-lazy";
 import type { ${T} } from "@/lib/types";
 ${fitList(
   "",

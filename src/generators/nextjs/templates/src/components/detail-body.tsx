@@ -1,10 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 
 import { ConfirmDialog } from "@/components/confirm-dialog";
-import { EditDone } from "@/components/form-island";
+import { EditDone } from "@/components/edit-context";
+import { loadFormIsland } from "@/components/form-island-lazy";
 import { notify } from "@/components/toaster";
 import { callApi } from "@/lib/actions";
 
@@ -56,6 +57,10 @@ export function DetailBody({
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
+  // The edit form's code arrives after the page, before anyone presses Edit.
+  useEffect(() => {
+    void loadFormIsland();
+  }, []);
 
   async function move(target: { name: string; label: string }) {
     setBusy(target.name);

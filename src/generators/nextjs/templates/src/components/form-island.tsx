@@ -1,13 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { createContext, type FormEvent, type ReactNode, useContext, useEffect, useRef, useState } from "react";
+import { type FormEvent, type ReactNode, useContext, useEffect, useLayoutEffect, useRef, useState } from "react";
 
+import { EditDone } from "@/components/edit-context";
 import { notify } from "@/components/toaster";
 import type { FormResult } from "@/lib/forms";
-
-/** Set by the detail page around its edit form: how the form says it is done (saved or cancelled). */
-export const EditDone = createContext<((saved: boolean) => void) | null>(null);
 
 type Values = Record<string, string | boolean>;
 
@@ -83,7 +81,8 @@ export function FormIsland({
     el.addEventListener("click", cancel);
     return () => el.removeEventListener("click", cancel);
   }, [done]);
-  useEffect(() => {
+  // Before the first paint of the form: the browser's zone in the labels and date-time inputs.
+  useLayoutEffect(() => {
     const el = form.current;
     if (!el) return;
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -8,9 +8,11 @@ import { EmptyState, ErrorState } from "@/components/page-state";
 import { buttonVariants } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/input";
 import { selectClass } from "@/components/ui/select";
+import { humanize } from "@/lib/display";
+import { filterParams } from "@/lib/filters";
 import { loadReferences, type ReferenceSource } from "@/lib/references";
 import { type ListFilters, type ListResult, toApiError } from "@/lib/request";
-import { type ApiRecord, type FieldSpec, filterParams } from "@/lib/schema";
+import type { ApiRecord, FieldSpec } from "@/lib/schema";
 import { requestZone } from "@/lib/server-context";
 
 export type { ViewType } from "@/components/list-controls";
@@ -130,12 +132,23 @@ export async function ListView<T extends ApiRecord>({
     requestZone(),
   ]);
 
+  // The choices of the select filters (enum, boolean, reference), labelled here on the server.
+  const choices: Record<string, readonly { value: string; label: string }[]> = {};
+  for (const f of filters) {
+    if (f.enumValues) choices[f.name] = f.enumValues.map((v) => ({ value: String(v), label: humanize(v) }));
+    else if (f.type === "boolean")
+      choices[f.name] = [
+        { value: "true", label: "Yes" },
+        { value: "false", label: "No" },
+      ];
+    else if (f.reference) choices[f.name] = refs.options[f.reference] ?? [];
+  }
   const controls = (
     <ListControls
       look={look}
       entityLabelPlural={entityLabelPlural}
       filters={filters}
-      options={refs.options}
+      choices={choices}
       views={views}
       view={view}
       defaultView={defaultView}

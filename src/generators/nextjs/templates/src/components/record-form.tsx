@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 
-import { FormIsland } from "@/components/form-island";
+import type { FormIsland } from "@/components/form-island";
 import { TriangleAlert } from "@/components/icons";
 import { Link } from "@/components/link";
 import { buttonVariants } from "@/components/ui/button";
@@ -43,6 +43,7 @@ export function RecordForm<T extends ApiRecord>({
   options,
   record,
   zone,
+  island: Island,
   action,
   after,
   cancelHref,
@@ -56,6 +57,11 @@ export function RecordForm<T extends ApiRecord>({
   record?: T;
   /** The zone date-times are shown in until the browser applies its own. */
   zone: string;
+  /**
+   * The island that sends the form: FormIsland on the create page, LazyFormIsland on the detail
+   * page (loaded when Edit is pressed). The page imports it, so only its code is in the page.
+   */
+  island: typeof FormIsland;
   action: (values: Record<string, string | boolean>) => Promise<FormResult>;
   /** Where a created record sends the user (create form only). */
   after?: string;
@@ -64,7 +70,7 @@ export function RecordForm<T extends ApiRecord>({
   testId: string;
 }) {
   return (
-    <FormIsland action={action} after={after} testId={testId} alertIcon={<TriangleAlert className="mt-0.5 size-4 shrink-0" />}>
+    <Island action={action} after={after} testId={testId} alertIcon={<TriangleAlert className="mt-0.5 size-4 shrink-0" />}>
       <div className="grid gap-x-6 gap-y-5 md:grid-cols-2">
         {fields.map((f) => {
           const id = `field-${f.name}`;
@@ -160,6 +166,6 @@ export function RecordForm<T extends ApiRecord>({
           {submitLabel}
         </button>
       </div>
-    </FormIsland>
+    </Island>
   );
 }

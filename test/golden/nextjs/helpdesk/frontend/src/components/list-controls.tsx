@@ -5,7 +5,8 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type ComponentProps, type ReactNode, useEffect, useRef, useState } from "react";
 
 import { announceNext, takeAnnouncement } from "@/lib/announce";
-import { type FieldSpec, filterParams } from "@/lib/schema";
+import { filterParams } from "@/lib/filters";
+import type { FieldSpec } from "@/lib/schema";
 
 export type ViewType = "table" | "kanban";
 
@@ -39,12 +40,6 @@ function dayBound(day: string, end: boolean): string {
   return `${y}-${pad(m)}-${pad(d)}T${end ? "23:59:59.999" : "00:00:00"}${zone}`;
 }
 
-/** `in_progress` -> `In progress`. */
-function humanize(value: unknown): string {
-  const text = String(value).replace(/_/g, " ");
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 /** A native select in the look of the app's Select (its chevron comes from the server). */
 function NativeSelect({ look, children, ...props }: { look: ListLook } & ComponentProps<"select">) {
   return (
@@ -65,6 +60,11 @@ function useUpdate() {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
+  // The router has shown an address (ours, or one from back/forward): build on it from now on.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the address changes
+  useEffect(() => {
+    written = null;
+  }, [params]);
   return (changes: Record<string, string>, announce = "", replace = false) => {
     const pending = written && written.path === pathname && written.query !== params.toString() && Date.now() - written.at < 5000;
     const next = new URLSearchParams(pending && written ? written.query : params);
@@ -112,7 +112,7 @@ function DebouncedInput({
 export function ListControls({
   entityLabelPlural,
   filters,
-  options,
+  choices,
   views,
   view,
   defaultView,
@@ -121,8 +121,8 @@ export function ListControls({
   look: ListLook;
   entityLabelPlural: string;
   filters: readonly FieldSpec[];
-  /** Choices of the reference filters, loaded on the server. */
-  options: Readonly<Record<string, readonly { value: string; label: string }[]>>;
+  /** Choices of the select filters (enum, boolean, reference) by field, labelled on the server. */
+  choices: Readonly<Record<string, readonly { value: string; label: string }[]>>;
   views: readonly ViewType[];
   view: ViewType;
   defaultView: ViewType;
@@ -155,20 +155,13 @@ export function ListControls({
         const common = { "aria-label": f.label, "data-testid": `filter-${f.name}` };
         const set = (v: string) => update({ [f.name]: v }, v ? `${f.label}: ${v}. ` : "");
         const value = get(f.name);
-        let choices: readonly { value: string; label: string }[] | null = null;
-        if (f.enumValues) choices = f.enumValues.map((v) => ({ value: String(v), label: humanize(v) }));
-        else if (f.type === "boolean")
-          choices = [
-            { value: "true", label: "Yes" },
-            { value: "false", label: "No" },
-          ];
-        else if (f.reference) choices = options[f.reference] ?? [];
+        const options = choices[f.name];
         return (
           <div key={f.name} className={f.type === "date" || f.type === "datetime" ? "w-full sm:w-auto" : "w-full sm:w-44"}>
-            {choices ? (
+            {options ? (
               <NativeSelect {...common} look={look} value={value} onChange={(e) => set(e.target.value)}>
                 <option value="">Any {f.label.toLowerCase()}</option>
-                {choices.map((c) => (
+                {options.map((c) => (
                   <option key={c.value} value={c.value}>
                     {c.label}
                   </option>
