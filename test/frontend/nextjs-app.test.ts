@@ -200,6 +200,15 @@ describe("generated frontend in Chromium", () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false, path: "/" });
     expect(await page.evaluate(() => document.cookie)).not.toContain("charter_token");
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(cookie?.value ?? "-");
+    // A foreign page can neither sign the user in nor call the API through this app.
+    const foreign = { "Content-Type": "application/json", Origin: "http://elsewhere.example" };
+    expect((await fetch(`${web.url}/session`, { method: "POST", headers: foreign, body: JSON.stringify(ADMIN) })).status).toBe(403);
+    const cross = await fetch(`${web.url}/api/backend?to=${encodeURIComponent("/customers/")}`, {
+      method: "POST",
+      headers: { ...foreign, cookie: `charter_token=${cookie?.value}` },
+      body: JSON.stringify({ name: "Mallory", email: "m@elsewhere.example" }),
+    });
+    expect(cross.status).toBe(403);
     // Sign out (a plain form post) drops the cookie; signing in again restores it.
     await page.getByTestId("nav-logout").click();
     await page.waitForURL(`${web.url}/login`);
@@ -433,6 +442,19 @@ describe("generated frontend in Chromium", () => {
     await expect.poll(() => printer.textContent()).toContain("Ada Lovelace");
     await shot("kanban");
     await page.setViewportSize(NORMAL);
+  });
+
+  it("renders the rows, the board's cards and the record on the server, with the session cookie", async () => {
+    const html = async (path: string, session = true) =>
+      (await fetch(`${web.url}${path}`, { headers: session ? { cookie: `charter_token=${token}` } : {} })).text();
+    const id = seed.printer?.id ?? "";
+    expect(await html("/tickets?view=table")).toContain(`data-testid="row-${id}"`);
+    expect(await html("/tickets")).toContain(`data-testid="kanban-card-${id}"`);
+    expect(await html(`/tickets/${id}`)).toContain("Printer on fire");
+    // Without the cookie the server asks to sign in.
+    const anonymous = await html("/tickets?view=table", false);
+    expect(anonymous).toContain("Sign in required");
+    expect(anonymous).not.toContain(`data-testid="row-${id}"`);
   });
 
   it("toggles between the table and the kanban, with the view in the URL", async () => {

@@ -213,6 +213,10 @@ export function renderListPage(p: UiPage): string {
   const columns = p.table && p.table.columns.length > 0 ? p.table.columns : [ui.headingField];
   const cardFields = p.kanban && p.kanban.cardFields.length > 0 ? p.kanban.cardFields : [ui.headingField];
   const filters = p.page.filters.map((f) => prop(`${ui.camel}Fields`, f));
+  // The board gets only what it shows and moves by: the card fields, the heading, the state and
+  // the field of the workflow's type overrides (the rows travel to the browser as its props).
+  const override = ui.workflow?.typeOverrides?.field;
+  const boardFields = [...new Set([ui.headingField, ...cardFields, "state", ...(override ? [override] : [])])].filter((f) => f !== "id");
   const shown = [...new Set([...(uniqueViews.includes("table") ? columns : []), ...(p.kanban ? cardFields : [])])].filter((f) =>
     ui.references.has(f),
   );
@@ -222,6 +226,7 @@ export function renderListPage(p: UiPage): string {
     `import { ${ui.camel}References } from "@/components/${ui.kebab}/${ui.kebab}-references";`,
     ...(uniqueViews.includes("table") ? [componentImport(p, "Table")] : []),
     ...(p.kanban ? [componentImport(p, "Board")] : []),
+    ...(p.kanban ? ['import { pick } from "@/lib/schema";'] : []),
     `import { ${ui.client.name} } from "@/lib/server-api";`,
   ];
   const renderers = [
@@ -238,7 +243,7 @@ export function renderListPage(p: UiPage): string {
     ...(p.kanban
       ? [
           fitElementProp("      ", "renderKanban", "(rows, context)", `${T}Board`, [
-            "rows={rows}",
+            `rows={rows.map((r) => pick(r, [${boardFields.map(str).join(", ")}]))}`,
             `cardFields={[${cardFields.map(str).join(", ")}]}`,
             "labels={context.labels}",
           ]),

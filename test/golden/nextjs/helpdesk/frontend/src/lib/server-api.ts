@@ -22,6 +22,21 @@ export async function callBackend(method: string, path: string, body: string | n
   return fetch(`${API_URL}${path}`, { method, headers, body, cache: "no-store" });
 }
 
+/**
+ * Whether a state-changing request comes from this app's own pages: a browser sends `Origin` with
+ * every cross-site POST, so one naming another host is refused (the SameSite=Lax cookie already
+ * stays home; this also stops a foreign page from signing the user in to another account).
+ */
+export function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === (request.headers.get("x-forwarded-host") ?? request.headers.get("host"));
+  } catch {
+    return false;
+  }
+}
+
 setTransport(async (method, path, body) => callBackend(method, path, body, await sessionToken()));
 
 export * from "./api";

@@ -1,4 +1,4 @@
-import { callBackend, sessionToken } from "@/lib/server-api";
+import { callBackend, sameOrigin, sessionToken } from "@/lib/server-api";
 
 /**
  * The browser's way to the backend: `?to=/tickets/123` is forwarded to the API with the bearer
@@ -9,6 +9,9 @@ async function forward(request: Request): Promise<Response> {
   const to = new URL(request.url).searchParams.get("to") ?? "";
   if (!to.startsWith("/") || to.startsWith("//")) {
     return Response.json({ error: "bad_request", message: "`to` must be an API path" }, { status: 400 });
+  }
+  if (request.method !== "GET" && !sameOrigin(request)) {
+    return Response.json({ error: "forbidden", message: "cross-site request refused" }, { status: 403 });
   }
   const body = request.method === "GET" || request.method === "DELETE" ? null : await request.text();
   try {

@@ -2,7 +2,7 @@
 import { cookies } from "next/headers";
 
 import { TOKEN_COOKIE } from "@/lib/request";
-import { callBackend } from "@/lib/server-api";
+import { callBackend, sameOrigin } from "@/lib/server-api";
 
 /**
  * Sign-in: the credentials go to the backend's /auth/login; its bearer token is kept in an
@@ -10,6 +10,7 @@ import { callBackend } from "@/lib/server-api";
  * script. The backend's answer is passed on as it is when it refuses.
  */
 export async function POST(request: Request): Promise<Response> {
+  if (!sameOrigin(request)) return Response.json({ error: "forbidden", message: "cross-site sign-in refused" }, { status: 403 });
   const body = await request.text();
   let answer: Response;
   try {

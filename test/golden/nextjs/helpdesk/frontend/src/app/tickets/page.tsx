@@ -4,6 +4,7 @@ import { TicketBoard } from "@/components/ticket/ticket-board";
 import { ticketFields } from "@/components/ticket/ticket-fields";
 import { ticketReferences } from "@/components/ticket/ticket-references";
 import { TicketTable } from "@/components/ticket/ticket-table";
+import { pick } from "@/lib/schema";
 import { ticketApi } from "@/lib/server-api";
 
 /** Tickets: rendered on the server from the URL's search params (view, page, size, sort, q, filters). */
@@ -31,7 +32,11 @@ export default async function TicketsPage({ searchParams }: { searchParams: Prom
         />
       )}
       renderKanban={(rows, context) => (
-        <TicketBoard rows={rows} cardFields={["title", "priority", "assignee_id"]} labels={context.labels} />
+        <TicketBoard
+          rows={rows.map((r) => pick(r, ["title", "priority", "assignee_id", "state", "type"]))}
+          cardFields={["title", "priority", "assignee_id"]}
+          labels={context.labels}
+        />
       )}
     />
   );
