@@ -3,7 +3,7 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type ComponentProps, type ReactNode, useEffect, useRef, useState } from "react";
 
-import { announceNext, takeAnnouncement } from "@/lib/announce";
+import { announceNext, onBusy, takeAnnouncement } from "@/lib/announce";
 import { filterParams } from "@/lib/filters";
 import type { FieldSpec } from "@/lib/schema";
 
@@ -282,5 +282,16 @@ export function ListStatus({ summary, stamp }: { summary: string; stamp: string 
     <p role="status" className="sr-only" data-testid="list-status">
       {said}
     </p>
+  );
+}
+
+/** The list's rows (rendered on the server), marked aria-busy while the next page is on its way. */
+export function ListBusy({ children }: { children: ReactNode }) {
+  const [busy, setBusy] = useState(false);
+  useEffect(() => onBusy(setBusy), []);
+  return (
+    <div className="space-y-3" aria-busy={busy} data-busy={busy ? "true" : "false"}>
+      {children}
+    </div>
   );
 }

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 
 import { ChevronDown, ChevronLeft, ChevronRight, Columns3, Plus, Rows3, Search, X } from "@/components/icons";
 import { Link } from "@/components/link";
-import { ListControls, type ListLook, ListStatus, PageSize, type ViewType } from "@/components/list-controls";
+import { ListBusy, ListControls, type ListLook, ListStatus, PageSize, type ViewType } from "@/components/list-controls";
 import { PageHeader } from "@/components/page-header";
 import { EmptyState, ErrorState } from "@/components/page-state";
 import { buttonVariants } from "@/components/ui/button";
@@ -211,7 +211,7 @@ export async function ListView<T extends ApiRecord>({
           }
         />
       ) : (
-        <div className="space-y-3">
+        <ListBusy>
           {board && renderKanban
             ? renderKanban(items, context)
             : renderTable
@@ -255,7 +255,7 @@ export async function ListView<T extends ApiRecord>({
               </div>
             </nav>
           )}
-        </div>
+        </ListBusy>
       )}
     </div>
   );
