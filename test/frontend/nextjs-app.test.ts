@@ -476,16 +476,19 @@ describe("generated frontend in Chromium", () => {
     // list can be seen busy meanwhile.
     const slow = (u: URL) => u.pathname === "/tickets";
     await page.route(slow, async (route) => {
-      if (route.request().headers().rsc) await new Promise((r) => setTimeout(r, 1000));
+      if (route.request().headers().rsc) await new Promise((r) => setTimeout(r, 500));
       await route.continue();
     });
-    const busy = () => page.locator("[data-busy]").getAttribute("aria-busy");
-    expect(await busy()).toBe("false");
-    await page.getByTestId("filter-priority").selectOption("critical");
-    await expect.poll(busy).toBe("true");
-    await expect.poll(() => page.locator('[data-testid^="row-"]').count()).toBe(1);
-    await expect.poll(busy).toBe("false");
-    await page.unroute(slow);
+    try {
+      const busy = () => page.locator("[data-busy]").getAttribute("aria-busy");
+      expect(await busy()).toBe("false");
+      await page.getByTestId("filter-priority").selectOption("critical");
+      await expect.poll(busy).toBe("true");
+      await expect.poll(() => page.locator('[data-testid^="row-"]').count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(busy).toBe("false");
+    } finally {
+      await page.unroute(slow);
+    }
     expect(page.url()).toBe(`${web.url}/tickets?view=table&priority=critical`);
     expect(await page.locator('[data-testid^="row-"]').textContent()).toContain("Printer on fire");
     await page.reload();

@@ -35,10 +35,13 @@ function ConfirmDialog({
       aria-describedby="confirm-text"
       data-testid="confirm-dialog"
       onKeyDown={onKeyDown}
-      // Escape fires `cancel` at once and `close` a task later: cancel first, so pressing Delete
-      // again right away opens the dialog again.
+      // Escape fires `cancel` at once and `close` a task later, which the browser may deliver after
+      // a key pressed meanwhile: cancel at once, and let a late `close` not shut a dialog that has
+      // been opened again since.
       onCancel={onCancel}
-      onClose={onCancel}
+      onClose={(e) => {
+        if (!e.currentTarget.open) onCancel();
+      }}
       className="bg-background text-foreground m-auto w-[min(28rem,calc(100vw-2rem))] rounded-xl border p-6 shadow-lg backdrop:bg-black/50"
     >
       {open ? (

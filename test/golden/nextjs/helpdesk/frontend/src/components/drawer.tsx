@@ -49,9 +49,12 @@ export function Drawer({
         aria-label="Navigation"
         data-testid="nav-drawer"
         onKeyDown={drawer.onKeyDown}
-        // Escape fires `cancel` at once and `close` a task later: aria-expanded follows at once.
+        // Escape fires `cancel` at once and `close` a task later: aria-expanded follows at once, and
+        // a late `close` does not shut a drawer opened again since.
         onCancel={() => setOpen(false)}
-        onClose={() => setOpen(false)}
+        onClose={(e) => {
+          if (!e.currentTarget.open) setOpen(false);
+        }}
         onClick={(e) => {
           if (e.target === e.currentTarget) setOpen(false);
         }}
