@@ -79,9 +79,9 @@ process.stdout.write(
   `app share (route minus runtime): ${((smallest - runtime) / 1000).toFixed(1)}-${((largest - runtime) / 1000).toFixed(1)} kB (an empty Next 16 page with one client component measured 134.8 kB, runtime 131.1 kB, on 2026-11-23)\n`,
 );
 // Where the app share goes: chunks every route loads besides the runtime (Next's own client
-// components of the layout tree, about 3.3 kB of the 134.8 kB above, plus the root layout's
-// shell: sidebar, drawer, theme, toasts, sign-in, icons, `cn`, the API client) and the chunks of
-// each page alone.
+// components of the layout tree, about 3.3 kB of the 134.8 kB above, plus the layout's client
+// islands: drawer, nav links, theme toggle, toasts; the shell itself renders on the server) and
+// the chunks of each page alone (its islands: filter bar, detail actions, form submit, board loader).
 const gz = (f) => gzipSync(readFileSync(join(appDir, ".next", f)), { level: 9 }).length;
 const everywhere = sizes.reduce((common, s) => common.filter((f) => s.files.includes(f)), sizes[0]?.files ?? []);
 const layoutBytes = everywhere.reduce((n, f) => n + gz(f), 0) - runtime;

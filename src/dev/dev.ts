@@ -152,7 +152,15 @@ export async function runDev(o: DevOptions): Promise<void> {
         command: process.execPath,
         args: ["server.js"],
         cwd: build.serverDir,
-        env: { ...o.env, PORT: String(o.frontendPort), HOSTNAME: o.host, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+        // API_URL: the frontend's server renders the pages with the API's data, at this run's API.
+        env: {
+          ...o.env,
+          PORT: String(o.frontendPort),
+          HOSTNAME: o.host,
+          NODE_ENV: "production",
+          NEXT_TELEMETRY_DISABLED: "1",
+          API_URL: apiUrl,
+        },
       });
       watchExit(frontend);
       if (!(await step(waitForHttp(frontendUrl, () => frontend.running(), START_TIMEOUT_MS)))) {

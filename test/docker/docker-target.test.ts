@@ -141,6 +141,8 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
       const frontend = doc.services.frontend as Service;
       expect(frontend.ports).toEqual(["3000:3000"]);
       expect(interpolate(frontend.build?.args?.NEXT_PUBLIC_API_URL)).toBe("http://localhost:8000");
+      // The frontend's server reaches the API through the app service.
+      expect(interpolate(frontend.environment.API_URL)).toBe("http://app:8000");
     }
   });
 

@@ -88,7 +88,7 @@ describe("agent runs on the ticket detail page", () => {
     await finished(fallback.id);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addInitScript((t) => localStorage.setItem("charter.token", t), token);
+    await context.addCookies([{ name: "charter_token", value: token, url: web.url }]);
     const page = await context.newPage();
     try {
       await page.goto(`${web.url}/tickets/${applied.id}`);

@@ -15,8 +15,9 @@ import { axeViolations, focused, hasHorizontalOverflow } from "./support/page-ch
 /*
  * The generated helpdesk frontend, built with `next build` and driven in headless Chromium against
  * the generated FastAPI backend on PostgreSQL (auth on, as the helpdesk's auth contract asks).
- * One build serves every step: NEXT_PUBLIC_API_URL is fixed at build time, so the backend starts
- * first and the build points at it. Screenshots land in test-output/frontend/.
+ * One build serves every step: the server components call the backend at the address of
+ * NEXT_PUBLIC_API_URL from the build (API_URL overrides it at run time, which a second server uses
+ * to show the backend-down state). Screenshots land in test-output/frontend/.
  */
 
 const REPO = resolve(import.meta.dirname, "../..");
@@ -28,6 +29,8 @@ type Rec = { id: string; state?: string } & Record<string, unknown>;
 
 let backend: RunningBackend;
 let web: { url: string; stop: () => Promise<void>; logs: () => string };
+/** The same build served against a backend that is not there (API_URL is read at run time). */
+let down: { url: string; stop: () => Promise<void>; logs: () => string };
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -96,6 +99,7 @@ beforeAll(async () => {
   if (build.built) log(`next build took ${(build.ms / 1000).toFixed(1)} s`);
   web = await startNextApp(appDir, await freePort());
   log(`frontend on ${web.url}`);
+  down = await startNextApp(appDir, await freePort(), { API_URL: `http://127.0.0.1:${await freePort()}` });
 
   // Seed through the API as the admin: two customers, two agents, tickets in several states.
   token = (await api<{ access_token: string }>("POST", "/auth/login", ADMIN)).access_token;
@@ -132,6 +136,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await web?.stop();
+  await down?.stop();
   await backend?.stop();
   rmSync(outDir, { recursive: true, force: true });
 });
@@ -172,7 +177,11 @@ describe("generated frontend: next build", () => {
 });
 
 describe("generated frontend in Chromium", () => {
-  it("asks to sign in, then the login page stores the token and requests carry it", async () => {
+  it("asks to sign in, then keeps the token in an httpOnly cookie the browser's scripts cannot read", async () => {
+    const toBackend: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().startsWith(backend.url)) toBackend.push(r.url());
+    });
     await page.goto(`${web.url}/`);
     await expect.poll(() => page.getByTestId("error-state").textContent()).toContain("Sign in required");
     await page.getByTestId("nav-login").click();
@@ -182,13 +191,32 @@ describe("generated frontend in Chromium", () => {
     await page.getByTestId("login-submit").click();
     await expect.poll(() => page.getByTestId("login-error").textContent()).toContain("Wrong email or password");
     await page.getByTestId("login-password").fill(ADMIN.password);
-    const authorized = page.waitForRequest((r) => r.url().startsWith(`${backend.url}/tickets/`) && r.method() === "GET");
     await page.getByTestId("login-submit").click();
     await page.waitForURL(`${web.url}/`);
-    const req = await authorized;
-    expect(req.headers().authorization).toMatch(/^Bearer .+/);
-    expect(req.headers()["content-type"]).toBe("application/json");
-    expect(await page.evaluate(() => localStorage.getItem("charter.token"))).toBeTruthy();
+    // The server rendered the counts with the session's token; the browser never called the API.
+    await expect.poll(() => page.getByTestId("count-ticket").textContent()).toBe("5");
+    expect(toBackend).toEqual([]);
+    const cookie = (await context.cookies(web.url)).find((c) => c.name === "charter_token");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false, path: "/" });
+    expect(await page.evaluate(() => document.cookie)).not.toContain("charter_token");
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(cookie?.value ?? "-");
+    // A foreign page can neither sign the user in nor call the API through this app.
+    const foreign = { "Content-Type": "application/json", Origin: "http://elsewhere.example" };
+    expect((await fetch(`${web.url}/session`, { method: "POST", headers: foreign, body: JSON.stringify(ADMIN) })).status).toBe(403);
+    const cross = await fetch(`${web.url}/api/backend?to=${encodeURIComponent("/customers/")}`, {
+      method: "POST",
+      headers: { ...foreign, cookie: `charter_token=${cookie?.value}` },
+      body: JSON.stringify({ name: "Mallory", email: "m@elsewhere.example" }),
+    });
+    expect(cross.status).toBe(403);
+    // Sign out (a plain form post) drops the cookie; signing in again restores it.
+    await page.getByTestId("nav-logout").click();
+    await page.waitForURL(`${web.url}/login`);
+    expect((await context.cookies(web.url)).some((c) => c.name === "charter_token")).toBe(false);
+    await page.getByTestId("login-email").fill(ADMIN.email);
+    await page.getByTestId("login-password").fill(ADMIN.password);
+    await page.getByTestId("login-submit").click();
+    await page.waitForURL(`${web.url}/`);
     token = (await api<{ access_token: string }>("POST", "/auth/login", ADMIN)).access_token;
   });
 
@@ -369,8 +397,7 @@ describe("generated frontend in Chromium", () => {
     try {
       const touch = await tablet.newPage();
       touch.setDefaultTimeout(15_000);
-      await touch.goto(`${web.url}/login`);
-      await touch.evaluate((t) => localStorage.setItem("charter.token", t), token);
+      await tablet.addCookies([{ name: "charter_token", value: token, url: web.url }]);
       await touch.goto(`${web.url}/tickets`);
       const card = touch.getByTestId(`kanban-card-${ticket.id}`);
       await expect.poll(() => touch.getByTestId("kanban-column-new").getByTestId(`kanban-card-${ticket.id}`).count()).toBe(1);
@@ -417,6 +444,19 @@ describe("generated frontend in Chromium", () => {
     await page.setViewportSize(NORMAL);
   });
 
+  it("renders the rows, the board's cards and the record on the server, with the session cookie", async () => {
+    const html = async (path: string, session = true) =>
+      (await fetch(`${web.url}${path}`, { headers: session ? { cookie: `charter_token=${token}` } : {} })).text();
+    const id = seed.printer?.id ?? "";
+    expect(await html("/tickets?view=table")).toContain(`data-testid="row-${id}"`);
+    expect(await html("/tickets")).toContain(`data-testid="kanban-card-${id}"`);
+    expect(await html(`/tickets/${id}`)).toContain("Printer on fire");
+    // Without the cookie the server asks to sign in.
+    const anonymous = await html("/tickets?view=table", false);
+    expect(anonymous).toContain("Sign in required");
+    expect(anonymous).not.toContain(`data-testid="row-${id}"`);
+  });
+
   it("toggles between the table and the kanban, with the view in the URL", async () => {
     await page.getByTestId("view-toggle-table").click();
     await expect.poll(() => page.getByTestId("ticket-table").count()).toBe(1);
@@ -432,8 +472,23 @@ describe("generated frontend in Chromium", () => {
   });
 
   it("filters the list by an enum field, and a reload keeps the filter", async () => {
-    await page.getByTestId("filter-priority").selectOption("critical");
-    await expect.poll(() => page.locator('[data-testid^="row-"]').count()).toBe(1);
+    // The server's answer (the RSC request of the client navigation) is held back a moment, so the
+    // list can be seen busy meanwhile.
+    const slow = (u: URL) => u.pathname === "/tickets";
+    await page.route(slow, async (route) => {
+      if (route.request().headers().rsc) await new Promise((r) => setTimeout(r, 500));
+      await route.continue();
+    });
+    try {
+      const busy = () => page.locator("[data-busy]").getAttribute("aria-busy");
+      expect(await busy()).toBe("false");
+      await page.getByTestId("filter-priority").selectOption("critical");
+      await expect.poll(busy).toBe("true");
+      await expect.poll(() => page.locator('[data-testid^="row-"]').count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(busy).toBe("false");
+    } finally {
+      await page.unroute(slow);
+    }
     expect(page.url()).toBe(`${web.url}/tickets?view=table&priority=critical`);
     expect(await page.locator('[data-testid^="row-"]').textContent()).toContain("Printer on fire");
     await page.reload();
@@ -465,15 +520,14 @@ describe("generated frontend in Chromium", () => {
   });
 
   it("explains an unreachable API instead of showing a blank page", async () => {
-    await page.route(`${backend.url}/**`, (route) => route.abort("connectionrefused"));
-    await page.goto(`${web.url}/customers`);
+    await context.addCookies([{ name: "charter_token", value: token, url: down.url }]);
+    await page.goto(`${down.url}/customers`);
     await expect.poll(() => page.getByTestId("error-state").textContent()).toContain("The API is not reachable");
     expect(await page.getByTestId("app-sidebar").isVisible()).toBe(true);
     await shot("api-down");
-    await page.goto(`${web.url}/`);
+    await page.goto(`${down.url}/`);
     await expect.poll(() => page.getByTestId("error-state").textContent()).toContain("The API is not reachable");
     expect(await page.getByTestId("count-ticket").textContent()).toBe("—");
-    await page.unroute(`${backend.url}/**`);
   });
 });
 
@@ -539,11 +593,9 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
         await ready();
         await check(`${tag} kanban`);
         // The backend down.
-        await page.route(`${backend.url}/**`, (route) => route.abort("connectionrefused"));
-        await page.goto(`${web.url}/customers`);
+        await page.goto(`${down.url}/customers`);
         await expect.poll(() => page.getByTestId("error-state").count()).toBe(1);
         await check(`${tag} backend down`);
-        await page.unroute(`${backend.url}/**`);
         // The login page, signed out.
         await page.goto(`${web.url}/login`);
         await check(`${tag} login`);
@@ -727,6 +779,7 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     await expect.poll(() => page.getByTestId("confirm-dialog").getAttribute("open")).toBe(null);
     expect((await focused(page)).testId).toBe("delete-record");
     await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByTestId("confirm-dialog").getAttribute("open")).toBe("");
     await tabTo(byTestId("confirm-accept"));
     await page.keyboard.press("Enter");
     await page.waitForURL(`${web.url}/customers`);

@@ -103,6 +103,16 @@ describe("nextjs generator", () => {
         ["table", "form", "detail"].map((k) => `frontend/src/components/${e}/${e}-${k}.tsx`),
       ),
       "frontend/src/components/ticket/ticket-kanban.tsx",
+      "frontend/src/components/ticket/ticket-board.tsx",
+      // Server side of the session and of the browser's calls.
+      "frontend/src/lib/server-api.ts",
+      "frontend/src/app/api/backend/route.ts",
+      "frontend/src/app/session/route.ts",
+      "frontend/src/app/logout/route.ts",
+      ...["ticket", "customer", "agent"].flatMap((e) => [
+        `frontend/src/components/${e}/${e}-actions.ts`,
+        `frontend/src/components/${e}/${e}-references.ts`,
+      ]),
     ]) {
       expect(paths, p).toContain(p);
     }
@@ -123,16 +133,22 @@ describe("nextjs generator", () => {
 
   it("generates an API client per Route with the SPEC.md functions and headers", () => {
     const api = file(files, "frontend/src/lib/api.ts");
-    expect(api).toContain('process.env.NEXT_PUBLIC_API_URL || "http://localhost:8000"');
-    expect(api).toContain('"Content-Type": "application/json"');
+    // The server calls the backend at the run-time API_URL (the build's NEXT_PUBLIC_API_URL as the
+    // fallback), with JSON headers and the session cookie's bearer token.
+    const server = file(files, "frontend/src/lib/server-api.ts");
+    expect(server).toContain('process.env.API_URL || process.env.NEXT_PUBLIC_API_URL || "http://localhost:8000"');
+    expect(server).toContain('"Content-Type": "application/json"');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
-    expect(api).toContain("Authorization = `Bearer ${token}`");
+    expect(server).toContain("headers.Authorization = `Bearer ${token}`");
+    expect(server).toContain("(await cookies()).get(TOKEN_COOKIE)");
+    // Sign-in keeps the token in an httpOnly, SameSite=Lax cookie, Secure over https.
+    expect(file(files, "frontend/src/app/session/route.ts")).toContain('httpOnly: true, sameSite: "lax", secure: https');
     for (const name of ["ticketApi", "customerApi", "agentApi"]) expect(api).toContain(`export const ${name} = {`);
     expect(api).toContain("list: (limit = 100, offset = 0, filters: ListFilters = {}) =>");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
     expect(api).toContain('request<Ticket>("PUT", `/tickets/${encodeURIComponent(id)}/state`, { state })');
     expect(api).toContain('create: (data: TicketCreate) => request<Ticket>("POST", "/tickets/", data)');
-    expect(api).toContain("login(email: string, password: string)");
+    expect(api).not.toContain("localStorage");
     // Only the ticket has a state machine.
     expect(api.match(/transition:/g)).toHaveLength(1);
   });
@@ -162,7 +178,9 @@ describe("nextjs generator", () => {
     expect(create).toContain("ticketFields.reporter_email");
     expect(edit).not.toContain("ticketFields.reporter_email");
     expect(create).toContain("ticketFields.customer_id");
-    expect(fields).toContain('customer_id: { entity: "customer", load: () => customerApi.list(1000, 0), display: "name" },');
+    expect(file(files, "frontend/src/components/ticket/ticket-references.ts")).toContain(
+      'customer_id: { entity: "customer", load: () => customerApi.list(1000, 0), display: "name" },',
+    );
     expect(fields).toContain(
       '  priority: {\n    name: "priority",\n    label: "Priority",\n    type: "string",\n    required: false,\n    enumValues: ["low", "medium", "high", "critical"],\n    defaultValue: "medium",\n  },',
     );
@@ -192,7 +210,7 @@ describe("nextjs generator", () => {
     for (const r of ["/agents", "/customers", "/tickets"]) expect(sidebar).toContain(`url: "${r}"`);
     expect(sidebar).toContain("<AppShell nav={nav} footer={<AuthStatus />}>");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
-    expect(file(files, "frontend/src/components/app-shell.tsx")).toContain("pathname.startsWith(`${url}/`)");
+    expect(file(files, "frontend/src/components/nav-link.tsx")).toContain("pathname.startsWith(`${url}/`)");
   });
 
   it("maps each validation rule to the fields it reads, with the contract's message or its error in words", () => {
@@ -208,11 +226,14 @@ describe("nextjs generator", () => {
   it("gives the new and detail routes titles of their own and loads the board lazily", () => {
     expect(file(files, "frontend/src/app/tickets/new/layout.tsx")).toContain('export const metadata: Metadata = { title: "New ticket" };');
     expect(file(files, "frontend/src/app/tickets/[id]/layout.tsx")).toContain('export const metadata: Metadata = { title: "Ticket" };');
+    // The list page is a server component; the board (and dnd-kit) loads on demand, in the browser,
+    // only where the board is shown.
     const list = file(files, "frontend/src/app/tickets/page.tsx");
-    expect(list).toContain('const loadTicketKanban = () => import("@/components/ticket/ticket-kanban");');
-    expect(list).toContain("lazy(() => loadTicketKanban()");
-    // The board's code is fetched as soon as the board view is chosen, alongside the data.
-    expect(list).toContain("preloadKanban={loadTicketKanban}");
+    expect(list).not.toContain('"use client"');
+    expect(list).toContain("<TicketBoard");
+    expect(file(files, "frontend/src/components/ticket/ticket-board.tsx")).toContain(
+      'lazy(() => import("./ticket-kanban").then((m) => ({ default: m.TicketKanban })))',
+    );
     expect(list).not.toMatch(/^import .*ticket-kanban/m);
   });
 

@@ -149,10 +149,15 @@ describe("generated frontend of a second domain (no workflow, other field types)
     await page.getByTestId("clear-filters").click();
     // The in_print filter also left one row: wait for the cleared list before filtering again.
     await expect.poll(() => rows(page).count()).toBe(3);
-    await page.getByTestId("filter-published_on").fill("1974-05-01");
-    // The date box commits after a short debounce and writes the URL client-side: poll it.
-    await expect.poll(() => page.url()).toBe(`${web.url}/books?published_on=1974-05-01`);
+    // A date range (inclusive), bound to published_on_from / published_on_to.
+    await page.getByTestId("filter-published_on-from").fill("1971-01-01");
+    await expect.poll(() => page.url()).toBe(`${web.url}/books?published_on_from=1971-01-01`);
+    await page.getByTestId("filter-published_on-to").fill("1974-05-01");
+    await expect.poll(() => page.url()).toBe(`${web.url}/books?published_on_from=1971-01-01&published_on_to=1974-05-01`);
+    await expect.poll(() => rows(page).count()).toBe(2);
+    await page.getByTestId("filter-published_on-to").fill("1974-04-30");
     await expect.poll(() => rows(page).count()).toBe(1);
+    expect(await rows(page).first().textContent()).toContain("The Lathe of Heaven");
     await page.getByTestId("clear-filters").click();
     await page.getByTestId("search").fill("wolf");
     await page.waitForURL(`${web.url}/books?q=wolf`);
@@ -176,6 +181,36 @@ describe("generated frontend of a second domain (no workflow, other field types)
     // Booleans read Yes/No; the authors page filters by a boolean too.
     expect(await page.getByTestId(`row-${seed.wolf?.id}`).locator('[data-column="in_print"]').textContent()).toBe("No");
     await page.goto(`${web.url}/authors?active=false`);
+    await expect.poll(() => rows(page).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it.each([
+    // Wolf Hall was last borrowed at 2026-03-01 00:15 UTC (the test above): 2026-02-28 19:15 in
+    // New York, 2026-03-01 09:15 in Tokyo. A date-time range is chosen in days of the browser's zone.
+    ["America/New_York", "-05:00", 1],
+    ["Asia/Tokyo", "+09:00", 0],
+  ])("filters a date-time by a range of days in the browser's zone (%s)", async (zone, offset, onFeb28) => {
+    const page = await open(zone);
+    await page.goto(`${web.url}/books`);
+    await expect.poll(() => rows(page).count()).toBe(3);
+    await page.getByTestId("filter-last_borrowed_at-from").fill("2026-02-28");
+    const from = `last_borrowed_at_from=${encodeURIComponent(`2026-02-28T00:00:00${offset}`)}`;
+    await expect.poll(() => page.url()).toBe(`${web.url}/books?${from}`);
+    await page.getByTestId("filter-last_borrowed_at-to").fill("2026-02-28");
+    const to = `last_borrowed_at_to=${encodeURIComponent(`2026-02-28T23:59:59.999${offset}`)}`;
+    await expect.poll(() => page.url()).toBe(`${web.url}/books?${from}&${to}`);
+    if (onFeb28 === 0) await expect.poll(() => page.getByTestId("empty-state").count()).toBe(1);
+    else await expect.poll(() => rows(page).count()).toBe(onFeb28);
+    // The next day holds it in Tokyo, not in New York.
+    await page.getByTestId("filter-last_borrowed_at-to").fill("2026-03-01");
+    await page.waitForURL((u) => u.search.includes("2026-03-01T23"));
+    await expect.poll(() => rows(page).count()).toBe(1);
+    expect(await rows(page).first().textContent()).toContain("Wolf Hall");
+    // The inputs show the chosen days; a reload restores them from the URL.
+    await page.reload();
+    expect(await page.getByTestId("filter-last_borrowed_at-from").inputValue()).toBe("2026-02-28");
+    expect(await page.getByTestId("filter-last_borrowed_at-to").inputValue()).toBe("2026-03-01");
     await expect.poll(() => rows(page).count()).toBe(1);
     await page.context().close();
   });

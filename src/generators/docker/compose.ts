@@ -93,11 +93,12 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
   if (ir.pages.length > 0) {
     const apiUrl = fromEnv("NEXT_PUBLIC_API_URL", `http://localhost:${PORTS.app}`);
     services.frontend = {
-      // The browser calls the API, so the address is the app as published on the user's machine.
+      // The Next.js server calls the API: at run time through the app service (API_URL); the
+      // build's address is only its default.
       build: { context: "./frontend", dockerfile: "Dockerfile", args: { NEXT_PUBLIC_API_URL: apiUrl } },
       restart: "unless-stopped",
       ports: [`${PORTS.frontend}:3000`],
-      environment: { NEXT_PUBLIC_API_URL: apiUrl },
+      environment: { NEXT_PUBLIC_API_URL: apiUrl, API_URL: fromEnv("API_URL", `http://app:${PORTS.app}`) },
       depends_on: { app: { condition: "service_started" } },
     };
   }

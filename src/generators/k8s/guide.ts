@@ -118,9 +118,8 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
     "controller or gateway.",
     ...(pages
       ? [
-          "The browser calls the API directly: build the frontend image with `--build-arg",
-          "NEXT_PUBLIC_API_URL=https://<the API's public address>` (Next.js fixes it at build time) and list",
-          "the frontend's address in `CORS_ORIGINS` (configmap.yaml or a kustomize patch).",
+          `The frontend's server calls the API inside the cluster (\`API_URL=http://${n.app}:8000\` in`,
+          "frontend.yaml); the browser talks only to the frontend, so the API needs no CORS entry for it.",
         ]
       : []),
     "",

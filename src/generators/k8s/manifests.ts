@@ -439,6 +439,8 @@ export function frontendDeployment(n: K8sNames): K8sObject {
               env: [
                 { name: "PORT", value: String(FRONTEND_PORT) },
                 { name: "HOSTNAME", value: "0.0.0.0" },
+                // The Next.js server renders the pages with the API's data: the app's Service.
+                { name: "API_URL", value: `http://${n.app}:8000` },
               ],
               readinessProbe: httpProbe("/", "http", 5, 3),
               livenessProbe: httpProbe("/", "http", 10, 3),

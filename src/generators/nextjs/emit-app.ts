@@ -1,6 +1,6 @@
 import { headingOf } from "./emit-entity.js";
 import type { FrontendModel, UiPage } from "./model.js";
-import { fitBreak, fitElementProp, fitList, prop, sortImports, str } from "./source.js";
+import { fitBreak, fitElementProp, fitList, LINE_WIDTH, prop, sortImports, str } from "./source.js";
 
 /**
  * Entity `icon` names are Lucide names. The app ships the icons of templates/src/components/icons.tsx
@@ -43,16 +43,18 @@ export function iconOf(icon: string | null): string {
 
 /**
  * Runs before the first paint, so the stored theme (or the system's, without one) is applied
- * without a flash of the other one. Kept in one line: it is inlined into every page.
+ * without a flash of the other one; it also tells the server the browser's time zone (a cookie),
+ * so date-times are rendered in it. Kept in one line: it is inlined into every page.
  */
 const THEME_SCRIPT =
-  'try{var t=localStorage.getItem("charter.theme"),d=t?t==="dark":matchMedia("(prefers-color-scheme: dark)").matches;document.documentElement.classList.toggle("dark",d)}catch(e){}';
+  'try{var t=localStorage.getItem("charter.theme"),d=t?t==="dark":matchMedia("(prefers-color-scheme: dark)").matches;document.documentElement.classList.toggle("dark",d);document.cookie="charter_tz="+encodeURIComponent(Intl.DateTimeFormat().resolvedOptions().timeZone)+";path=/;max-age=31536000;samesite=lax"}catch(e){}';
 
 export function renderLayout(model: FrontendModel): string {
   return `import type { Metadata } from "next";
 import type { ReactNode } from "react";
 
 import { AppSidebar } from "@/components/app-sidebar";
+import "@/lib/server-api";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -84,12 +86,10 @@ export function renderSidebar(model: FrontendModel): string {
   const items = model.pages.map((p) => ({ title: p.page.title, url: p.route, icon: iconOf(p.ui.entity.icon), id: p.page.name }));
   const icons = [...new Set(["LayoutDashboard", ...items.map((i) => i.icon)])].sort();
   const rows = [
-    `    { title: "Dashboard", url: "/", icon: LayoutDashboard, testId: "nav-dashboard" },`,
-    ...items.map((i) => `    { title: ${str(i.title)}, url: ${str(i.url)}, icon: ${i.icon}, testId: ${str(`nav-${i.id}`)} },`),
+    `    { title: "Dashboard", url: "/", icon: <LayoutDashboard />, testId: "nav-dashboard" },`,
+    ...items.map((i) => `    { title: ${str(i.title)}, url: ${str(i.url)}, icon: <${i.icon} />, testId: ${str(`nav-${i.id}`)} },`),
   ];
-  return `"use client";
-
-import type { ReactNode } from "react";
+  return `import type { ReactNode } from "react";
 
 import { AppShell, type Nav } from "@/components/app-shell";
 ${model.auth ? 'import { AuthStatus } from "@/components/auth-status";\n' : ""}${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
@@ -116,7 +116,7 @@ ${
 `;
 }
 
-/** The dashboard: one card per entity with an API, showing its record count. */
+/** The dashboard (server): one card per entity with an API, showing its record count. */
 export function renderDashboard(model: FrontendModel): string {
   const cards = model.clients
     .filter((c) => c.operations.has("list"))
@@ -141,35 +141,30 @@ export function renderDashboard(model: FrontendModel): string {
       "{}",
     ),
   );
-  return `"use client";
-
-${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
+  return `${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
 import { Link } from "@/components/link";
-
 import { PageHeader } from "@/components/page-header";
 import { ErrorState } from "@/components/page-state";
 import { Card, CardAction, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { useAsync } from "@/hooks/use-async";
-${fitList("", "import ", [...clients, "toApiError"], ' from "@/lib/api";', "{}")}
+${fitList("", "import ", [...clients, "toApiError"], ' from "@/lib/server-api";', "{}")}
 
 const cards = [
 ${rows.join("\n")}
 ];
 
-export default function DashboardPage() {
+export default async function DashboardPage() {
   // One small request per entity (limit 1): the count is the list's total.
-  const { state, reload } = useAsync(() => Promise.allSettled(cards.map((c) => c.count())), []);
-  const results = state.status === "ready" ? state.data : null;
-  const failures = (results ?? []).flatMap((r) => (r.status === "rejected" ? [toApiError(r.reason)] : []));
+  const results = await Promise.allSettled(cards.map((c) => c.count()));
+  const failures = results.flatMap((r) => (r.status === "rejected" ? [toApiError(r.reason)] : []));
   const down = failures.find((e) => e.status === 0 || e.status === 401);
   return (
     <div className="space-y-8">
       <PageHeader title="Dashboard" description=${str(`Records in ${model.title}`)} />
-      {down ? <ErrorState error={down} onRetry={reload} /> : null}
+      {down ? <ErrorState error={down} retry="/" /> : null}
       <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
         {cards.map((c, i) => {
-          const r = results?.[i];
-          const value = !r ? "…" : r.status === "fulfilled" ? String(r.value) : "—";
+          const r = results[i];
+          const value = r?.status === "fulfilled" ? String(r.value) : "—";
           const body = (
             <Card key={c.key} className="hover:border-foreground/20 h-full transition-colors" data-testid={\`card-\${c.key}\`}>
               <CardHeader>
@@ -218,109 +213,123 @@ export function renderListPage(p: UiPage): string {
   const columns = p.table && p.table.columns.length > 0 ? p.table.columns : [ui.headingField];
   const cardFields = p.kanban && p.kanban.cardFields.length > 0 ? p.kanban.cardFields : [ui.headingField];
   const filters = p.page.filters.map((f) => prop(`${ui.camel}Fields`, f));
-  const react = p.kanban ? "lazy, Suspense" : "Suspense";
+  // The board gets only what it shows and moves by: the card fields, the heading, the state and
+  // the field of the workflow's type overrides (the rows travel to the browser as its props).
+  const override = ui.workflow?.typeOverrides?.field;
+  const boardFields = [...new Set([ui.headingField, ...cardFields, "state", ...(override ? [override] : [])])].filter((f) => f !== "id");
+  const shown = [...new Set([...(uniqueViews.includes("table") ? columns : []), ...(p.kanban ? cardFields : [])])].filter((f) =>
+    ui.references.has(f),
+  );
   const imports = [
-    `import { ${react} } from "react";`,
-    'import { ListView } from "@/components/list-view";',
-    'import { PageHeader } from "@/components/page-header";',
-    'import { LoadingState } from "@/components/page-state";',
-    `import { ${filters.length > 0 ? `${ui.camel}Fields, ` : ""}${ui.camel}References } from "@/components/${ui.kebab}/${ui.kebab}-fields";`,
+    `import { ${["ListView", "type SearchParams"].join(", ")} } from "@/components/list-view";`,
+    ...(filters.length > 0 ? [`import { ${ui.camel}Fields } from "@/components/${ui.kebab}/${ui.kebab}-fields";`] : []),
+    `import { ${ui.camel}References } from "@/components/${ui.kebab}/${ui.kebab}-references";`,
     ...(uniqueViews.includes("table") ? [componentImport(p, "Table")] : []),
-    `import { ${ui.client.name} } from "@/lib/api";`,
+    ...(p.kanban ? [componentImport(p, "Board")] : []),
+    ...(p.kanban ? ['import { pick } from "@/lib/schema";'] : []),
+    `import { ${ui.client.name} } from "@/lib/server-api";`,
   ];
-  const lazyBoard = p.kanban
-    ? `\n// The board and its drag-and-drop library load only when the board is shown.
-const load${T}Kanban = () => import("@/components/${ui.kebab}/${ui.kebab}-kanban");
-const ${T}Kanban = lazy(() => load${T}Kanban().then((m) => ({ default: m.${T}Kanban })));
-`
-    : "";
   const renderers = [
     ...(uniqueViews.includes("table")
       ? [
-          fitElementProp("        ", "renderTable", "(rows, sorting)", `${T}Table`, [
+          fitElementProp("      ", "renderTable", "(rows, sorting, context)", `${T}Table`, [
             "rows={rows}",
             `columns={[${columns.map(str).join(", ")}]}`,
             "sorting={sorting}",
+            "context={context}",
           ]),
         ]
       : []),
     ...(p.kanban
       ? [
-          `        renderKanban={(rows) => (
-          <Suspense fallback={<LoadingState />}>
-            <${T}Kanban rows={rows} cardFields={[${cardFields.map(str).join(", ")}]} />
-          </Suspense>
-        )}`,
-          `        preloadKanban={load${T}Kanban}`,
+          fitElementProp("      ", "renderKanban", "(rows, context)", `${T}Board`, [
+            `rows={rows.map((r) => pick(r, [${boardFields.map(str).join(", ")}]))}`,
+            `cardFields={[${cardFields.map(str).join(", ")}]}`,
+            "labels={context.labels}",
+          ]),
         ]
       : []),
   ];
-  return `"use client";
+  return `${sortImports(imports)}
 
-${sortImports(imports)}
-${lazyBoard}
-export default function ${p.component}Page() {
-  // The list keeps its state in the URL's search params, which are known only in the browser; the
-  // server-rendered page shows its heading meanwhile.
+/** ${p.page.title}: rendered on the server from the URL's search params (view, page, size, sort, q, filters). */
+export default async function ${p.component}Page({ searchParams }: { searchParams: Promise<SearchParams> }) {
   return (
-    <Suspense
-      fallback={
-        <div className="space-y-6">
-          <PageHeader title=${str(p.page.title)} />
-          <LoadingState />
-        </div>
-      }
-    >
-      <ListView
-        title=${str(p.page.title)}
-        entityLabel=${str(ui.entity.label)}
-        entityLabelPlural=${str(ui.entity.labelPlural)}
-        newHref=${str(`${p.route}/new`)}
-        views={[${uniqueViews.map(str).join(", ")}]}
-        defaultView=${str(p.defaultView)}
-        filters={[${filters.join(", ")}]}
-        references={${ui.camel}References}
-        load={(limit, offset, query) => ${ui.client.name}.list(limit, offset, query)}
+    <ListView
+      title=${str(p.page.title)}
+      route=${str(p.route)}
+      entityLabel=${str(ui.entity.label)}
+      entityLabelPlural=${str(ui.entity.labelPlural)}
+      newHref=${str(`${p.route}/new`)}
+      views={[${uniqueViews.map(str).join(", ")}]}
+      defaultView=${str(p.defaultView)}
+      filters={[${filters.join(", ")}]}
+      references={${ui.camel}References}
+      columnReferences={[${shown.map(str).join(", ")}]}
+      searchParams={await searchParams}
+      load={(limit, offset, query) => ${ui.client.name}.list(limit, offset, query)}
 ${renderers.join("\n")}
-      />
-    </Suspense>
+    />
   );
 }
 `;
 }
 
-export function renderDetailPage(p: UiPage): string {
+export function renderDetailPage(p: UiPage, appTitle: string): string {
   const T = p.ui.entity.className;
-  return `"use client";
-
-import { useParams } from "next/navigation";
+  const c = p.ui.client;
+  return `import type { Metadata } from "next";
+import { cache } from "react";
 
 ${componentImport(p, "Detail")}
+import { ${c.name} } from "@/lib/server-api";
 
-export default function ${p.component}DetailPage() {
-  const params = useParams<{ id: string }>();
-  return <${T}Detail id={params.id} />;
+/** One request per page view: the title and the page share it. */
+const load = cache((id: string) => ${c.name}.get(id));
+
+type Props = { params: Promise<{ id: string }> };
+
+/** The document title names the record (the layout's says only the entity). */
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  try {
+    const record = await load(id);
+    return { title: { absolute: \`\${${headingOf(p.ui, "record")}} · ${p.page.title} · ${appTitle}\` } };
+  } catch {
+    return { title: { absolute: ${str(`${p.ui.entity.label} not found · ${appTitle}`)} } };
+  }
+}
+
+export default async function ${p.component}DetailPage({ params }: Props) {
+  const { id } = await params;
+  return <${T}Detail id={id} load={load} />;
 }
 `;
 }
 
 export function renderCreatePage(p: UiPage): string {
   const T = p.ui.entity.className;
-  const label = p.ui.entity.label;
-  return `"use client";
+  const refs = [...p.ui.references.keys()].filter((k) => p.ui.createFields.some((f) => f.name === k));
+  const call = `loadReferences(${p.ui.camel}References, [${refs.map(str).join(", ")}])`;
+  const flat = `  const [refs, zone] = await Promise.all([${call}, requestZone()]);`;
+  const loads = flat.length <= LINE_WIDTH ? flat : `  const [refs, zone] = await Promise.all([\n    ${call},\n    requestZone(),\n  ]);`;
+  return `${sortImports([
+    'import { ArrowLeft } from "@/components/icons";',
+    'import { FormIsland } from "@/components/form-island";',
+    'import { Link } from "@/components/link";',
+    componentImport(p, "Form"),
+    `import { ${p.ui.camel}References } from "@/components/${p.ui.kebab}/${p.ui.kebab}-references";`,
+    'import { PageHeader } from "@/components/page-header";',
+    'import { ErrorNotice } from "@/components/page-state";',
+    'import { Card, CardContent } from "@/components/ui/card";',
+    'import { loadReferences } from "@/lib/references";',
+    'import { requestZone } from "@/lib/server-context";',
+  ])}
+import "@/lib/server-api";
 
-${sortImports([
-  'import { ArrowLeft } from "@/components/icons";',
-  'import { Link } from "@/components/link";',
-  'import { useRouter } from "next/navigation";',
-  componentImport(p, "Form"),
-  'import { PageHeader } from "@/components/page-header";',
-  'import { notify } from "@/components/toaster";',
-  'import { Card, CardContent } from "@/components/ui/card";',
-])}
-
-export default function ${p.component}CreatePage() {
-  const router = useRouter();
+export default async function ${p.component}CreatePage() {
+  // The reference pickers' choices, loaded on the server with the page.
+${loads}
   return (
     <div className="space-y-6">
       <Link href=${str(p.route)} className="text-muted-foreground hover:text-foreground inline-flex items-center gap-1 text-sm">
@@ -328,15 +337,10 @@ export default function ${p.component}CreatePage() {
         {${str(p.page.title)}}
       </Link>
       <PageHeader title=${str(`New ${p.ui.entity.label.toLowerCase()}`)} description="Fields marked * are required." />
+      {refs.error ? <ErrorNotice>Could not load the choices of a reference field: {refs.error}</ErrorNotice> : null}
       <Card>
         <CardContent>
-          <${T}Form
-            cancelHref=${str(p.route)}
-            onSaved={(r) => {
-              notify(\`${label} “\${${headingOf(p.ui, "r")}}” created.\`);
-              router.push(${str(p.route)});
-            }}
-          />
+          <${T}Form options={refs.options} zone={zone} island={FormIsland} cancelHref=${str(p.route)} />
         </CardContent>
       </Card>
     </div>

@@ -2,7 +2,7 @@ import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
 import { agentRunEntities } from "../fastapi/agents.js";
 import { enumAliases } from "./emit-lib.js";
 import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
-import { fitElementProp, fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
+import { fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
 
 /** The expression naming record `v` in headings and messages: its heading field, else its id. */
 export function headingOf(ui: UiEntity, v: string): string {
@@ -66,23 +66,8 @@ function list(ui: UiEntity, name: string, names: readonly string[]): string {
 /** {kebab}-fields.ts: the entity's field specs, field lists per view, reference sources, workflow. */
 function renderFields(ui: UiEntity): string {
   const e = ui.entity;
-  const clients = [...new Set([...ui.references.values()].map((c) => c.name))].sort();
-  const imports = [
-    ...(clients.length > 0
-      ? ['import type { ReferenceSource } from "@/hooks/use-references";', `import { ${clients.join(", ")} } from "@/lib/api";`]
-      : []),
-    `import type { FieldSpec, RuleSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`,
-  ];
+  const imports = [`import type { FieldSpec, RuleSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`];
   const specs = e.fields.map((f) => fieldSpec(ui, f));
-  const refs = [...ui.references.entries()].map(([name, c]) => {
-    const display = e.fields.find((f) => f.name === name)?.references?.display ?? null;
-    const parts = [
-      `entity: ${str(c.entity.name)}`,
-      `load: () => ${c.name}.list(1000, 0)`,
-      `display: ${display === null ? "null" : str(display)}`,
-    ];
-    return fitList("  ", `${key(name)}: `, parts, ",", "{}");
-  });
   const out = [
     `${imports.join("\n")}\n`,
     `/** Every field of ${e.fqn}, as the views show it. */`,
@@ -105,10 +90,6 @@ function renderFields(ui: UiEntity): string {
       "DetailFields",
       ui.detailFields.map((f) => f.name),
     ),
-    `/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */`,
-    refs.length > 0
-      ? `export const ${ui.camel}References: Record<string, ReferenceSource> = {\n${refs.join("\n")}\n};\n`
-      : `export const ${ui.camel}References = {};\n`,
     `/** Validation rules of the create endpoint, by source text: the fields a failure is shown at. */`,
     `export const ${ui.camel}CreateRules: Record<string, RuleSpec> = ${rulesSpec(ui.createRules)};\n`,
     `/** Validation rules of the update endpoint. */`,
@@ -121,6 +102,28 @@ function renderFields(ui: UiEntity): string {
   return out.join("\n");
 }
 
+/** {kebab}-references.ts (server only): where the reference fields' choices and labels come from. */
+function renderReferences(ui: UiEntity): string {
+  const e = ui.entity;
+  const clients = [...new Set([...ui.references.values()].map((c) => c.name))].sort();
+  const refs = [...ui.references.entries()].map(([name, c]) => {
+    const display = e.fields.find((f) => f.name === name)?.references?.display ?? null;
+    const parts = [
+      `entity: ${str(c.entity.name)}`,
+      `load: () => ${c.name}.list(1000, 0)`,
+      `display: ${display === null ? "null" : str(display)}`,
+    ];
+    return fitList("  ", `${key(name)}: `, parts, ",", "{}");
+  });
+  const imports = ['import type { ReferenceSource } from "@/lib/references";'];
+  if (clients.length > 0) imports.push(`import { ${clients.join(", ")} } from "@/lib/server-api";`);
+  return `${imports.join("\n")}
+
+/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
+export const ${ui.camel}References: Record<string, ReferenceSource> = ${refs.length > 0 ? `{\n${refs.join("\n")}\n}` : "{}"};
+`;
+}
+
 /** `export function Name({ a, b }: { a: A; b: B }) {`, broken as biome breaks it when too long. */
 function componentSignature(name: string, props: readonly (readonly [string, string])[]): string {
   const flat = `export function ${name}({ ${props.map(([p]) => p).join(", ")} }: { ${props.map(([p, t]) => `${p}: ${t}`).join("; ")} }) {`;
@@ -130,44 +133,31 @@ function componentSignature(name: string, props: readonly (readonly [string, str
   return `export function ${name}({\n${names}\n}: {\n${types}\n}) {`;
 }
 
-/** `cond ? a : b` on one line when it fits, otherwise `? a` and `: b` on lines of their own. */
-function ternary(pad: string, cond: string, a: string, b: string): string {
-  const flat = `${pad}${cond} ? ${a} : ${b}`;
-  return flat.length <= LINE_WIDTH ? flat : `${pad}${cond}\n${pad}  ? ${a}\n${pad}  : ${b}`;
-}
-
 /** Entity-level components take the view's field names, so two pages of one entity can differ. */
 function renderTable(ui: UiEntity, route: string): string {
   const T = ui.entity.className;
-  return `"use client";
-
-import type { Sorting } from "@/components/list-view";
+  return `import type { Sorting, ViewContext } from "@/components/list-view";
 import { RecordTable } from "@/components/record-table";
-import { type ReferenceSource, useReferences } from "@/hooks/use-references";
 import type { FieldSpec } from "@/lib/schema";
 import type { ${T} } from "@/lib/types";
-import { ${ui.camel}Fields, ${ui.camel}References } from "./${ui.kebab}-fields";
+import { ${ui.camel}Fields } from "./${ui.kebab}-fields";
 
 export type ${T}Column = keyof typeof ${ui.camel}Fields;
 
-/** Table view of ${ui.entity.labelPlural.toLowerCase()}: enum cells as badges, references by their display field. */
+/** Table view of ${ui.entity.labelPlural.toLowerCase()} (server): enum cells as badges, references by their display field. */
 ${componentSignature(`${T}Table`, [
   ["rows", `readonly ${T}[]`],
   ["columns", `readonly ${T}Column[]`],
   ["sorting", "Sorting"],
+  ["context", "ViewContext"],
 ])}
   const specs: FieldSpec[] = columns.map((c) => ${ui.camel}Fields[c]);
-  const sources: Record<string, ReferenceSource> = {};
-  for (const c of columns) {
-    const source = (${ui.camel}References as Record<string, ReferenceSource>)[c];
-    if (source) sources[c] = source;
-  }
-  const refs = useReferences(sources);
   return (
     <RecordTable
       rows={rows}
       columns={specs}
-      labels={refs.labels}
+      labels={context.labels}
+      zone={context.zone}
       href={(r) => \`${route}/\${r.id}\`}
       sorting={sorting}
       caption=${str(ui.entity.labelPlural)}
@@ -180,14 +170,14 @@ ${componentSignature(`${T}Table`, [
 
 function renderKanban(ui: UiEntity, route: string, S: string): string {
   const T = ui.entity.className;
+  const base = ui.client.basePath.replace(/\/+$/, "");
   return `"use client";
 
 import { KanbanBoard } from "@/components/kanban-board";
-import { type ReferenceSource, useReferences } from "@/hooks/use-references";
-import { ${ui.client.name} } from "@/lib/api";
+import { request } from "@/lib/request";
 import type { FieldSpec } from "@/lib/schema";
 import type { ${T}, ${S} } from "@/lib/types";
-import { ${ui.camel}Fields, ${ui.camel}References, ${ui.camel}Workflow } from "./${ui.kebab}-fields";
+import { ${ui.camel}Fields, ${ui.camel}Workflow } from "./${ui.kebab}-fields";
 
 export type ${T}CardField = keyof typeof ${ui.camel}Fields;
 
@@ -195,23 +185,18 @@ export type ${T}CardField = keyof typeof ${ui.camel}Fields;
 ${componentSignature(`${T}Kanban`, [
   ["rows", `readonly ${T}[]`],
   ["cardFields", `readonly ${T}CardField[]`],
+  ["labels", "Readonly<Record<string, Readonly<Record<string, string>>>>"],
 ])}
   const specs: FieldSpec[] = cardFields.map((c) => ${ui.camel}Fields[c]);
-  const sources: Record<string, ReferenceSource> = {};
-  for (const c of cardFields) {
-    const source = (${ui.camel}References as Record<string, ReferenceSource>)[c];
-    if (source) sources[c] = source;
-  }
-  const refs = useReferences(sources);
   return (
     <KanbanBoard
       records={rows}
       workflow={${ui.camel}Workflow}
       entityLabel=${str(ui.entity.label)}
       cardFields={specs}
-      labels={refs.labels}
+      labels={labels}
       href={(r) => \`${route}/\${r.id}\`}
-      onMove={(id, state) => ${ui.client.name}.transition(id, state as ${S})}
+      onMove={(id, state) => request<${T}>("PUT", \`${base}/\${encodeURIComponent(id)}/state\`, { state: state as ${S} })}
       testId="${ui.kebab}-kanban"
     />
   );
@@ -219,54 +204,121 @@ ${componentSignature(`${T}Kanban`, [
 `;
 }
 
-function renderForm(ui: UiEntity): string {
+/** {kebab}-board.tsx: the board, loaded on demand, so its drag-and-drop library is only on pages showing it. */
+function renderBoard(ui: UiEntity): string {
   const T = ui.entity.className;
-  const ops = ui.client.operations;
-  const update = ops.has("update")
-    ? `${ui.client.name}.update(record.id, data as unknown as ${T}Update)`
-    : `Promise.reject(new Error("this API has no update endpoint"))`;
-  const create = ops.has("create")
-    ? `${ui.client.name}.create(data as unknown as ${T}Create)`
-    : `Promise.reject(new Error("this API has no create endpoint"))`;
   return `"use client";
 
-import { RecordForm } from "@/components/record-form";
-import { ${ui.client.name} } from "@/lib/api";
-import type { ${T}${ops.has("create") ? `, ${T}Create` : ""}${ops.has("update") ? `, ${T}Update` : ""} } from "@/lib/types";
+import { type ComponentProps, lazy, Suspense } from "react";
+
+// The board and its drag-and-drop library load only when the board is shown (the server renders
+// its cards meanwhile, and the browser keeps them until the code arrives).
+const ${T}Kanban = lazy(() => import("./${ui.kebab}-kanban").then((m) => ({ default: m.${T}Kanban })));
+
+export function ${T}Board(props: ComponentProps<typeof ${T}Kanban>) {
+  return (
+    <Suspense
+      fallback={
+        <p role="status" data-testid="loading-state" className="text-muted-foreground py-14 text-center text-sm">
+          Loading…
+        </p>
+      }
+    >
+      <${T}Kanban {...props} />
+    </Suspense>
+  );
+}
+`;
+}
+
+/** {kebab}-actions.ts: the Server Actions of the create and edit forms. */
+function renderActions(ui: UiEntity): string {
+  const ops = ui.client.operations;
+  const base = ui.client.basePath.replace(/\/+$/, "");
+  const common = [`entityLabel: ${str(ui.entity.label)}`, `headingField: ${str(ui.headingField)}`];
+  const create = ops.has("create")
+    ? `saveForm({
+    fields: ${ui.camel}CreateFields,
+    rules: ${ui.camel}CreateRules,
+    method: "POST",
+    path: ${str(`${base}/`)},
+    values,
+    ${common.join(",\n    ")},
+    done: "created",
+  })`
+    : `Promise.resolve({ ok: false, errors: {}, summary: "This API has no create endpoint." })`;
+  const update = ops.has("update")
+    ? `saveForm({
+    fields: ${ui.camel}EditFields,
+    rules: ${ui.camel}UpdateRules,
+    method: "PATCH",
+    path: \`${base}/\${encodeURIComponent(id)}\`,
+    values,
+    ${common.join(",\n    ")},
+    done: "saved",
+  })`
+    : `Promise.resolve({ ok: false, errors: {}, summary: "This API has no update endpoint." })`;
+  return `"use server";
+
+import { type FormResult, saveForm } from "@/lib/forms";
+import "@/lib/server-api";
 ${fitList(
   "",
   "import ",
-  ["CreateFields", "CreateRules", "EditFields", "References", "UpdateRules"].map((n) => `${ui.camel}${n}`),
+  ["CreateFields", "CreateRules", "EditFields", "UpdateRules"].map((n) => `${ui.camel}${n}`),
   ` from "./${ui.kebab}-fields";`,
   "{}",
 )}
 
+type Values = Record<string, string | boolean>;
+
+/** Creates a ${ui.entity.label.toLowerCase()} from the create form's inputs. */
+export async function create${ui.entity.className}(values: Values): Promise<FormResult> {
+  return ${create};
+}
+
+/** Saves the edit form's changed inputs to the ${ui.entity.label.toLowerCase()} \`id\`. */
+export async function update${ui.entity.className}(id: string, values: Values): Promise<FormResult> {
+  return ${update};
+}
+`;
+}
+
+function renderForm(ui: UiEntity, route: string): string {
+  const T = ui.entity.className;
+  return `import type { FormIsland } from "@/components/form-island";
+import { RecordForm } from "@/components/record-form";
+import type { ReferenceOption } from "@/lib/references";
+import type { ${T} } from "@/lib/types";
+import { create${T}, update${T} } from "./${ui.kebab}-actions";
+import { ${ui.camel}CreateFields, ${ui.camel}EditFields } from "./${ui.kebab}-fields";
+
 /**
- * Create form (no \`record\`) or edit form (with one). The body is assembled from the inputs and
- * typed as the API's shape; the server validates it and its 422 messages appear at the fields.
+ * Create form (no \`record\`: saves, says so and goes to the list) or edit form (with one),
+ * rendered on the server; the Server Actions build the API's body and map its 422 to the fields.
  */
 export function ${T}Form({
   record,
-  onSaved,
-  onCancel,
+  options,
+  zone,
+  island,
   cancelHref,
 }: {
   record?: ${T};
-  onSaved: (saved: ${T}) => void;
-  onCancel?: () => void;
+  options: Readonly<Record<string, readonly ReferenceOption[]>>;
+  zone: string;
+  island: typeof FormIsland;
   cancelHref?: string;
 }) {
   return (
     <RecordForm<${T}>
       fields={record ? ${ui.camel}EditFields : ${ui.camel}CreateFields}
-      references={${ui.camel}References}
-      rules={record ? ${ui.camel}UpdateRules : ${ui.camel}CreateRules}
+      options={options}
       record={record}
-      onSubmit={(data) =>
-${ternary("        ", "record", update, create)}
-      }
-      onSaved={onSaved}
-      onCancel={onCancel}
+      zone={zone}
+      island={island}
+      action={record ? update${T}.bind(null, record.id) : create${T}}
+      after=${str(route)}
       cancelHref={cancelHref}
       submitLabel={record ? "Save changes" : "Create ${ui.entity.label.toLowerCase()}"}
       testId="${ui.kebab}-form"
@@ -276,66 +328,48 @@ ${ternary("        ", "record", update, create)}
 `;
 }
 
-function renderDetail(ui: UiEntity, route: string, listTitle: string, appTitle: string, S: string, runs: boolean): string {
+function renderDetail(ui: UiEntity, route: string, listTitle: string, runs: boolean): string {
   const T = ui.entity.className;
   const c = ui.client;
-  const heading = headingOf(ui, "r");
-  // With agent runs, the view sits inside a <div> with them: one level deeper.
+  const base = c.basePath.replace(/\/+$/, "");
   const pad = runs ? "      " : "    ";
-  const wf = ui.workflow
-    ? `\n${pad}  workflow={${ui.camel}Workflow}\n${pad}  transition={(id, state) => ${c.name}.transition(id, state as ${S})}`
-    : "";
+  const element = `<${T}Form record={record} options={options} zone={zone} island={LazyFormIsland} />`;
+  const flatForm = `${pad}  form={(record, options, zone) => ${element}}`;
+  const formProp =
+    flatForm.length <= LINE_WIDTH ? flatForm : `${pad}  form={(record, options, zone) => (\n${pad}    ${element}\n${pad}  )}`;
   const view = `${pad}<DetailView<${T}>
 ${pad}  id={id}
-${pad}  appTitle=${str(appTitle)}
 ${pad}  entityLabel=${str(ui.entity.label)}
 ${pad}  listHref=${str(route)}
 ${pad}  listTitle=${str(listTitle)}
+${pad}  path={\`${base}/\${encodeURIComponent(id)}\`}
 ${pad}  fields={${ui.camel}DetailFields}
 ${pad}  references={${ui.camel}References}
-${pad}  heading={(r) => ${heading}}
-${pad}  load={(recordId) => ${c.name}.get(recordId)}
-${pad}  remove={(recordId) => ${c.name}.delete(recordId)}${wf}
-${fitElementProp(`${pad}  `, "renderForm", "(record, done)", `${T}Form`, [
-  "record={record}",
-  "onSaved={(saved) => done(saved)}",
-  "onCancel={() => done(null)}",
-])}
+${pad}  headingField=${str(ui.headingField)}
+${pad}  load={load}${ui.workflow ? `\n${pad}  workflow={${ui.camel}Workflow}` : ""}
+${formProp}
 ${pad}/>`;
   const body = runs
     ? `    <div className="space-y-6">
 ${view}
-      <Suspense fallback={null}>
-        <AgentRuns load={() => ${c.name}.agentRuns(id)} />
-      </Suspense>
+      <AgentRuns path={\`${base}/\${encodeURIComponent(id)}/agent-runs\`} />
     </div>`
     : view;
-  return `"use client";
-
-import { lazy${runs ? ", Suspense" : ""} } from "react";
-
-import { DetailView } from "@/components/detail-view";
-import { ${c.name} } from "@/lib/api";
-import type { ${T}${ui.workflow ? `, ${S}` : ""} } from "@/lib/types";
+  return `${runs ? 'import { AgentRuns } from "@/components/agent-runs";\n' : ""}import { DetailView } from "@/components/detail-view";
+import { LazyFormIsland } from "@/components/form-island-lazy";
+import type { ${T} } from "@/lib/types";
 ${fitList(
   "",
   "import ",
-  [`${ui.camel}DetailFields`, `${ui.camel}References`, ...(ui.workflow ? [`${ui.camel}Workflow`] : [])],
+  [`${ui.camel}DetailFields`, ...(ui.workflow ? [`${ui.camel}Workflow`] : [])],
   ` from "./${ui.kebab}-fields";`,
   "{}",
 )}
+import { ${T}Form } from "./${ui.kebab}-form";
+import { ${ui.camel}References } from "./${ui.kebab}-references";
 
-// The edit form loads when Edit is clicked, which keeps it out of the page's First Load JS.
-const ${T}Form = lazy(() => import("./${ui.kebab}-form").then((m) => ({ default: m.${T}Form })));${
-    runs
-      ? `
-// The agent runs below the record load on their own, after the record (a chunk of their own).
-const AgentRuns = lazy(() => import("@/components/agent-runs").then((m) => ({ default: m.AgentRuns })));`
-      : ""
-  }
-
-/** Detail page body of one ${ui.entity.label.toLowerCase()}: fields, workflow moves, edit and delete${runs ? ", agent runs" : ""}. */
-export function ${T}Detail({ id }: { id: string }) {
+/** Detail page body of one ${ui.entity.label.toLowerCase()} (server): fields, workflow moves, edit and delete${runs ? ", agent runs" : ""}. */
+export function ${T}Detail({ id, load }: { id: string; load: (id: string) => Promise<${T}> }) {
   return (
 ${body}
   );
@@ -356,20 +390,23 @@ export function renderEntityComponents(model: FrontendModel): EntityFile[] {
     const title = first?.page.title ?? ui.entity.labelPlural;
     const dir = `src/components/${ui.kebab}`;
     files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
+    files.push({ path: `${dir}/${ui.kebab}-references.ts`, content: renderReferences(ui) });
     files.push({ path: `${dir}/${ui.kebab}-table.tsx`, content: renderTable(ui, route) });
-    files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui) });
+    files.push({ path: `${dir}/${ui.kebab}-form.tsx`, content: renderForm(ui, route) });
+    files.push({ path: `${dir}/${ui.kebab}-actions.ts`, content: renderActions(ui) });
     files.push({
       path: `${dir}/${ui.kebab}-detail.tsx`,
       content: renderDetail(
         ui,
         route,
         title,
-        model.title,
-        S,
         agentRuns.has(ui.entity.fqn) && ui.client.basePath.replace(/\/+$/, "") === ui.entity.basePath,
       ),
     });
-    if (ui.workflow) files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
+    if (ui.workflow) {
+      files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });
+      files.push({ path: `${dir}/${ui.kebab}-board.tsx`, content: renderBoard(ui) });
+    }
   }
   return files;
 }

@@ -3,7 +3,6 @@ import { pascalCase } from "../../compiler/index.js";
 import { agentRunEntities } from "../fastapi/agents.js";
 import type { ApiClient, FrontendModel } from "./model.js";
 import { fitBreak, fitList, key, literal, str } from "./source.js";
-import { partial } from "./templates.js";
 
 /** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
 export function enumAliases(model: FrontendModel): Map<string, string> {
@@ -168,7 +167,7 @@ export interface AgentRunList {
 }
 `;
 
-/** api.ts: the fixed request core (templates/partials/api-core.ts) plus one client per Route. */
+/** api.ts: the fixed request core (templates/src/lib/request.ts) plus one client per Route. */
 export function renderApi(model: FrontendModel): string {
   const aliases = enumAliases(model);
   const names = new Set<string>();
@@ -181,23 +180,17 @@ export function renderApi(model: FrontendModel): string {
       if (s) names.add(s);
     }
   }
-  const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n\n` : "";
+  const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n` : "";
   const runs = agentRunEntities(model.ir);
   const clients = model.clients
     .map((c) => clientBlock(c, aliases, runs.has(c.entity.fqn) && c.basePath.replace(/\/+$/, "") === c.entity.basePath))
     .join("\n");
-  const auth = model.auth
-    ? `
-export interface LoginResult {
-  access_token: string;
-  token_type: string;
-}
-
-/** POST /auth/login: exchanges the credentials for a bearer token (the login page stores it). */
-export function login(email: string, password: string): Promise<LoginResult> {
-  return request<LoginResult>("POST", "/auth/login", { email, password });
-}
-`
-    : "";
-  return `${imports}${partial("api-core.ts")}${auth}${runs.size > 0 ? AGENT_RUN_TYPES : ""}\n${clients}`;
+  const core = `
+/*
+ * One client per Route contract. Server components import them from ./server-api (which calls the
+ * backend with the session's token); in the browser the same calls go through /api/backend.
+ */
+export * from "./request";
+`;
+  return `import { type ListFilters, type ListResult, request } from "./request";\n${imports}${core}${runs.size > 0 ? AGENT_RUN_TYPES : ""}\n${clients}`;
 }

@@ -49,7 +49,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
     add(`${dir}/new/layout.tsx`, renderTitleLayout(`${p.component}Create`, `New ${p.ui.entity.label.toLowerCase()}`));
     add(`${dir}/[id]/layout.tsx`, renderTitleLayout(`${p.component}Detail`, p.ui.entity.label));
     add(`${dir}/page.tsx`, renderListPage(p));
-    add(`${dir}/[id]/page.tsx`, renderDetailPage(p));
+    add(`${dir}/[id]/page.tsx`, renderDetailPage(p, model.title));
     add(`${dir}/new/page.tsx`, renderCreatePage(p));
   }
   const seen = new Set<string>();

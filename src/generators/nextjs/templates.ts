@@ -14,10 +14,16 @@ export interface Template {
 }
 
 /** Template files that only make sense when the backend has authentication. */
-const AUTH_ONLY = new Set(["src/app/login/layout.tsx", "src/app/login/page.tsx", "src/components/auth-status.tsx"]);
+const AUTH_ONLY = new Set([
+  "src/app/login/layout.tsx",
+  "src/app/login/page.tsx",
+  "src/app/logout/route.ts",
+  "src/app/session/route.ts",
+  "src/components/auth-status.tsx",
+]);
 
 /** Template files only a domain with agents uses (the detail page's agent runs). */
-const AGENTS_ONLY = new Set(["src/components/agent-runs.tsx"]);
+const AGENTS_ONLY = new Set(["src/components/agent-runs.tsx", "src/components/agent-runs-panel.tsx", "src/hooks/use-async.ts"]);
 
 /** npm drops dotfiles such as .gitignore from published packages, so templates store them with `_`. */
 const RENAMED: Record<string, string> = { _dockerignore: ".dockerignore", _gitignore: ".gitignore" };

@@ -165,16 +165,18 @@ export function buildNextApp(appDir, options) {
 }
 
 /**
- * Starts the standalone server of a built app.
+ * Starts the standalone server of a built app. `env` adds variables (API_URL points the server at
+ * another backend than the one it was built for).
  * @param {string} appDir
  * @param {number} port
+ * @param {Record<string, string>} [env]
  * @returns {Promise<{ url: string, stop: () => Promise<void>, logs: () => string }>}
  */
-export async function startNextApp(appDir, port) {
+export async function startNextApp(appDir, port, env = {}) {
   let logs = "";
   const child = spawn(process.execPath, [join(appDir, ".next", "standalone", "server.js")], {
     cwd: join(appDir, ".next", "standalone"),
-    env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout.on("data", (d) => {
@@ -236,6 +238,8 @@ export function firstLoadJs(appDir) {
   const out = [];
   for (const [entry, route] of Object.entries(routes).sort(([, a], [, b]) => (a < b ? -1 : 1))) {
     if (route.startsWith("/_")) continue;
+    // Route handlers (/api/backend, /session, the icon) serve no page and load no script.
+    if (entry.endsWith("/route")) continue;
     const manifestFile = join(next, "server", "app", `${entry}_client-reference-manifest.js`);
     // Route handlers (the icon) load no script.
     if (!existsSync(manifestFile)) continue;

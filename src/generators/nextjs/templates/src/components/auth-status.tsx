@@ -1,27 +1,11 @@
-"use client";
-
-import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
 import { sidebarItem } from "@/components/app-shell";
 import { LogIn, LogOut } from "@/components/icons";
 import { Link } from "@/components/link";
-import { getToken, setToken } from "@/lib/api";
+import { sessionToken } from "@/lib/server-api";
 
-/** The sidebar's sign-in / sign-out entry; follows the stored token across tabs and logins. */
-function AuthStatus() {
-  const router = useRouter();
-  const [signedIn, setSignedIn] = useState(false);
-  useEffect(() => {
-    const update = () => setSignedIn(getToken() !== null);
-    update();
-    window.addEventListener("charter-auth", update);
-    window.addEventListener("storage", update);
-    return () => {
-      window.removeEventListener("charter-auth", update);
-      window.removeEventListener("storage", update);
-    };
-  }, []);
-  if (!signedIn) {
+/** The sidebar's sign-in / sign-out entry, by the session cookie; signing out is a plain form post. */
+async function AuthStatus() {
+  if (!(await sessionToken())) {
     return (
       <Link href="/login" className={sidebarItem} data-testid="nav-login">
         <LogIn />
@@ -30,18 +14,12 @@ function AuthStatus() {
     );
   }
   return (
-    <button
-      type="button"
-      className={sidebarItem}
-      data-testid="nav-logout"
-      onClick={() => {
-        setToken(null);
-        router.push("/login");
-      }}
-    >
-      <LogOut />
-      Sign out
-    </button>
+    <form action="/logout" method="post">
+      <button type="submit" className={sidebarItem} data-testid="nav-logout">
+        <LogOut />
+        Sign out
+      </button>
+    </form>
   );
 }
 

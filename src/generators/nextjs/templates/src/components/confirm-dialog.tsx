@@ -1,6 +1,5 @@
 "use client";
 
-import { Button } from "@/components/ui/button";
 import { useModal } from "@/hooks/use-modal";
 
 /**
@@ -12,6 +11,8 @@ function ConfirmDialog({
   title,
   description,
   confirmLabel,
+  cancelClass,
+  confirmClass,
   onConfirm,
   onCancel,
 }: {
@@ -19,6 +20,8 @@ function ConfirmDialog({
   title: string;
   description: string;
   confirmLabel: string;
+  cancelClass: string;
+  confirmClass: string;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -31,7 +34,13 @@ function ConfirmDialog({
       aria-describedby="confirm-text"
       data-testid="confirm-dialog"
       onKeyDown={onKeyDown}
-      onClose={onCancel}
+      // Escape fires `cancel` at once and `close` a task later, which the browser may deliver after
+      // a key pressed meanwhile: cancel at once, and let a late `close` not shut a dialog that has
+      // been opened again since.
+      onCancel={onCancel}
+      onClose={(e) => {
+        if (!e.currentTarget.open) onCancel();
+      }}
       className="bg-background text-foreground m-auto w-[min(28rem,calc(100vw-2rem))] rounded-xl border p-6 shadow-lg backdrop:bg-black/50"
     >
       {open ? (
@@ -43,12 +52,13 @@ function ConfirmDialog({
             {description}
           </p>
           <div className="mt-6 flex justify-end gap-2">
-            <Button variant="outline" autoFocus onClick={onCancel} data-testid="confirm-cancel">
+            {/* biome-ignore lint/a11y/noAutofocus: the alertdialog pattern starts on the safe choice */}
+            <button type="button" className={cancelClass} autoFocus onClick={onCancel} data-testid="confirm-cancel">
               Cancel
-            </Button>
-            <Button variant="destructive" onClick={onConfirm} data-testid="confirm-accept">
+            </button>
+            <button type="button" className={confirmClass} onClick={onConfirm} data-testid="confirm-accept">
               {confirmLabel}
-            </Button>
+            </button>
           </div>
         </>
       ) : null}

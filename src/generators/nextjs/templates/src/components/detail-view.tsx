@@ -1,89 +1,66 @@
-"use client";
+import type { ReactNode } from "react";
 
-import { useRouter } from "next/navigation";
-import { type ReactNode, Suspense, useEffect, useState } from "react";
-import { ConfirmDialog } from "@/components/confirm-dialog";
-import { ArrowLeft, ArrowRight, LoaderCircle, Pencil, Trash } from "@/components/icons";
+import { DetailBody } from "@/components/detail-body";
+import { ArrowLeft, ArrowRight, LoaderCircle, Pencil, Trash, TriangleAlert } from "@/components/icons";
 import { Link } from "@/components/link";
 import { PageHeader } from "@/components/page-header";
-import { ErrorNotice, ErrorState, LoadingState } from "@/components/page-state";
+import { ErrorState } from "@/components/page-state";
 import { RecordDetail } from "@/components/record-detail";
-import { notify } from "@/components/toaster";
 import { Badge } from "@/components/ui/badge";
-import { Button, buttonVariants } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { useAsync } from "@/hooks/use-async";
-import { type ReferenceSource, useReferences } from "@/hooks/use-references";
-import { toApiError } from "@/lib/api";
+import { buttonVariants } from "@/components/ui/button";
 import { categoryTone } from "@/lib/display";
+import { loadReferences, type ReferenceOption, type ReferenceSource } from "@/lib/references";
+import { toApiError } from "@/lib/request";
 import { type ApiRecord, allowedTargets, type FieldSpec, stateOf, type WorkflowSpec } from "@/lib/schema";
+import { requestZone } from "@/lib/server-context";
 
 /**
- * A record's page: all its fields, its workflow moves (when it has a state machine), and edit and
- * delete. Edit swaps the read view for the form in place.
+ * A record's page, rendered on the server: the heading (with its workflow state), all its fields,
+ * and the body island (`body`) with edit, delete and the workflow moves. An unknown record is a
+ * state of its own: a heading, the reason and the way back, no retry.
  */
-function DetailView<T extends ApiRecord>({
+export async function DetailView<T extends ApiRecord>({
   id,
-  appTitle,
   entityLabel,
   listHref,
   listTitle,
+  path,
   fields,
   references,
-  heading,
+  headingField,
   load,
-  remove,
   workflow,
-  transition,
-  renderForm,
+  form,
 }: {
   id: string;
-  /** The application's name, the last part of every document title. */
-  appTitle: string;
   entityLabel: string;
   listHref: string;
   listTitle: string;
+  path: string;
   fields: readonly FieldSpec[];
   references: Readonly<Record<string, ReferenceSource>>;
-  heading: (record: T) => string;
+  headingField: string;
   load: (id: string) => Promise<T>;
-  remove: (id: string) => Promise<void>;
   workflow?: WorkflowSpec;
-  transition?: (id: string, state: string) => Promise<T>;
-  renderForm: (record: T, done: (saved: T | null) => void) => ReactNode;
+  /** The edit form of the record, rendered on the server (shown when Edit is pressed). */
+  form: (record: T, options: Readonly<Record<string, readonly ReferenceOption[]>>, zone: string) => ReactNode;
 }) {
-  const router = useRouter();
-  const { state, reload, setData } = useAsync(() => load(id), [id]);
-  const refs = useReferences(references);
-  const [editing, setEditing] = useState(false);
-  const [busy, setBusy] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
-  const name = state.status === "ready" ? heading(state.data) : "";
-  // The document title names the record (the layout's title says only the entity).
-  useEffect(() => {
-    if (name) document.title = `${name} · ${listTitle} · ${appTitle}`;
-  }, [name, listTitle, appTitle]);
-
+  const [result, refs, zone] = await Promise.all([
+    load(id).then(
+      (record) => ({ ok: true as const, record }),
+      (e: unknown) => ({ ok: false as const, error: toApiError(e) }),
+    ),
+    loadReferences(references),
+    requestZone(),
+  ]);
   const back = (
     <Link href={listHref} className="text-muted-foreground hover:text-foreground inline-flex items-center gap-1 text-sm">
       <ArrowLeft className="size-4" />
       {listTitle}
     </Link>
   );
-
-  if (state.status === "loading") {
-    return (
-      <div className="space-y-6">
-        {back}
-        <PageHeader title={entityLabel} />
-        <LoadingState />
-      </div>
-    );
-  }
-  if (state.status === "error") {
-    // An unknown record is a state of its own: a heading, the reason and the way back, no retry.
-    if (state.error.status === 404) {
+  if (!result.ok) {
+    if (result.error.status === 404) {
       return (
         <div className="space-y-6" data-testid="not-found">
           <PageHeader
@@ -101,128 +78,50 @@ function DetailView<T extends ApiRecord>({
       <div className="space-y-6">
         {back}
         <PageHeader title={entityLabel} />
-        <ErrorState error={state.error} onRetry={reload} />
+        <ErrorState error={result.error} retry={`${listHref}/${encodeURIComponent(id)}`} />
       </div>
     );
   }
-  const record = state.data;
+  const record = result.record;
+  const value = headingField === "id" ? null : (record as unknown as Record<string, unknown>)[headingField];
+  const name = value === null || value === undefined || value === "" ? record.id : String(value);
   const current = workflow ? workflow.states.find((s) => s.name === stateOf(workflow, record)) : undefined;
-  const targets = workflow ? allowedTargets(workflow, record) : [];
-
-  async function move(target: string) {
-    if (!transition) return;
-    setBusy(target);
-    setActionError(null);
-    try {
-      const saved = await transition(record.id, target);
-      setData(saved);
-      notify(`${entityLabel} “${heading(saved)}” moved to ${workflow?.states.find((s) => s.name === target)?.label ?? target}.`);
-    } catch (e) {
-      setActionError(toApiError(e).message);
-    } finally {
-      setBusy(null);
-    }
-  }
-
-  async function destroy() {
-    setConfirming(false);
-    setBusy("delete");
-    setActionError(null);
-    try {
-      await remove(record.id);
-      notify(`${entityLabel} “${name}” deleted.`);
-      router.push(listHref);
-    } catch (e) {
-      setActionError(toApiError(e).message);
-      setBusy(null);
-    }
-  }
-
+  const label = (state: string) => workflow?.states.find((s) => s.name === state)?.label ?? state;
+  const moves = workflow ? allowedTargets(workflow, record).map((t) => ({ name: t, label: label(t) })) : [];
+  const title = (
+    <span className="flex flex-wrap items-center gap-3">
+      <span data-testid="detail-heading">{name}</span>
+      {current ? (
+        <Badge variant={categoryTone(current.category)} data-testid="detail-state">
+          {current.label}
+        </Badge>
+      ) : null}
+    </span>
+  );
   return (
     <div className="space-y-6">
       {back}
-      <PageHeader
-        title={
-          <span className="flex flex-wrap items-center gap-3">
-            <span data-testid="detail-heading">{heading(record)}</span>
-            {current ? (
-              <Badge variant={categoryTone(current.category)} data-testid="detail-state">
-                {current.label}
-              </Badge>
-            ) : null}
-          </span>
-        }
-        description={entityLabel}
-        actions={
-          editing ? null : (
-            <>
-              <Button variant="outline" onClick={() => setEditing(true)} data-testid="edit-record">
-                <Pencil />
-                Edit
-              </Button>
-              <Button variant="destructive" onClick={() => setConfirming(true)} disabled={busy !== null} data-testid="delete-record">
-                {busy === "delete" ? <LoaderCircle className="animate-spin" /> : <Trash />}
-                Delete
-              </Button>
-            </>
-          )
-        }
+      <DetailBody
+        name={name}
+        entityLabel={entityLabel}
+        listHref={listHref}
+        path={path}
+        title={title}
+        read={<RecordDetail record={record} fields={fields} labels={refs.labels} zone={zone} />}
+        form={form(record, refs.options, zone)}
+        moves={moves}
+        current={current ? { label: current.label } : null}
+        look={{
+          edit: <Pencil />,
+          remove: <Trash />,
+          move: <ArrowRight />,
+          busy: <LoaderCircle className="animate-spin" />,
+          alert: <TriangleAlert className="mt-0.5 size-4 shrink-0" />,
+          outline: buttonVariants({ variant: "outline" }),
+          outlineSmall: buttonVariants({ variant: "outline", size: "sm" }),
+          destructive: buttonVariants({ variant: "destructive" }),
+        }}
       />
-      {actionError ? <ErrorNotice testId="action-error">{actionError}</ErrorNotice> : null}
-      <ConfirmDialog
-        open={confirming}
-        title={`Delete ${entityLabel.toLowerCase()} “${name}”?`}
-        description="This cannot be undone from here."
-        confirmLabel="Delete"
-        onConfirm={destroy}
-        onCancel={() => setConfirming(false)}
-      />
-      {workflow && current && !editing ? (
-        <Card>
-          <CardHeader>
-            <CardTitle className="text-base">Workflow</CardTitle>
-            <CardDescription>
-              {targets.length > 0 ? `Currently ${current.label}. Move to:` : `${current.label} is a final state.`}
-            </CardDescription>
-          </CardHeader>
-          {targets.length > 0 ? (
-            <CardContent className="flex flex-wrap gap-2">
-              {targets.map((t) => (
-                <Button
-                  key={t}
-                  variant="outline"
-                  size="sm"
-                  disabled={busy !== null}
-                  onClick={() => move(t)}
-                  data-testid={`transition-${t}`}
-                >
-                  {busy === t ? <LoaderCircle className="animate-spin" /> : <ArrowRight />}
-                  {workflow.states.find((s) => s.name === t)?.label ?? t}
-                </Button>
-              ))}
-            </CardContent>
-          ) : null}
-        </Card>
-      ) : null}
-      <Card>
-        <CardContent>
-          {editing ? (
-            <Suspense fallback={<LoadingState />}>
-              {renderForm(record, (saved) => {
-                setEditing(false);
-                if (saved) {
-                  setData(saved);
-                  notify(`${entityLabel} “${heading(saved)}” saved.`);
-                }
-              })}
-            </Suspense>
-          ) : (
-            <RecordDetail record={record} fields={fields} labels={refs.labels} />
-          )}
-        </CardContent>
-      </Card>
     </div>
   );
 }
-
-export { DetailView };

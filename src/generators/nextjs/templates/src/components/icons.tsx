@@ -1,6 +1,6 @@
 import type * as React from "react";
 
-import { cn } from "@/lib/utils";
+import { cx } from "@/lib/cx";
 
 /*
  * Icons from Lucide (https://lucide.dev, ISC license), inlined as plain SVG components: the set the
@@ -22,7 +22,7 @@ function Svg({ name, className, children, ...props }: IconProps & { name: string
       strokeLinecap="round"
       strokeLinejoin="round"
       aria-hidden="true"
-      className={cn("lucide", `lucide-${name}`, className)}
+      className={cx("lucide", `lucide-${name}`, className)}
       {...props}
     >
       {children}

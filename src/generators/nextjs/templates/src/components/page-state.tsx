@@ -1,12 +1,12 @@
-"use client";
-
 import type * as React from "react";
+
 import { Inbox, LoaderCircle, Lock, RefreshCw, ServerOff, TriangleAlert } from "@/components/icons";
 import { Link } from "@/components/link";
+import { buttonVariants } from "@/components/ui/button";
+import type { ApiError } from "@/lib/request";
+import { API_URL } from "@/lib/server-api";
 
-import { Button, buttonVariants } from "@/components/ui/button";
-import { API_URL, type ApiError } from "@/lib/api";
-import { cn } from "@/lib/utils";
+export { ErrorNotice } from "@/components/error-notice";
 
 function StateFrame({
   icon,
@@ -50,13 +50,16 @@ function EmptyState({ title, description, action }: { title: string; description
   );
 }
 
-/** Explains a failed request; an unreachable API gets its own message so the app is never blank. */
-function ErrorState({ error, onRetry }: { error: ApiError; onRetry?: () => void }) {
-  const retry = onRetry ? (
-    <Button variant="outline" size="sm" onClick={onRetry}>
+/**
+ * Explains a failed request; an unreachable API gets its own message so the app is never blank.
+ * `retry` is the address to load again (the page itself).
+ */
+function ErrorState({ error, retry }: { error: ApiError; retry?: string }) {
+  const again = retry ? (
+    <a href={retry} className={buttonVariants({ variant: "outline", size: "sm" })}>
       <RefreshCw />
       Try again
-    </Button>
+    </a>
   ) : null;
   if (error.status === 0) {
     return (
@@ -65,7 +68,7 @@ function ErrorState({ error, onRetry }: { error: ApiError; onRetry?: () => void 
           Could not connect to <code className="bg-muted rounded px-1 py-0.5 font-mono text-xs">{API_URL}</code>. Check that the backend is
           running, then try again.
         </p>
-        {retry}
+        {again}
       </StateFrame>
     );
   }
@@ -73,7 +76,7 @@ function ErrorState({ error, onRetry }: { error: ApiError; onRetry?: () => void 
     return (
       <StateFrame testId="error-state" icon={<Lock className="size-5" />} title="Sign in required">
         <p className="max-w-md text-sm">{error.message}</p>
-        <Link href="/login" className={cn(buttonVariants({ size: "sm" }))}>
+        <Link href="/login" className={buttonVariants({ size: "sm" })}>
           Sign in
         </Link>
       </StateFrame>
@@ -83,26 +86,9 @@ function ErrorState({ error, onRetry }: { error: ApiError; onRetry?: () => void 
   return (
     <StateFrame testId="error-state" icon={<TriangleAlert className="size-5" />} title={title}>
       <p className="max-w-md text-sm">{error.message}</p>
-      {error.status === 403 ? null : retry}
+      {error.status === 403 ? null : again}
     </StateFrame>
   );
 }
 
-/** An inline error line (form and board messages), announced at once (role=alert). */
-function ErrorNotice({ children, testId, className }: { children: React.ReactNode; testId?: string; className?: string }) {
-  return (
-    <div
-      role="alert"
-      data-testid={testId}
-      className={cn(
-        "border-destructive/30 bg-destructive/5 text-destructive flex items-start gap-2 rounded-lg border px-4 py-3 text-sm",
-        className,
-      )}
-    >
-      <TriangleAlert className="mt-0.5 size-4 shrink-0" />
-      <div>{children}</div>
-    </div>
-  );
-}
-
-export { EmptyState, ErrorNotice, ErrorState, LoadingState };
+export { EmptyState, ErrorState, LoadingState };

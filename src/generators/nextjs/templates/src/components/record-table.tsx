@@ -1,5 +1,3 @@
-"use client";
-
 import { FieldValue } from "@/components/field-value";
 import { ArrowDown, ArrowUp, ChevronsUpDown } from "@/components/icons";
 import { Link } from "@/components/link";
@@ -13,14 +11,15 @@ function sortable(field: FieldSpec): boolean {
 }
 
 /**
- * The table view: one column per declared field; the first cell links to the record. Sortable
- * column headers are buttons and carry `aria-sort`; the table scrolls inside its own focusable
- * region on narrow screens, so the page itself never scrolls sideways.
+ * The table view, rendered on the server: one column per declared field; the first cell links to
+ * the record. Sortable column headers are links to the other order and carry `aria-sort`; the
+ * table scrolls inside its own region on narrow screens, so the page itself never scrolls sideways.
  */
 function RecordTable<T extends ApiRecord>({
   rows,
   columns,
   labels,
+  zone,
   href,
   sorting,
   caption,
@@ -29,6 +28,7 @@ function RecordTable<T extends ApiRecord>({
   rows: readonly T[];
   columns: readonly FieldSpec[];
   labels: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  zone: string;
   href: (row: T) => string;
   sorting: Sorting;
   caption: string;
@@ -43,18 +43,20 @@ function RecordTable<T extends ApiRecord>({
           <TableRow>
             {columns.map((c) => {
               const active = sortedBy === c.name;
+              const next = active && !desc ? `-${c.name}` : c.name;
               return (
                 <TableHead key={c.name} aria-sort={active ? (desc ? "descending" : "ascending") : sortable(c) ? "none" : undefined}>
                   {sortable(c) ? (
-                    <button
-                      type="button"
+                    <Link
+                      href={sorting.href(next)}
+                      scroll={false}
+                      announce={`Sorted by ${c.label}, ${next.startsWith("-") ? "descending" : "ascending"}. `}
                       data-testid={`sort-${c.name}`}
-                      onClick={() => sorting.onSort(c.name, c.label)}
                       className="hover:text-foreground -mx-2 inline-flex h-8 items-center gap-1 rounded-md px-2 font-medium [&_svg]:size-3.5"
                     >
                       {c.label}
                       {active ? desc ? <ArrowDown /> : <ArrowUp /> : <ChevronsUpDown className="opacity-50" />}
-                    </button>
+                    </Link>
                   ) : (
                     c.label
                   )}
@@ -75,11 +77,11 @@ function RecordTable<T extends ApiRecord>({
                         {value === null || value === undefined || value === "" ? (
                           row.id.slice(0, 8)
                         ) : (
-                          <FieldValue field={c} value={value} labels={labels[c.name]} />
+                          <FieldValue field={c} value={value} labels={labels[c.name]} zone={zone} />
                         )}
                       </Link>
                     ) : (
-                      <FieldValue field={c} value={value} labels={labels[c.name]} />
+                      <FieldValue field={c} value={value} labels={labels[c.name]} zone={zone} />
                     )}
                   </TableCell>
                 );

@@ -1,15 +1,12 @@
 "use client";
 
-import { useEffect, useState } from "react";
-
-import { Moon } from "@/components/icons";
-import { cn } from "@/lib/utils";
+import { type ReactNode, useEffect, useState } from "react";
 
 /** Key of the stored choice; the root layout's inline script reads it before the first paint. */
 const THEME_KEY = "charter.theme";
 
 /** A toggle button (aria-pressed) between the light and the dark theme; the choice persists. */
-export function ThemeToggle({ className }: { className?: string }) {
+export function ThemeToggle({ className, children }: { className: string; children: ReactNode }) {
   const [dark, setDark] = useState(false);
   useEffect(() => setDark(document.documentElement.classList.contains("dark")), []);
   return (
@@ -17,7 +14,7 @@ export function ThemeToggle({ className }: { className?: string }) {
       type="button"
       aria-pressed={dark}
       data-testid="theme-toggle"
-      className={cn(className, "aria-pressed:bg-sidebar-accent aria-pressed:text-sidebar-accent-foreground")}
+      className={`${className} aria-pressed:bg-sidebar-accent aria-pressed:text-sidebar-accent-foreground`}
       onClick={() => {
         const next = !document.documentElement.classList.contains("dark");
         document.documentElement.classList.toggle("dark", next);
@@ -29,8 +26,7 @@ export function ThemeToggle({ className }: { className?: string }) {
         setDark(next);
       }}
     >
-      <Moon />
-      Dark theme
+      {children}
     </button>
   );
 }

@@ -2,7 +2,7 @@
 
 import { type DependencyList, useCallback, useEffect, useState } from "react";
 
-import { type ApiError, toApiError } from "@/lib/api";
+import { type ApiError, toApiError } from "@/lib/request";
 
 export type AsyncState<T> = { status: "loading" } | { status: "error"; error: ApiError } | { status: "ready"; data: T };
 

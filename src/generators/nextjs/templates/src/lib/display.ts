@@ -34,20 +34,32 @@ export function humanize(value: unknown): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function pad(n: number): string {
-  return String(n).padStart(2, "0");
-}
-
 /**
- * A date-time in the browser's time zone, as `2026-11-23 08:00 EST`: the same wall-clock time
- * the edit form's datetime-local input shows, with the zone named. A `date` is never converted:
- * it is a calendar day, not an instant.
+ * A date-time as `2026-11-23 08:00 EST`, in `timeZone` (the browser's own when omitted): the same
+ * wall-clock time the edit form's datetime-local input shows, with the zone named. A `date` is
+ * never converted: it is a calendar day, not an instant.
  */
-export function localDateTime(iso: string): string {
+export function localDateTime(iso: string, timeZone?: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const zone = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(d).find((p) => p.type === "timeZoneName");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}${zone ? ` ${zone.value}` : ""}`;
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short",
+    }).formatToParts(d);
+  } catch {
+    // An unknown zone name (a stale cookie): UTC, labelled.
+    return timeZone === "UTC" ? iso : localDateTime(iso, "UTC");
+  }
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")} ${part("timeZoneName")}`.trim();
 }
 
 /** The browser's time zone name (America/New_York); "" on the server, where there is none to tell. */
@@ -56,14 +68,14 @@ export function browserTimeZone(): string {
 }
 
 /** Plain-text rendering of a value, for cells and detail rows that are not badges. */
-export function formatValue(field: FieldSpec, value: unknown, labels?: Readonly<Record<string, string>>): string {
+export function formatValue(field: FieldSpec, value: unknown, labels?: Readonly<Record<string, string>>, timeZone = "UTC"): string {
   if (value === null || value === undefined || value === "") return "";
   if (field.reference) return labels?.[String(value)] ?? String(value);
   switch (field.type) {
     case "boolean":
       return value ? "Yes" : "No";
     case "datetime":
-      return localDateTime(String(value));
+      return localDateTime(String(value), timeZone);
     case "array":
       return Array.isArray(value) ? value.map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v))).join(", ") : String(value);
     case "object":

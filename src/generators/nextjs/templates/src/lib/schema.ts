@@ -76,3 +76,10 @@ export interface RuleSpec {
   fields: readonly string[];
   message: string;
 }
+
+/** A record with only the fields `names` (and its id): what an island needs, not the whole record. */
+export function pick<T extends ApiRecord>(record: T, names: readonly string[]): T {
+  const out: Record<string, unknown> = { id: record.id };
+  for (const n of names) if (n in record) out[n] = readField(record, n);
+  return out as unknown as T;
+}

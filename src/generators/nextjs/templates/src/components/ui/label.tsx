@@ -1,13 +1,13 @@
 import type * as React from "react";
 
-import { cn } from "@/lib/utils";
+import { cx } from "@/lib/cx";
 
 function Label({ className, ...props }: React.ComponentProps<"label">) {
   return (
     // biome-ignore lint/a11y/noLabelWithoutControl: callers pass htmlFor
     <label
       data-slot="label"
-      className={cn(
+      className={cx(
         "flex items-center gap-2 text-sm leading-none font-medium select-none group-data-[disabled=true]:pointer-events-none group-data-[disabled=true]:opacity-50 peer-disabled:cursor-not-allowed peer-disabled:opacity-50",
         className,
       )}

@@ -1,7 +1,14 @@
 import type * as React from "react";
-import { ChevronDown } from "@/components/icons";
 
-import { cn } from "@/lib/utils";
+import { ChevronDown } from "@/components/icons";
+import { cx } from "@/lib/cx";
+
+/** The select's look; the list's filter bar (a client island) gets it from the server as a string. */
+export const selectClass = cx(
+  "border-input dark:bg-input/30 h-9 w-full min-w-0 appearance-none rounded-md border bg-transparent py-1 pr-9 pl-3 text-base shadow-xs transition-[color,box-shadow] outline-none disabled:pointer-events-none disabled:cursor-not-allowed disabled:opacity-50 md:text-sm",
+  "focus-visible:border-ring focus-visible:ring-ring focus-visible:ring-[3px]",
+  "aria-invalid:ring-destructive aria-invalid:border-destructive",
+);
 
 /**
  * A native <select> styled like shadcn's select trigger (the new-york-v4 native-select). Native
@@ -10,16 +17,7 @@ import { cn } from "@/lib/utils";
 function Select({ className, children, ...props }: React.ComponentProps<"select">) {
   return (
     <div data-slot="select-wrapper" className="group/select relative w-full">
-      <select
-        data-slot="select"
-        className={cn(
-          "border-input dark:bg-input/30 h-9 w-full min-w-0 appearance-none rounded-md border bg-transparent py-1 pr-9 pl-3 text-base shadow-xs transition-[color,box-shadow] outline-none disabled:pointer-events-none disabled:cursor-not-allowed disabled:opacity-50 md:text-sm",
-          "focus-visible:border-ring focus-visible:ring-ring focus-visible:ring-[3px]",
-          "aria-invalid:ring-destructive aria-invalid:border-destructive",
-          className,
-        )}
-        {...props}
-      >
+      <select data-slot="select" className={cx(selectClass, className)} {...props}>
         {children}
       </select>
       <ChevronDown

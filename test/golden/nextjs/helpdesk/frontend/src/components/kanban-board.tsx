@@ -19,16 +19,15 @@ import {
   useSensors,
 } from "@dnd-kit/core";
 import { type ReactNode, useEffect, useRef, useState } from "react";
-
+import { ErrorNotice } from "@/components/error-notice";
 import { FieldValue } from "@/components/field-value";
 import { Link } from "@/components/link";
-import { ErrorNotice } from "@/components/page-state";
 import { notify } from "@/components/toaster";
 import { Badge } from "@/components/ui/badge";
-import { toApiError } from "@/lib/api";
+import { cx } from "@/lib/cx";
 import { categoryTone, type Tone } from "@/lib/display";
+import { toApiError } from "@/lib/request";
 import { type ApiRecord, allowedTargets, type FieldSpec, readField, stateOf, type WorkflowSpec } from "@/lib/schema";
-import { cn } from "@/lib/utils";
 
 const HEADER_TONES: Record<Tone, string> = {
   blue: "border-t-blue-500",
@@ -264,13 +263,13 @@ function KanbanBoard<T extends ApiRecord>({
                 key={s.name}
                 id={s.name}
                 drop={dragging === null ? undefined : hovered ? "hover" : valid ? "valid" : "invalid"}
-                className={cn(
+                className={cx(
                   "flex w-64 min-w-56 shrink-0 flex-col rounded-xl border border-t-4 transition-colors xl:w-auto xl:flex-1 xl:basis-0",
                   hovered
                     ? "border-blue-600 bg-blue-50 ring-2 ring-blue-600 dark:bg-blue-950"
                     : valid
                       ? "border-green-600 bg-green-50 ring-2 ring-green-600 dark:bg-green-950"
-                      : cn("bg-muted", HEADER_TONES[tone]),
+                      : cx("bg-muted", HEADER_TONES[tone]),
                 )}
               >
                 <div
@@ -279,7 +278,7 @@ function KanbanBoard<T extends ApiRecord>({
                   data-tone={tone}
                 >
                   <h2 id={`kanban-title-${s.name}`} className="flex items-center gap-2 text-sm font-semibold">
-                    <span className={cn("size-2 rounded-full", DOT_TONES[tone])} />
+                    <span className={cx("size-2 rounded-full", DOT_TONES[tone])} />
                     {s.label}
                   </h2>
                   <Badge variant="secondary" data-testid={`kanban-count-${s.name}`}>
@@ -295,7 +294,7 @@ function KanbanBoard<T extends ApiRecord>({
                         id={r.id}
                         name={`${nameOf(r)}, ${s.label}`}
                         locked={locked}
-                        className={cn(
+                        className={cx(
                           "bg-card text-card-foreground space-y-2 rounded-lg border p-3 text-sm shadow-xs transition-shadow outline-none focus-visible:ring-2 focus-visible:ring-ring",
                           locked
                             ? "border-dashed shadow-none"

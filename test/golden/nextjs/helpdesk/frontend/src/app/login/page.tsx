@@ -3,16 +3,16 @@
 
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
+import { ErrorNotice } from "@/components/error-notice";
 import { LoaderCircle, LogIn } from "@/components/icons";
-
-import { ErrorNotice } from "@/components/page-state";
 import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
-import { login, setToken, toApiError } from "@/lib/api";
 
-/** Signs in against the backend's /auth/login and keeps the bearer token in local storage. */
+/**
+ * Signs in through this app's /session route, which asks the backend's /auth/login and keeps the
+ * bearer token in an httpOnly cookie: no script of the page ever holds it.
+ */
 export default function LoginPage() {
   const router = useRouter();
   const [email, setEmail] = useState("");
@@ -25,12 +25,20 @@ export default function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      const result = await login(email, password);
-      setToken(result.access_token);
-      router.push("/");
-    } catch (e) {
-      const err = toApiError(e);
-      setError(err.status === 401 ? "Wrong email or password." : err.message);
+      const answer = await fetch("/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email, password }),
+      });
+      if (answer.ok) {
+        router.push("/");
+        router.refresh();
+        return;
+      }
+      const body = (await answer.json().catch(() => ({}))) as { message?: string };
+      setError(answer.status === 401 ? "Wrong email or password." : (body.message ?? `Sign-in failed (${answer.status}).`));
+    } catch {
+      setError("Cannot reach the server.");
     } finally {
       setBusy(false);
     }
@@ -38,14 +46,12 @@ export default function LoginPage() {
 
   return (
     <div className="flex min-h-[70vh] items-center justify-center">
-      <Card className="w-full max-w-sm">
-        <CardHeader>
-          <CardTitle className="text-xl">
-            <h1>Sign in</h1>
-          </CardTitle>
-          <CardDescription>Use the account your administrator gave you.</CardDescription>
-        </CardHeader>
-        <CardContent>
+      <div className="bg-card text-card-foreground flex w-full max-w-sm flex-col gap-6 rounded-xl border py-6 shadow-sm">
+        <div className="grid gap-1.5 px-6">
+          <h1 className="text-xl leading-none font-semibold">Sign in</h1>
+          <p className="text-muted-foreground text-sm">Use the account your administrator gave you.</p>
+        </div>
+        <div className="px-6">
           <form onSubmit={submit} className="space-y-4" data-testid="login-form">
             <div className="space-y-2">
               <Label htmlFor="email">Email</Label>
@@ -77,8 +83,8 @@ export default function LoginPage() {
               Sign in
             </Button>
           </form>
-        </CardContent>
-      </Card>
+        </div>
+      </div>
     </div>
   );
 }

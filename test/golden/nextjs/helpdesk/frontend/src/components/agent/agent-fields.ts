@@ -44,9 +44,6 @@ export const agentDetailFields: readonly FieldSpec[] = [
   agentFields.updated_at,
 ];
 
-/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
-export const agentReferences = {};
-
 /** Validation rules of the create endpoint, by source text: the fields a failure is shown at. */
 export const agentCreateRules: Record<string, RuleSpec> = {
   "max_open_tickets == null or max_open_tickets <= 30 or team == 'engineering'": {

@@ -49,9 +49,6 @@ export const customerDetailFields: readonly FieldSpec[] = [
   customerFields.updated_by,
 ];
 
-/** Reference pickers: all records of the target entity (limit 1000, offset 0), labelled by its display field. */
-export const customerReferences = {};
-
 /** Validation rules of the create endpoint, by source text: the fields a failure is shown at. */
 export const customerCreateRules: Record<string, RuleSpec> = {
   "plan != 'enterprise' or is_set(company)": { fields: ["plan", "company"], message: "Enterprise customers need a company" },

@@ -2,32 +2,33 @@
 "use client";
 
 import { KanbanBoard } from "@/components/kanban-board";
-import { type ReferenceSource, useReferences } from "@/hooks/use-references";
-import { ticketApi } from "@/lib/api";
+import { request } from "@/lib/request";
 import type { FieldSpec } from "@/lib/schema";
 import type { Ticket, TicketState } from "@/lib/types";
-import { ticketFields, ticketReferences, ticketWorkflow } from "./ticket-fields";
+import { ticketFields, ticketWorkflow } from "./ticket-fields";
 
 export type TicketCardField = keyof typeof ticketFields;
 
 /** Kanban view of tickets: one column per state of workflow/helpdesk/ticket_lifecycle. */
-export function TicketKanban({ rows, cardFields }: { rows: readonly Ticket[]; cardFields: readonly TicketCardField[] }) {
+export function TicketKanban({
+  rows,
+  cardFields,
+  labels,
+}: {
+  rows: readonly Ticket[];
+  cardFields: readonly TicketCardField[];
+  labels: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}) {
   const specs: FieldSpec[] = cardFields.map((c) => ticketFields[c]);
-  const sources: Record<string, ReferenceSource> = {};
-  for (const c of cardFields) {
-    const source = (ticketReferences as Record<string, ReferenceSource>)[c];
-    if (source) sources[c] = source;
-  }
-  const refs = useReferences(sources);
   return (
     <KanbanBoard
       records={rows}
       workflow={ticketWorkflow}
       entityLabel="Ticket"
       cardFields={specs}
-      labels={refs.labels}
+      labels={labels}
       href={(r) => `/tickets/${r.id}`}
-      onMove={(id, state) => ticketApi.transition(id, state as TicketState)}
+      onMove={(id, state) => request<Ticket>("PUT", `/tickets/${encodeURIComponent(id)}/state`, { state: state as TicketState })}
       testId="ticket-kanban"
     />
   );
