@@ -448,6 +448,65 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       expect(filtered.body.items[0].id).toBe(naive.body.id);
     });
 
+    it("filters dates and datetimes by inclusive ranges, a bound without an offset taken as UTC", async () => {
+      const open = async (title: string, due_date: string, due_at: string): Promise<string> => {
+        const r = await agent.post("/tickets", { title, customer_id: customers[0], due_date, due_at });
+        expect(r.status).toBe(201);
+        return r.body.id as string;
+      };
+      const a = await open("Range A", "2032-03-01", "2032-03-01T08:00:00Z");
+      const b = await open("Range B", "2032-03-02", "2032-03-02T08:00:00+02:00");
+      const c = await open("Range C", "2032-03-03", "2032-03-03T08:00:00Z");
+      const ids = async (query: string): Promise<string[]> => {
+        const r = await agent.get(`/tickets?${query}`);
+        expect(r.status, query).toBe(200);
+        expect(r.body.total, query).toBe(r.body.items.length);
+        return r.body.items.map((t: { id: string }) => t.id);
+      };
+      // Both bounds inclusive; a record without the field is in no range.
+      expect(await ids("due_date_from=2032-03-01&due_date_to=2032-03-02&sort=due_date")).toEqual([a, b]);
+      expect(await ids("due_date_from=2032-03-02&sort=due_date")).toEqual([b, c]);
+      expect(await ids("due_date_to=2032-03-01&due_date_from=2032-03-01")).toEqual([a]);
+      expect(await ids("due_date_from=2032-03-04")).toEqual([]);
+      // B is due at 06:00 UTC: a bound without an offset is UTC, as in bodies and equality filters.
+      const at = (s: string): string => encodeURIComponent(s);
+      expect(await ids(`due_at_from=${at("2032-03-02T06:00:00")}&due_at_to=${at("2032-03-03T08:00:00Z")}&sort=due_at`)).toEqual([b, c]);
+      expect(await ids(`due_at_from=${at("2032-03-02T06:00:01")}&due_at_to=${at("2032-03-03T10:00:00+02:00")}`)).toEqual([c]);
+      // With the equality filters, and through cursor pages (the keyset joins the range).
+      expect(await ids(`due_date_from=2032-03-01&title=${at("Range B")}`)).toEqual([b]);
+      const first = await agent.get("/tickets?due_date_from=2032-03-01&sort=-due_date&limit=2");
+      expect(first.body.items.map((t: { id: string }) => t.id)).toEqual([c, b]);
+      expect(first.body.total).toBe(3);
+      const next = await agent.get(`/tickets?due_date_from=2032-03-01&sort=-due_date&limit=2&after=${at(first.body.next_cursor)}`);
+      expect(next.body.items.map((t: { id: string }) => t.id)).toEqual([a]);
+      // Timestamps take ranges too.
+      const created = (await agent.get(`/tickets/${b}`)).body.created_at as string;
+      const since = await agent.get(`/tickets?created_at_from=${at(created)}&due_date_from=2032-03-01&sort=due_date`);
+      expect(since.body.items.map((t: { id: string }) => t.id)).toEqual([b, c]);
+      expect(await ids(`created_at_to=${at(created)}&due_date_from=2032-03-01&sort=due_date`)).toEqual([a, b]);
+      // Parsed strictly to the field's type, like every query parameter.
+      for (const q of [
+        "due_date_from=2032-13-01",
+        "due_date_from=1900000000",
+        "due_date_to=2032-03-01T00:00:00Z",
+        "due_date_to=tomorrow",
+        "due_at_from=2032-03-01",
+        "due_at_to=1900000000",
+        "created_at_from=yesterday",
+      ]) {
+        const r = await agent.get(`/tickets?${q}`);
+        expect(r.status, q).toBe(422);
+        expect(r.body.error, q).toBe("validation_error");
+      }
+      const openapi = (await anon.get("/openapi.json")).body;
+      const params = openapi.paths["/tickets"].get.parameters as { name: string; schema: { anyOf?: { format?: string }[] } }[];
+      const param = (name: string) => params.find((p) => p.name === name);
+      expect(param("due_date_from")?.schema.anyOf?.[0]?.format).toBe("date");
+      expect(param("due_at_to")?.schema.anyOf?.[0]?.format).toBe("date-time");
+      expect(param("created_at_from")).toBeDefined();
+      expect(param("title_from")).toBeUndefined();
+    });
+
     it("refuses integers beyond 64 bits with 422, in fields, filters and JSON objects", async () => {
       expect((await agent.get("/tickets?story_points=99999999999999999999")).status).toBe(422);
       const body = `{"title": "Huge", "customer_id": "${customers[0]}", "custom_data": {"n": 123456789012345678901234567890}}`;

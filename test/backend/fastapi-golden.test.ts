@@ -7,6 +7,7 @@ import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
 import { parseExpression } from "../../src/contracts/expression.js";
 import { REQUIREMENTS } from "../../src/generators/fastapi/app-modules.js";
+import { generateModels, rangeFields } from "../../src/generators/fastapi/models.js";
 import { compileExpr } from "../../src/generators/fastapi/python.js";
 import { hashHeader } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
@@ -68,6 +69,22 @@ describe("fastapi-prod generator", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("gives dates and datetimes range filters, unless one would shadow a field of that name", () => {
+    const ticket = helpdesk().entities.find((e) => e.name === "ticket");
+    if (!ticket) throw new Error("no ticket entity");
+    expect(rangeFields(ticket).map((f) => f.name)).toEqual(["created_at", "updated_at", "deleted_at", "due_at", "due_date"]);
+    const dueDate = ticket.fields.find((f) => f.name === "due_date");
+    if (!dueDate) throw new Error("no due_date field");
+    // A real field named `due_date_to` keeps its own filters (a range of its own among them);
+    // due_date gets no range at all.
+    const shadowing = { ...ticket, fields: [...ticket.fields, { ...dueDate, name: "due_date_to", origin: "entity" }] };
+    expect(rangeFields(shadowing).map((f) => f.name)).toEqual(["created_at", "updated_at", "deleted_at", "due_at", "due_date_to"]);
+    const filters = generateModels(shadowing, undefined, undefined).split("class TicketFilters")[1] ?? "";
+    expect(filters.match(/^ {4}due_date_to: .*$/gm)).toEqual(["    due_date_to: IsoDate | None = None"]);
+    expect(filters).not.toContain("due_date_from");
+    expect(filters).toContain("due_at_from: UtcDatetime | None");
   });
 
   it("compiles contract expressions to Python without eval", () => {

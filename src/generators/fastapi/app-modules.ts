@@ -1,7 +1,7 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { runnableAgents } from "./agents.js";
-import { filterFields, sortFields } from "./models.js";
+import { filterFields, rangeFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
 import { constantName, indent, LINE_LENGTH, pyFrozenset, pyStr, pyStrTuple, pyTuple, pyValue } from "./python.js";
 import { renderSkeleton } from "./templates.js";
@@ -88,6 +88,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
       kw("columns", strings(e.fields.map((f) => f.name))),
       kw("json_columns", nameSet(e.fields.filter((f) => f.type === "array" || f.type === "object").map((f) => f.name))),
       kw("filterable", nameSet(filterFields(e).map((f) => f.name))),
+      kw("ranged", nameSet(rangeFields(e).map((f) => f.name))),
       kw("sortable", nameSet(sortFields(e).map((f) => f.name))),
       kw("searchable", strings(e.searchFields)),
       kw("required", nameSet(writable.filter((f) => f.required).map((f) => f.name))),

@@ -25,6 +25,19 @@ export function filterFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type) && !LIST_PARAMS.has(f.name));
 }
 
+/** Field types a list endpoint can bound with `<field>_from` / `<field>_to` (inclusive). */
+const RANGE_TYPES: ReadonlySet<FieldType> = new Set(["date", "datetime"]);
+
+/**
+ * The filter fields that also take a range: dates and datetimes, as `<field>_from` (>=) and
+ * `<field>_to` (<=). A field whose range parameter would have the name of another field (or of a
+ * list parameter) gets none: the other field keeps its equality filter, never shadowed.
+ */
+export function rangeFields(entity: EntityIR): FieldIR[] {
+  const taken = new Set([...entity.fields.map((f) => f.name), ...LIST_PARAMS]);
+  return filterFields(entity).filter((f) => RANGE_TYPES.has(f.type) && !taken.has(`${f.name}_from`) && !taken.has(`${f.name}_to`));
+}
+
 export function sortFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type));
 }
@@ -313,6 +326,19 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
       const attr = pyAttr(f.name);
       return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
     }),
+    ...rangeFields(entity).flatMap((f) => {
+      const t = baseType(f, imp, "query");
+      return (["from", "to"] as const).map((end) => {
+        const name = `${f.name}_${end}`;
+        const attr = pyAttr(name);
+        const bound = end === "from" ? "on or after" : "on or before";
+        const meta = [
+          ...(attr === name ? [] : [kw("alias", pyStr(name))]),
+          kw("description", str(`Records with \`${f.name}\` ${bound} this value`)),
+        ];
+        return line(attr, `${t} | None`, call("Field", ["None", ...meta]));
+      });
+    }),
   ];
 
   const aliases = [...ctx.aliases.values(), sortAlias].map((a) => assign(a.name, a.definition));
@@ -368,7 +394,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     "",
     `class ${cls}Filters(BaseModel):`,
-    `    """Query of GET ${entity.basePath}: paging, equality filters, sort (\`-\` for descending) and q."""`,
+    `    """Query of GET ${entity.basePath}: paging, equality and range filters, sort (\`-\` for descending) and q."""`,
     "",
     "    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)",
     "",

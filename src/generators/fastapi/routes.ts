@@ -194,7 +194,7 @@ function listHandler(ctx: RouteContext): HandlerModel {
     returns: "ORJSONResponse",
     body: [
       lookup(ctx),
-      `page = await repo.list(list_query(parse_query(${ctx.cls}Filters, request)))`,
+      `page = await repo.list(list_query(repo.meta, parse_query(${ctx.cls}Filters, request)))`,
       "return ORJSONResponse(page_body(page, LINKS))",
     ],
   };

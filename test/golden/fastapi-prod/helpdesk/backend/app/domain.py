@@ -12,6 +12,7 @@ AGENT = EntityMeta(
     columns=("id", "created_at", "updated_at", "name", "email", "team", "active", "max_open_tickets"),
     json_columns=frozenset(),
     filterable=frozenset({"active", "created_at", "email", "id", "max_open_tickets", "name", "team", "updated_at"}),
+    ranged=frozenset({"created_at", "updated_at"}),
     sortable=frozenset({"active", "created_at", "email", "id", "max_open_tickets", "name", "team", "updated_at"}),
     searchable=("name", "email", "team"),
     required=frozenset({"email", "name"}),
@@ -54,6 +55,7 @@ CUSTOMER = EntityMeta(
             "website",
         }
     ),
+    ranged=frozenset({"created_at", "updated_at"}),
     sortable=frozenset(
         {
             "company",
@@ -142,6 +144,7 @@ TICKET = EntityMeta(
             "updated_at",
         }
     ),
+    ranged=frozenset({"created_at", "deleted_at", "due_at", "due_date", "updated_at"}),
     sortable=frozenset(
         {
             "assignee_id",

@@ -106,14 +106,23 @@ def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
     return {"items": page.items, "total": page.total, "next_cursor": page.next_cursor}
 
 
-def list_query(params: BaseModel) -> ListQuery:
+def list_query(meta: EntityMeta, params: BaseModel) -> ListQuery:
     """A repository query from the validated query parameters of a list endpoint."""
     values = params.model_dump(by_alias=True, exclude_none=True)
+    lower: dict[str, Any] = {}
+    upper: dict[str, Any] = {}
+    for column in meta.ranged:
+        if (bound := values.pop(f"{column}_from", None)) is not None:
+            lower[column] = bound
+        if (bound := values.pop(f"{column}_to", None)) is not None:
+            upper[column] = bound
     filters = {name: value for name, value in values.items() if name not in _LIST_PARAMS}
     return ListQuery(
         limit=values.get("limit", 100),
         offset=values.get("offset", 0),
         filters=filters,
+        lower=lower,
+        upper=upper,
         sort=values.get("sort"),
         search=values.get("q") or None,
         after=values.get("after"),

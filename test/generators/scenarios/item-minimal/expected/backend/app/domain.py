@@ -12,6 +12,7 @@ ITEM = EntityMeta(
     columns=("id", "number", "created_at", "updated_at", "name", "priority", "state"),
     json_columns=frozenset(),
     filterable=frozenset({"created_at", "id", "name", "number", "priority", "state", "updated_at"}),
+    ranged=frozenset({"created_at", "updated_at"}),
     sortable=frozenset({"created_at", "id", "name", "number", "priority", "state", "updated_at"}),
     searchable=("number", "name", "priority"),
     required=frozenset({"name"}),

@@ -38,6 +38,7 @@ SHIPMENT = EntityMeta(
             "weight_kg",
         }
     ),
+    ranged=frozenset({"created_at", "updated_at"}),
     sortable=frozenset(
         {
             "carrier",

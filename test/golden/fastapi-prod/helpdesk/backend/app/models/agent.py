@@ -93,7 +93,7 @@ class AgentList(BaseModel):
 
 
 class AgentFilters(BaseModel):
-    """Query of GET /agents: paging, equality filters, sort (`-` for descending) and q."""
+    """Query of GET /agents: paging, equality and range filters, sort (`-` for descending) and q."""
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
@@ -111,3 +111,7 @@ class AgentFilters(BaseModel):
     team: AgentTeam | None = None
     active: bool | None = None
     max_open_tickets: QueryInt64 | None = None
+    created_at_from: UtcDatetime | None = Field(None, description="Records with `created_at` on or after this value")
+    created_at_to: UtcDatetime | None = Field(None, description="Records with `created_at` on or before this value")
+    updated_at_from: UtcDatetime | None = Field(None, description="Records with `updated_at` on or after this value")
+    updated_at_to: UtcDatetime | None = Field(None, description="Records with `updated_at` on or before this value")

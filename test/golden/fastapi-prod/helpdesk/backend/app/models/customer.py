@@ -107,7 +107,7 @@ class CustomerList(BaseModel):
 
 
 class CustomerFilters(BaseModel):
-    """Query of GET /customers: paging, equality filters, sort (`-` for descending) and q."""
+    """Query of GET /customers: paging, equality and range filters, sort (`-` for descending) and q."""
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
@@ -128,3 +128,7 @@ class CustomerFilters(BaseModel):
     company: Text | None = None
     plan: CustomerPlan | None = None
     website: Text | None = None
+    created_at_from: UtcDatetime | None = Field(None, description="Records with `created_at` on or after this value")
+    created_at_to: UtcDatetime | None = Field(None, description="Records with `created_at` on or before this value")
+    updated_at_from: UtcDatetime | None = Field(None, description="Records with `updated_at` on or after this value")
+    updated_at_to: UtcDatetime | None = Field(None, description="Records with `updated_at` on or before this value")

@@ -186,7 +186,7 @@ class TicketList(BaseModel):
 
 
 class TicketFilters(BaseModel):
-    """Query of GET /tickets: paging, equality filters, sort (`-` for descending) and q."""
+    """Query of GET /tickets: paging, equality and range filters, sort (`-` for descending) and q."""
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
@@ -221,3 +221,13 @@ class TicketFilters(BaseModel):
     reference_code: UUID | None = None
     created_by: Text | None = None
     state: TicketState | None = None
+    created_at_from: UtcDatetime | None = Field(None, description="Records with `created_at` on or after this value")
+    created_at_to: UtcDatetime | None = Field(None, description="Records with `created_at` on or before this value")
+    updated_at_from: UtcDatetime | None = Field(None, description="Records with `updated_at` on or after this value")
+    updated_at_to: UtcDatetime | None = Field(None, description="Records with `updated_at` on or before this value")
+    deleted_at_from: UtcDatetime | None = Field(None, description="Records with `deleted_at` on or after this value")
+    deleted_at_to: UtcDatetime | None = Field(None, description="Records with `deleted_at` on or before this value")
+    due_at_from: UtcDatetime | None = Field(None, description="Records with `due_at` on or after this value")
+    due_at_to: UtcDatetime | None = Field(None, description="Records with `due_at` on or before this value")
+    due_date_from: IsoDate | None = Field(None, description="Records with `due_date` on or after this value")
+    due_date_to: IsoDate | None = Field(None, description="Records with `due_date` on or before this value")

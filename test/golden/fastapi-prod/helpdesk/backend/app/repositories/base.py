@@ -34,6 +34,8 @@ class EntityMeta:
     columns: tuple[str, ...]
     json_columns: frozenset[str] = frozenset()
     filterable: frozenset[str] = frozenset()
+    # Filterable columns that also take a range: `<column>_from` (>=) and `<column>_to` (<=).
+    ranged: frozenset[str] = frozenset()
     sortable: frozenset[str] = frozenset()
     searchable: tuple[str, ...] = ()
     required: frozenset[str] = frozenset()
@@ -57,6 +59,9 @@ class ListQuery:
     limit: int = 100
     offset: int = 0
     filters: Mapping[str, Any] = field(default_factory=dict)
+    # Inclusive bounds by column: the column's value is >= each `lower`, <= each `upper` (and set).
+    lower: Mapping[str, Any] = field(default_factory=dict)
+    upper: Mapping[str, Any] = field(default_factory=dict)
     # `field` or `-field` (descending); validated against EntityMeta.sortable.
     sort: str | None = None
     search: str | None = None
@@ -162,10 +167,13 @@ OrderKeys = tuple[tuple[str, bool], ...]
 def check_query(meta: EntityMeta, query: ListQuery) -> OrderKeys:
     """The order of the list: the requested sort column (if any), then the default order, which
     ends with the primary key so that every row has a distinct position for cursors. Refuses any
-    filter or sort not declared (defence in depth: the query model already does)."""
+    filter, range or sort not declared (defence in depth: the query model already does)."""
     for name in query.filters:
         if name not in meta.filterable:
             raise ValueError(f"{name!r} is not a filter of {meta.name}")
+    for name in (*query.lower, *query.upper):
+        if name not in meta.ranged:
+            raise ValueError(f"{name!r} is not a range filter of {meta.name}")
     if query.sort is None:
         return tuple((column, False) for column in meta.default_order)
     descending = query.sort.startswith("-")

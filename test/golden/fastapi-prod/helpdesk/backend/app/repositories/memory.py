@@ -142,6 +142,11 @@ class MemoryRepository(Repository):
         rows = [row for row in self._rows.values() if self._visible(row)]
         for column, value in query.filters.items():
             rows = [row for row in rows if row.get(column) == value]
+        # As SQL compares: a row without a value is outside every range.
+        for column, bound in query.lower.items():
+            rows = [row for row in rows if row.get(column) is not None and row[column] >= bound]
+        for column, bound in query.upper.items():
+            rows = [row for row in rows if row.get(column) is not None and row[column] <= bound]
         if query.search:
             needle = query.search.casefold()
             rows = [

@@ -155,6 +155,10 @@ class PostgresRepository(Repository):
         for column, value in query.filters.items():
             args.append(value)
             where.append(f"{ident(column)} = ${len(args)}")
+        for bounds, operator in ((query.lower, ">="), (query.upper, "<=")):
+            for column, value in bounds.items():
+                args.append(value)
+                where.append(f"{ident(column)} {operator} ${len(args)}")
         if query.search and self.meta.searchable:
             args.append(f"%{escape_like(query.search)}%")
             n = len(args)

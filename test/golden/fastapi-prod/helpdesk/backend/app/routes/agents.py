@@ -78,7 +78,7 @@ UPDATE_RULES_DOC = {
 )
 async def list_agents(request: Request) -> ORJSONResponse:
     repo = repository("agent")
-    page = await repo.list(list_query(parse_query(AgentFilters, request)))
+    page = await repo.list(list_query(repo.meta, parse_query(AgentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

@@ -82,7 +82,7 @@ UPDATE_RULES_DOC = {
 )
 async def list_customers(request: Request) -> ORJSONResponse:
     repo = repository("customer")
-    page = await repo.list(list_query(parse_query(CustomerFilters, request)))
+    page = await repo.list(list_query(repo.meta, parse_query(CustomerFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

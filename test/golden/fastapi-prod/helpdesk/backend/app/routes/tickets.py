@@ -104,7 +104,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
 )
 async def list_tickets(request: Request) -> ORJSONResponse:
     repo = repository("ticket")
-    page = await repo.list(list_query(parse_query(TicketFilters, request)))
+    page = await repo.list(list_query(repo.meta, parse_query(TicketFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

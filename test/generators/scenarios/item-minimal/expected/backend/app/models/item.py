@@ -83,7 +83,7 @@ class ItemList(BaseModel):
 
 
 class ItemFilters(BaseModel):
-    """Query of GET /items: paging, equality filters, sort (`-` for descending) and q."""
+    """Query of GET /items: paging, equality and range filters, sort (`-` for descending) and q."""
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
@@ -100,3 +100,7 @@ class ItemFilters(BaseModel):
     name: Text | None = None
     priority: ItemPriority | None = None
     state: ItemState | None = None
+    created_at_from: UtcDatetime | None = Field(None, description="Records with `created_at` on or after this value")
+    created_at_to: UtcDatetime | None = Field(None, description="Records with `created_at` on or before this value")
+    updated_at_from: UtcDatetime | None = Field(None, description="Records with `updated_at` on or after this value")
+    updated_at_to: UtcDatetime | None = Field(None, description="Records with `updated_at` on or before this value")

@@ -35,7 +35,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
 )
 async def list_items(request: Request) -> ORJSONResponse:
     repo = repository("item")
-    page = await repo.list(list_query(parse_query(ItemFilters, request)))
+    page = await repo.list(list_query(repo.meta, parse_query(ItemFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 

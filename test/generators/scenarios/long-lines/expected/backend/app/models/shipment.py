@@ -116,7 +116,7 @@ class ShipmentList(BaseModel):
 
 
 class ShipmentFilters(BaseModel):
-    """Query of GET /shipments: paging, equality filters, sort (`-` for descending) and q."""
+    """Query of GET /shipments: paging, equality and range filters, sort (`-` for descending) and q."""
 
     model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
 
@@ -137,3 +137,7 @@ class ShipmentFilters(BaseModel):
     insured: bool | None = None
     customs_code: Text | None = None
     state: ShipmentState | None = None
+    created_at_from: UtcDatetime | None = Field(None, description="Records with `created_at` on or after this value")
+    created_at_to: UtcDatetime | None = Field(None, description="Records with `created_at` on or before this value")
+    updated_at_from: UtcDatetime | None = Field(None, description="Records with `updated_at` on or after this value")
+    updated_at_to: UtcDatetime | None = Field(None, description="Records with `updated_at` on or before this value")

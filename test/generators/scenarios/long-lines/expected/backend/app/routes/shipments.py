@@ -95,7 +95,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
 )
 async def list_shipments(request: Request) -> ORJSONResponse:
     repo = repository("shipment")
-    page = await repo.list(list_query(parse_query(ShipmentFilters, request)))
+    page = await repo.list(list_query(repo.meta, parse_query(ShipmentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
 
