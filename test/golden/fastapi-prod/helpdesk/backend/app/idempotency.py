@@ -21,8 +21,7 @@ from pydantic import BaseModel
 
 from app.config import settings
 from app.errors import ApiError
-from app.records import with_links
-from app.repositories.base import IdempotentCreate, Record, Repository
+from app.repositories.base import IdempotentCreate, Record, Repository, with_links
 from app.responses import ORJSONResponse
 
 IdempotencyKey = Annotated[

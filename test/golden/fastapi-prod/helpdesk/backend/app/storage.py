@@ -96,8 +96,15 @@ async def open_storage(
         await prepare_database(conn)
     finally:
         await conn.close()
+    # Sessions in UTC: timestamps that the queries render to JSON (PostgresRepository.list_body)
+    # carry +00:00, as the ones rendered in Python do.
     pool = await asyncpg.create_pool(
-        database_url, min_size=1, max_size=pool_size, init=_init_connection, reset=_keep_session
+        database_url,
+        min_size=1,
+        max_size=pool_size,
+        init=_init_connection,
+        reset=_keep_session,
+        server_settings={"timezone": "UTC"},
     )
     try:
         yield Storage(repositories={meta.name: PostgresRepository(meta, pool) for meta in entities}, pool=pool)

@@ -12,8 +12,9 @@ from app.domain import AGENT
 from app.errors import error_responses, not_found
 from app.idempotency import IdempotencyKey, create_once
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.records import check_changes, fill, list_query, parse_query, query_parameters
+from app.repositories.base import with_links
+from app.responses import JSON, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/agents", tags=["agents"])
@@ -76,10 +77,10 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
     openapi_extra=query_parameters(AgentFilters),
 )
-async def list_agents(request: Request) -> ORJSONResponse:
+async def list_agents(request: Request) -> Response:
     repo = repository("agent")
-    page = await repo.list(list_query(repo.meta, parse_query(AgentFilters, request)))
-    return ORJSONResponse(page_body(page, LINKS))
+    query = list_query(repo.meta, parse_query(AgentFilters, request))
+    return Response(await repo.list_body(query, LINKS), media_type=JSON)
 
 
 @router.get(

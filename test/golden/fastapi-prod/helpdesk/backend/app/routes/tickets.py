@@ -13,8 +13,9 @@ from app.domain import TICKET
 from app.errors import error_responses, not_found
 from app.idempotency import IdempotencyKey, create_once
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.records import check_changes, fill, list_query, parse_query, query_parameters
+from app.repositories.base import with_links
+from app.responses import JSON, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import TICKET_LIFECYCLE
@@ -102,10 +103,10 @@ STATE_FILL = {"updated_at": "now_on_update"}
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(TicketFilters),
 )
-async def list_tickets(request: Request) -> ORJSONResponse:
+async def list_tickets(request: Request) -> Response:
     repo = repository("ticket")
-    page = await repo.list(list_query(repo.meta, parse_query(TicketFilters, request)))
-    return ORJSONResponse(page_body(page, LINKS))
+    query = list_query(repo.meta, parse_query(TicketFilters, request))
+    return Response(await repo.list_body(query, LINKS), media_type=JSON)
 
 
 @router.get(

@@ -12,8 +12,9 @@ from app.domain import ITEM
 from app.errors import error_responses, not_found
 from app.idempotency import IdempotencyKey, create_once
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.records import check_changes, fill, list_query, parse_query, query_parameters
+from app.repositories.base import with_links
+from app.responses import JSON, ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW
 
@@ -33,10 +34,10 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ItemFilters),
 )
-async def list_items(request: Request) -> ORJSONResponse:
+async def list_items(request: Request) -> Response:
     repo = repository("item")
-    page = await repo.list(list_query(repo.meta, parse_query(ItemFilters, request)))
-    return ORJSONResponse(page_body(page, LINKS))
+    query = list_query(repo.meta, parse_query(ItemFilters, request))
+    return Response(await repo.list_body(query, LINKS), media_type=JSON)
 
 
 @router.get(

@@ -16,8 +16,9 @@ from app.domain import SHIPMENT
 from app.errors import error_responses, not_found
 from app.idempotency import IdempotencyKey, create_once
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.records import check_changes, fill, list_query, parse_query, query_parameters
+from app.repositories.base import with_links
+from app.responses import JSON, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import SHIPMENT_FLOW
@@ -93,10 +94,10 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ShipmentFilters),
 )
-async def list_shipments(request: Request) -> ORJSONResponse:
+async def list_shipments(request: Request) -> Response:
     repo = repository("shipment")
-    page = await repo.list(list_query(repo.meta, parse_query(ShipmentFilters, request)))
-    return ORJSONResponse(page_body(page, LINKS))
+    query = list_query(repo.meta, parse_query(ShipmentFilters, request))
+    return Response(await repo.list_body(query, LINKS), media_type=JSON)
 
 
 @router.get(
