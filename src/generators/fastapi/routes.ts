@@ -240,10 +240,13 @@ function createHandler(ctx: RouteContext): HandlerModel {
       `response_model=${ctx.cls}Public`,
       "status_code=201",
       ...commonOptions(ctx, "create", `Create a ${ctx.label}`),
-      ...ruleOptions(ctx, "create", "CREATE_RULES_DOC"),
+      // The Idempotency-Key header is declared here and read by the handler (app/idempotency.py).
+      ruleOptions(ctx, "create", "CREATE_RULES_DOC").length
+        ? "openapi_extra=with_idempotency_key(CREATE_RULES_DOC)"
+        : "openapi_extra=with_idempotency_key()",
     ],
     name: `create_${ctx.entity.name}`,
-    params: [`body: ${ctx.cls}Create`, ...callerParam(ctx), "idempotency_key: IdempotencyKey = None"],
+    params: [`body: ${ctx.cls}Create`, "request: Request", ...callerParam(ctx)],
     returns: "Response",
     body: [
       lookup(ctx),
@@ -251,8 +254,9 @@ function createHandler(ctx: RouteContext): HandlerModel {
       ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
       `fill(values, CREATE_FILL, ${callerId(ctx)})`,
       ...(ctx.workflow ? [`values["state"] = ${constantName(ctx.workflow.name)}.initial`] : []),
-      "if idempotency_key is not None:",
-      `    return await create_once(repo, idempotency_key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
+      "key = idempotency_key(request)",
+      "if key is not None:",
+      `    return await create_once(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
       `record = await repo.create(values, events=${events})`,
       "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
     ],
@@ -395,8 +399,9 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   if (code.includes("enforce(")) imp.add("app.rules", "enforce");
   if (code.includes("checked(")) imp.add("app.rules", "checked");
   if (code.includes("create_once(")) {
-    imp.add("app.idempotency", "IdempotencyKey");
     imp.add("app.idempotency", "create_once");
+    imp.add("app.idempotency", "idempotency_key");
+    imp.add("app.idempotency", "with_idempotency_key");
   }
   if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
   for (const n of ["repository", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request, Response
 from app.deps import repository
 from app.domain import ITEM
 from app.errors import error_responses, not_found
-from app.idempotency import IdempotencyKey, create_once
+from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, parse_query, query_parameters
@@ -63,14 +63,16 @@ async def get_item(record_id: UUID) -> ORJSONResponse:
     operation_id="items-create",
     summary="Create item",
     responses=error_responses(400, 409, 413, 415, 422, 500),
+    openapi_extra=with_idempotency_key(),
 )
-async def create_item(body: ItemCreate, idempotency_key: IdempotencyKey = None) -> Response:
+async def create_item(body: ItemCreate, request: Request) -> Response:
     repo = repository("item")
     values = body.model_dump(by_alias=True)
     fill(values, CREATE_FILL, ANONYMOUS.id)
     values["state"] = ITEM_FLOW.initial
-    if idempotency_key is not None:
-        return await create_once(repo, idempotency_key, ANONYMOUS.id, body, values, (), LINKS)
+    key = idempotency_key(request)
+    if key is not None:
+        return await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 

@@ -14,7 +14,7 @@ from app import expr
 from app.deps import repository
 from app.domain import SHIPMENT
 from app.errors import error_responses, not_found
-from app.idempotency import IdempotencyKey, create_once
+from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, parse_query, query_parameters
@@ -123,16 +123,17 @@ async def get_shipment(record_id: UUID) -> ORJSONResponse:
     operation_id="shipments-create",
     summary="Create shipment",
     responses=error_responses(400, 409, 413, 415, 422, 500),
-    openapi_extra=CREATE_RULES_DOC,
+    openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_shipment(body: ShipmentCreate, idempotency_key: IdempotencyKey = None) -> Response:
+async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
     repo = repository("shipment")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, ANONYMOUS.id)
     values["state"] = SHIPMENT_FLOW.initial
-    if idempotency_key is not None:
-        return await create_once(repo, idempotency_key, ANONYMOUS.id, body, values, (), LINKS)
+    key = idempotency_key(request)
+    if key is not None:
+        return await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
