@@ -199,12 +199,11 @@ function listHandler(ctx: RouteContext): HandlerModel {
     name: `list_${ctx.module}`,
     // The query is validated in one pass by the Filters model (records.parse_query), not by FastAPI.
     params: ["request: Request"],
-    returns: "Response",
+    returns: "ORJSONResponse",
     body: [
       lookup(ctx),
-      `query = list_query(repo.meta, parse_query(${ctx.cls}Filters, request))`,
-      // The body comes rendered from the repository (on PostgreSQL, by the query itself).
-      "return Response(await repo.list_body(query, LINKS), media_type=JSON)",
+      `page = await repo.list(list_query(repo.meta, parse_query(${ctx.cls}Filters, request)))`,
+      "return ORJSONResponse(page_body(page, LINKS))",
     ],
   };
 }
@@ -410,9 +409,9 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   imp.add("app.errors", "not_found");
   imp.add("app.errors", "error_responses");
   for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${ctx.entity.name}`, `${ctx.cls}${suffix}`);
-  for (const n of ["check_changes", "fill", "list_query", "parse_query", "query_parameters"]) imp.add("app.records", n);
-  imp.add("app.repositories.base", "with_links");
-  imp.add("app.responses", "JSON");
+  for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
+    imp.add("app.records", n);
+  }
   imp.add("app.responses", "ORJSONResponse");
   if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");
   if (ctx.workflow && handlers.some((h) => h.method === "put")) {

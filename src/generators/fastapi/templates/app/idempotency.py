@@ -21,7 +21,8 @@ from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 
 from app.config import settings
 from app.errors import ApiError
-from app.repositories.base import IdempotentCreate, Record, Repository, with_links
+from app.records import with_links
+from app.repositories.base import IdempotentCreate, Record, Repository
 from app.responses import ORJSONResponse
 
 _DESCRIPTION = (

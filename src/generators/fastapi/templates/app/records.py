@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
 from app.errors import ApiError
-from app.repositories.base import EntityMeta, ListQuery
+from app.repositories.base import EntityMeta, ListQuery, Page
 
 _LIST_PARAMS = frozenset({"limit", "offset", "sort", "q", "after", "with_total"})
 
@@ -82,11 +82,27 @@ def check_changes(meta: EntityMeta, changes: Mapping[str, Any]) -> None:
         )
 
 
+def with_links(record: dict[str, Any], links: Mapping[str, str]) -> dict[str, Any]:
+    record_id = str(record["id"])
+    record["_links"] = {name: template.replace("{id}", record_id) for name, template in links.items()}
+    return record
+
+
 def sort_key(meta: EntityMeta, value: str | None) -> str | None:
     """Checks a list's `sort` parameter (`field` or `-field`) against the sortable fields."""
     if value is not None and value.removeprefix("-") not in meta.sortable:
         raise ValueError(f"not a sort key of {meta.name}; sortable: {', '.join(sorted(meta.sortable))}")
     return value
+
+
+def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
+    """The body of a list response: {items, total, next_cursor}, each record with its links."""
+    # with_links inlined: the templates are split once per page, not once per record.
+    templates = [(name, template.split("{id}")) for name, template in links.items()]
+    for record in page.items:
+        record_id = str(record["id"])
+        record["_links"] = {name: record_id.join(parts) for name, parts in templates}
+    return {"items": page.items, "total": page.total, "next_cursor": page.next_cursor}
 
 
 def list_query(meta: EntityMeta, params: BaseModel) -> ListQuery:

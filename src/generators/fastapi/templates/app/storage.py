@@ -98,15 +98,8 @@ async def open_storage(
     # The whole pool opens at start: a burst of requests never waits for new connections (each
     # one costs the connection and its codec set-up); the deployment guides budget
     # DATABASE_POOL_SIZE connections per process anyway.
-    # Sessions in UTC: timestamps that the queries render to JSON (PostgresRepository.list_body)
-    # carry +00:00, as the ones rendered in Python do.
     pool = await asyncpg.create_pool(
-        database_url,
-        min_size=pool_size,
-        max_size=pool_size,
-        init=_init_connection,
-        reset=_keep_session,
-        server_settings={"timezone": "UTC"},
+        database_url, min_size=pool_size, max_size=pool_size, init=_init_connection, reset=_keep_session
     )
     try:
         # One gate for the repositories of all entities: they share the pool.

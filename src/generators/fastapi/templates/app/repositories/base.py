@@ -7,7 +7,6 @@ from typing import Any
 from uuid import UUID
 
 from app import cursor
-from app.responses import render_json
 
 Record = dict[str, Any]
 
@@ -115,32 +114,8 @@ class StoredResponse:
     replayed: bool
 
 
-def with_links(record: Record, links: Mapping[str, str]) -> Record:
-    """Adds `_links` to a record: each link template with the record's id for `{id}`."""
-    record_id = str(record["id"])
-    record["_links"] = {name: template.replace("{id}", record_id) for name, template in links.items()}
-    return record
-
-
-def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
-    """The body of a list response: {items, total, next_cursor}, each record with its links."""
-    # with_links inlined: the templates are split once per page, not once per record.
-    templates = [(name, template.split("{id}")) for name, template in links.items()]
-    for record in page.items:
-        record_id = str(record["id"])
-        record["_links"] = {name: record_id.join(parts) for name, parts in templates}
-    return {"items": page.items, "total": page.total, "next_cursor": page.next_cursor}
-
-
 class Repository(ABC):
     meta: EntityMeta
-
-    async def list_body(self, query: ListQuery, links: Mapping[str, str]) -> bytes:
-        """The response body of a list: {items, total, next_cursor}, each record with its links.
-
-        An adapter may render it without building the records in Python (PostgreSQL does).
-        """
-        return render_json(page_body(await self.list(query), links))
 
     @abstractmethod
     async def list(self, query: ListQuery) -> Page: ...

@@ -12,17 +12,9 @@ def _fallback(value: Any) -> str:
     return str(value)
 
 
-# The media type of the bodies rendered ahead of the response (Repository.get_body, list_body).
-JSON = "application/json"
-
-
-def render_json(content: Any) -> bytes:
-    return orjson.dumps(content, default=_fallback, option=orjson.OPT_NON_STR_KEYS)
-
-
 class ORJSONResponse(JSONResponse):
     """JSONResponse (so FastAPI declares the route's response model in the OpenAPI document) with
     orjson rendering."""
 
     def render(self, content: Any) -> bytes:
-        return render_json(content)
+        return orjson.dumps(content, default=_fallback, option=orjson.OPT_NON_STR_KEYS)

@@ -8,15 +8,13 @@ one statement (a data-modifying CTE), so they commit together in a single round 
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeAlias
 from uuid import UUID
 
 import asyncpg
-import orjson
 
-from app import cursor
 from app import events as event_bus
 from app.errors import ApiError
 from app.repositories.base import (
@@ -33,7 +31,6 @@ from app.repositories.base import (
     page_of,
     position,
 )
-from app.responses import render_json
 
 
 class FairPool:
@@ -191,8 +188,7 @@ class PostgresRepository(Repository):
             "SELECT * FROM rec"
         )
 
-    async def _page(self, query: ListQuery, select: str) -> tuple[list[asyncpg.Record], OrderKeys, int | None]:
-        """The rows of a list page (up to limit + 1, `select` then `__total`), its order and its total."""
+    async def list(self, query: ListQuery) -> Page:
         keys = check_query(self.meta, query)
         after = position(query, keys)
         where: list[str] = ['"is_deleted" IS NOT TRUE'] if self.meta.soft_delete else []
@@ -220,7 +216,8 @@ class PostgresRepository(Repository):
         # LIMIT and OFFSET are validated integers, written into the statement so the planner knows
         # them (a prepared statement's generic plan would have to guess how many rows are read).
         sql = (
-            f"SELECT {select}{total_column} FROM {self._table}{page_sql} ORDER BY {order} LIMIT {int(query.limit) + 1}"
+            f"SELECT {self._returning}{total_column} FROM {self._table}{page_sql} "
+            f"ORDER BY {order} LIMIT {int(query.limit) + 1}"
         )
         if query.offset:
             sql += f" OFFSET {int(query.offset)}"
@@ -231,46 +228,9 @@ class PostgresRepository(Repository):
         elif query.with_total:
             # No row to carry the count (past the end, or nothing matches): count on its own.
             total = await self._pool.fetchval(count, *count_args)
-        return rows, keys, total
-
-    async def list(self, query: ListQuery) -> Page:
-        rows, keys, total = await self._page(query, self._returning)
         columns = self._columns
         records = [dict(zip(columns, row, strict=False)) for row in rows]
         return page_of(records, query, keys, total)
-
-    def _record_json(self, links: Mapping[str, str]) -> str:
-        """SQL rendering a row as its response body: the columns, then `_links`, as JSON text.
-
-        PostgreSQL writes the JSON, so a list never builds its records in Python only to serialise
-        them again. Its text is the same JSON as the Python rendering (timestamps in UTC, the pool's
-        time zone) except that fractions of a second drop their trailing zeros.
-        """
-        key = ("json", *links.items())
-        sql = self._statements.get(key)
-        if sql is None:
-            hrefs = ", ".join(
-                ' || "id"::text || '.join(literal(part) for part in template.split("{id}")) + f" AS {ident(name)}"
-                for name, template in links.items()
-            )
-            record = f'{self._returning}, (SELECT to_json(l) FROM (SELECT {hrefs}) AS l) AS "_links"'
-            sql = f"(SELECT to_json(j)::text FROM (SELECT {record}) AS j)"
-            self._statements[key] = sql
-        return sql
-
-    async def list_body(self, query: ListQuery, links: Mapping[str, str]) -> bytes:
-        # The records come as JSON text from the query; only the sort keys of the page's last row
-        # are decoded, for its cursor.
-        keys = check_query(self.meta, query)
-        select = f"{self._record_json(links)} AS __json, " + ", ".join(ident(c) for c, _ in keys)
-        rows, keys, total = await self._page(query, select)
-        items = rows[: query.limit]
-        next_cursor = None
-        if len(rows) > query.limit and items:
-            last = items[-1]
-            next_cursor = cursor.encode(query.sort, [last[i] for i in range(1, len(keys) + 1)])
-        page = orjson.Fragment("[" + ",".join(row[0] for row in items) + "]")
-        return render_json({"items": page, "total": total, "next_cursor": next_cursor})
 
     async def get(self, record_id: UUID) -> Record | None:
         row = await self._pool.fetchrow(self._get_sql, record_id)

@@ -12,9 +12,8 @@ from app.domain import AGENT
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
-from app.records import check_changes, fill, list_query, parse_query, query_parameters
-from app.repositories.base import with_links
-from app.responses import JSON, ORJSONResponse
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.responses import ORJSONResponse
 from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/agents", tags=["agents"])
@@ -77,10 +76,10 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
     openapi_extra=query_parameters(AgentFilters),
 )
-async def list_agents(request: Request) -> Response:
+async def list_agents(request: Request) -> ORJSONResponse:
     repo = repository("agent")
-    query = list_query(repo.meta, parse_query(AgentFilters, request))
-    return Response(await repo.list_body(query, LINKS), media_type=JSON)
+    page = await repo.list(list_query(repo.meta, parse_query(AgentFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(

@@ -12,9 +12,8 @@ from app.domain import CUSTOMER
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
-from app.records import check_changes, fill, list_query, parse_query, query_parameters
-from app.repositories.base import with_links
-from app.responses import JSON, ORJSONResponse
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.responses import ORJSONResponse
 from app.rules import Rule, checked, enforce
 
 router = APIRouter(prefix="/customers", tags=["customers"])
@@ -81,10 +80,10 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(CustomerFilters),
 )
-async def list_customers(request: Request) -> Response:
+async def list_customers(request: Request) -> ORJSONResponse:
     repo = repository("customer")
-    query = list_query(repo.meta, parse_query(CustomerFilters, request))
-    return Response(await repo.list_body(query, LINKS), media_type=JSON)
+    page = await repo.list(list_query(repo.meta, parse_query(CustomerFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(

@@ -13,9 +13,8 @@ from app.domain import TICKET
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
-from app.records import check_changes, fill, list_query, parse_query, query_parameters
-from app.repositories.base import with_links
-from app.responses import JSON, ORJSONResponse
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.responses import ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import TICKET_LIFECYCLE
@@ -103,10 +102,10 @@ STATE_FILL = {"updated_at": "now_on_update"}
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(TicketFilters),
 )
-async def list_tickets(request: Request) -> Response:
+async def list_tickets(request: Request) -> ORJSONResponse:
     repo = repository("ticket")
-    query = list_query(repo.meta, parse_query(TicketFilters, request))
-    return Response(await repo.list_body(query, LINKS), media_type=JSON)
+    page = await repo.list(list_query(repo.meta, parse_query(TicketFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(

@@ -13,9 +13,8 @@ from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.principal import ANONYMOUS
-from app.records import check_changes, fill, list_query, parse_query, query_parameters
-from app.repositories.base import with_links
-from app.responses import JSON, ORJSONResponse
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.responses import ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW
 
@@ -35,10 +34,10 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ItemFilters),
 )
-async def list_items(request: Request) -> Response:
+async def list_items(request: Request) -> ORJSONResponse:
     repo = repository("item")
-    query = list_query(repo.meta, parse_query(ItemFilters, request))
-    return Response(await repo.list_body(query, LINKS), media_type=JSON)
+    page = await repo.list(list_query(repo.meta, parse_query(ItemFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(

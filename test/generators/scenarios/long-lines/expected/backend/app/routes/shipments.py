@@ -17,9 +17,8 @@ from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.principal import ANONYMOUS
-from app.records import check_changes, fill, list_query, parse_query, query_parameters
-from app.repositories.base import with_links
-from app.responses import JSON, ORJSONResponse
+from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.responses import ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import SHIPMENT_FLOW
@@ -95,10 +94,10 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ShipmentFilters),
 )
-async def list_shipments(request: Request) -> Response:
+async def list_shipments(request: Request) -> ORJSONResponse:
     repo = repository("shipment")
-    query = list_query(repo.meta, parse_query(ShipmentFilters, request))
-    return Response(await repo.list_body(query, LINKS), media_type=JSON)
+    page = await repo.list(list_query(repo.meta, parse_query(ShipmentFilters, request)))
+    return ORJSONResponse(page_body(page, LINKS))
 
 
 @router.get(
