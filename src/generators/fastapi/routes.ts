@@ -176,6 +176,14 @@ function ruleOptions(ctx: RouteContext, op: "create" | "update", constant: strin
   return [`openapi_extra=${constant}`];
 }
 
+/**
+ * The caller's id in a handler, and the parameter that brings the caller. Without an auth contract
+ * every request is the anonymous administrator: the handlers name it directly rather than have
+ * FastAPI solve a dependency per request to hand over a constant.
+ */
+const callerId = (ctx: RouteContext): string => (ctx.ir.auth === null ? "ANONYMOUS.id" : "user.id");
+const callerParam = (ctx: RouteContext): string[] => (ctx.ir.auth === null ? [] : ["user: CurrentUser"]);
+
 const lookup = (ctx: RouteContext): string => `repo = repository(${pyStr(ctx.entity.name)})`;
 const notFound = (ctx: RouteContext): string => `raise not_found(${pyStr(ctx.entity.name)}, record_id)`;
 
@@ -231,19 +239,23 @@ function createHandler(ctx: RouteContext): HandlerModel {
       `response_model=${ctx.cls}Public`,
       "status_code=201",
       ...commonOptions(ctx, "create", `Create a ${ctx.label}`),
-      ...ruleOptions(ctx, "create", "CREATE_RULES_DOC"),
+      // The Idempotency-Key header is declared here and read by the handler (app/idempotency.py).
+      ruleOptions(ctx, "create", "CREATE_RULES_DOC").length
+        ? "openapi_extra=with_idempotency_key(CREATE_RULES_DOC)"
+        : "openapi_extra=with_idempotency_key()",
     ],
     name: `create_${ctx.entity.name}`,
-    params: [`body: ${ctx.cls}Create`, "user: CurrentUser", "idempotency_key: IdempotencyKey = None"],
+    params: [`body: ${ctx.cls}Create`, "request: Request", ...callerParam(ctx)],
     returns: "Response",
     body: [
       lookup(ctx),
       "values = body.model_dump(by_alias=True)",
       ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
-      "fill(values, CREATE_FILL, user.id)",
+      `fill(values, CREATE_FILL, ${callerId(ctx)})`,
       ...(ctx.workflow ? [`values["state"] = ${constantName(ctx.workflow.name)}.initial`] : []),
-      "if idempotency_key is not None:",
-      `    return await create_once(repo, idempotency_key, user.id, body, values, ${events}, LINKS)`,
+      "key = idempotency_key(request)",
+      "if key is not None:",
+      `    return await create_once(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
       `record = await repo.create(values, events=${events})`,
       "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
     ],
@@ -279,13 +291,13 @@ function updateHandler(ctx: RouteContext): HandlerModel {
       ...ruleOptions(ctx, "update", "UPDATE_RULES_DOC"),
     ],
     name: `update_${ctx.entity.name}`,
-    params: ["record_id: UUID", `body: ${ctx.cls}Update`, "user: CurrentUser"],
+    params: ["record_id: UUID", `body: ${ctx.cls}Update`, ...callerParam(ctx)],
     returns: "ORJSONResponse",
     body: [
       lookup(ctx),
       "changes = body.model_dump(by_alias=True, exclude_unset=True)",
       `check_changes(${constantName(ctx.entity.name)}, changes)`,
-      "fill(changes, UPDATE_FILL, user.id)",
+      `fill(changes, UPDATE_FILL, ${callerId(ctx)})`,
       // The rules see the record as the change leaves it, read under the write's lock (modify).
       rules
         ? `record = await repo.modify(record_id, checked(${rules}, changes, events=${events}))`
@@ -303,11 +315,11 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
     path: "/{record_id}",
     options: ["status_code=204", ...commonOptions(ctx, "delete", `Delete a ${ctx.label}`)],
     name: `delete_${ctx.entity.name}`,
-    params: ["record_id: UUID", "user: CurrentUser"],
+    params: ["record_id: UUID", ...callerParam(ctx)],
     returns: "Response",
     body: [
       lookup(ctx),
-      `if not await repo.delete(record_id, user.id, events=${pyStrTuple(eventsTuple(endpoint(ctx, "delete")))}):`,
+      `if not await repo.delete(record_id, ${callerId(ctx)}, events=${pyStrTuple(eventsTuple(endpoint(ctx, "delete")))}):`,
       `    ${notFound(ctx)}`,
       "return Response(status_code=204)",
     ],
@@ -326,12 +338,12 @@ function transitionHandler(ctx: RouteContext, workflow: WorkflowIR, move: Endpoi
     path: "/{record_id}/state",
     options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "transition", `Move a ${ctx.label} to another state`)],
     name: `move_${ctx.entity.name}`,
-    params: ["record_id: UUID", "body: StateChange", "user: CurrentUser"],
+    params: ["record_id: UUID", "body: StateChange", ...callerParam(ctx)],
     returns: "ORJSONResponse",
     body: [
       lookup(ctx),
       "changes: dict[str, Any] = {}",
-      "fill(changes, STATE_FILL, user.id)",
+      `fill(changes, STATE_FILL, ${callerId(ctx)})`,
       `move = ${constantName(workflow.name)}.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`,
       "record = await repo.modify(record_id, move)",
       "if record is None:",
@@ -386,11 +398,13 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   if (code.includes("enforce(")) imp.add("app.rules", "enforce");
   if (code.includes("checked(")) imp.add("app.rules", "checked");
   if (code.includes("create_once(")) {
-    imp.add("app.idempotency", "IdempotencyKey");
     imp.add("app.idempotency", "create_once");
+    imp.add("app.idempotency", "idempotency_key");
+    imp.add("app.idempotency", "with_idempotency_key");
   }
   if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
-  for (const n of ["CurrentUser", "repository", ...(ctx.ir.auth !== null ? ["role_dependencies"] : [])]) imp.add("app.deps", n);
+  for (const n of ["repository", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);
+  if (ctx.ir.auth === null) imp.add("app.principal", "ANONYMOUS");
   imp.add("app.domain", constantName(ctx.entity.name));
   imp.add("app.errors", "not_found");
   imp.add("app.errors", "error_responses");

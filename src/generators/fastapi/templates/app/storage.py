@@ -12,7 +12,7 @@ import orjson
 
 from app.repositories.base import EntityMeta, Repository
 from app.repositories.memory import MemoryStore
-from app.repositories.postgres import PostgresRepository
+from app.repositories.postgres import FairPool, PostgresRepository
 
 logger = logging.getLogger("app.storage")
 
@@ -95,10 +95,15 @@ async def open_storage(
         await prepare_database(conn)
     finally:
         await conn.close()
+    # The whole pool opens at start: a burst of requests never waits for new connections (each
+    # one costs the connection and its codec set-up); the deployment guides budget
+    # DATABASE_POOL_SIZE connections per process anyway.
     pool = await asyncpg.create_pool(
-        database_url, min_size=1, max_size=pool_size, init=_init_connection, reset=_keep_session
+        database_url, min_size=pool_size, max_size=pool_size, init=_init_connection, reset=_keep_session
     )
     try:
-        yield Storage(repositories={meta.name: PostgresRepository(meta, pool) for meta in entities}, pool=pool)
+        # One gate for the repositories of all entities: they share the pool.
+        gated = FairPool(pool)
+        yield Storage(repositories={meta.name: PostgresRepository(meta, gated) for meta in entities}, pool=pool)
     finally:
         await pool.close()

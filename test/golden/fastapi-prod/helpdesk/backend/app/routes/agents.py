@@ -10,7 +10,7 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT
 from app.errors import error_responses, not_found
-from app.idempotency import IdempotencyKey, create_once
+from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -106,15 +106,16 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
     summary="Create agent",
     responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500),
     dependencies=ADMIN,
-    openapi_extra=CREATE_RULES_DOC,
+    openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_agent(body: AgentCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
+async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -> Response:
     repo = repository("agent")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
-    if idempotency_key is not None:
-        return await create_once(repo, idempotency_key, user.id, body, values, (), LINKS)
+    key = idempotency_key(request)
+    if key is not None:
+        return await create_once(repo, key, user.id, body, values, (), LINKS)
     record = await repo.create(values, events=())
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 

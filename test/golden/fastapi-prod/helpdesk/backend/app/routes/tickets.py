@@ -11,7 +11,7 @@ from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET
 from app.errors import error_responses, not_found
-from app.idempotency import IdempotencyKey, create_once
+from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
@@ -132,16 +132,17 @@ async def get_ticket(record_id: UUID) -> ORJSONResponse:
     summary="Open a ticket",
     responses=error_responses(400, 401, 403, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
-    openapi_extra=CREATE_RULES_DOC,
+    openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_ticket(body: TicketCreate, user: CurrentUser, idempotency_key: IdempotencyKey = None) -> Response:
+async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser) -> Response:
     repo = repository("ticket")
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
     values["state"] = TICKET_LIFECYCLE.initial
-    if idempotency_key is not None:
-        return await create_once(repo, idempotency_key, user.id, body, values, ("ticket_created",), LINKS)
+    key = idempotency_key(request)
+    if key is not None:
+        return await create_once(repo, key, user.id, body, values, ("ticket_created",), LINKS)
     record = await repo.create(values, events=("ticket_created",))
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
