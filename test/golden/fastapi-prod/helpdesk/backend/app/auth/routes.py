@@ -16,9 +16,8 @@ from app.config import settings
 from app.errors import ApiError, error_responses
 from app.fieldtypes import Text
 from app.principal import User
-from app.responses import ORJSONResponse
 
-router = APIRouter(prefix="/auth", tags=["auth"], default_response_class=ORJSONResponse)
+router = APIRouter(prefix="/auth", tags=["auth"])
 
 _bearer = HTTPBearer(auto_error=False)
 
