@@ -141,12 +141,13 @@ function commonOptions(ctx: RouteContext, op: Operation, fallback: string): stri
 /**
  * The validation rules of a write operation as its document tells them: every rule in
  * `x-validation-rules`, and the ones the request schema cannot express (a rule relating fields)
- * in the description too, as the only reason a schema-valid request may be refused.
+ * in the description too, as the only reason a schema-valid request may be refused. Defines the
+ * `openapi_extra` constant and returns its name; null when the operation has no rules.
  */
-function ruleOptions(ctx: RouteContext, op: "create" | "update", constant: string): string[] {
+function rulesDoc(ctx: RouteContext, op: "create" | "update", constant: string): string | null {
   const e = endpoint(ctx, op);
   const compiled = writeRules(ctx.entity, e, endpoint(ctx, "create"));
-  if (compiled.rules.length === 0) return [];
+  if (compiled.rules.length === 0) return null;
   const notInSchema = compiled.rules.filter((r) => !r.inSchema).map((r) => `\`${r.rule.source}\``);
   const merged = op === "update" ? " on the record as it would be after the change" : "";
   const description = [
@@ -173,8 +174,11 @@ function ruleOptions(ctx: RouteContext, op: "create" | "update", constant: strin
       ]),
     ),
   });
-  return [`openapi_extra=${constant}`];
+  return constant;
 }
+
+/** The `openapi_extra` option naming a document constant, if there is one. */
+const openapiExtra = (constant: string | null): string[] => (constant ? [`openapi_extra=${constant}`] : []);
 
 /**
  * The caller's id in a handler, and the parameter that brings the caller. Without an auth contract
@@ -240,9 +244,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
       "status_code=201",
       ...commonOptions(ctx, "create", `Create a ${ctx.label}`),
       // The Idempotency-Key header is declared here and read by the handler (app/idempotency.py).
-      ruleOptions(ctx, "create", "CREATE_RULES_DOC").length
-        ? "openapi_extra=with_idempotency_key(CREATE_RULES_DOC)"
-        : "openapi_extra=with_idempotency_key()",
+      `openapi_extra=with_idempotency_key(${rulesDoc(ctx, "create", "CREATE_RULES_DOC") ?? ""})`,
     ],
     name: `create_${ctx.entity.name}`,
     params: [`body: ${ctx.cls}Create`, "request: Request", ...callerParam(ctx)],
@@ -288,7 +290,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
     options: [
       `response_model=${ctx.cls}Public`,
       ...commonOptions(ctx, "update", `Update a ${ctx.label}`),
-      ...ruleOptions(ctx, "update", "UPDATE_RULES_DOC"),
+      ...openapiExtra(rulesDoc(ctx, "update", "UPDATE_RULES_DOC")),
     ],
     name: `update_${ctx.entity.name}`,
     params: ["record_id: UUID", `body: ${ctx.cls}Update`, ...callerParam(ctx)],
