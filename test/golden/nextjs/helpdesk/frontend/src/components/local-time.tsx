@@ -12,6 +12,10 @@ function pad(n: number): string {
  * the browser reported in the `charter_tz` cookie (UTC before the first visit), so the text is
  * right at first paint; after hydration the browser's own zone is applied, so the value always
  * matches the edit form's datetime-local input.
+ *
+ * It formats by itself rather than with lib/display's localDateTime (the same text, rendered on
+ * the server): importing that module into this island added 0.4 kB to every page that shows a
+ * value, out of a budget with about that much left (bench/frontend.mjs, 2026-11-24).
  */
 export function LocalTime({ iso, text }: { iso: string; text: string }) {
   const [shown, setShown] = useState(text);
