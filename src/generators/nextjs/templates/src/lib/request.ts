@@ -11,6 +11,9 @@
 /** Name of the httpOnly cookie holding the bearer token (set by /session at sign-in). */
 export const TOKEN_COOKIE = "charter_token";
 
+/** What every caller is told when the backend cannot be reached (status 0 here, 502 from the routes). */
+export const UNREACHABLE = "Cannot reach the API. Check that the backend is running.";
+
 /** One page of a list endpoint: the records and the total count before paging. */
 export interface ListResult<T> {
   items: T[];
@@ -106,7 +109,7 @@ export async function request<T>(method: string, path: string, body?: unknown, q
   try {
     response = await transport(method, `${path}${queryString(query)}`, body === undefined ? null : JSON.stringify(body));
   } catch {
-    throw new ApiError(0, "unreachable", "Cannot reach the API. Check that the backend is running.");
+    throw new ApiError(0, "unreachable", UNREACHABLE);
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();

@@ -1,6 +1,6 @@
 import { cookies } from "next/headers";
 
-import { setTransport, TOKEN_COOKIE } from "./request";
+import { setTransport, TOKEN_COOKIE, UNREACHABLE } from "./request";
 
 /**
  * Server side of the API: the backend's address (read when the server starts, so one build runs
@@ -12,6 +12,11 @@ export const API_URL: string = (process.env.API_URL || process.env.NEXT_PUBLIC_A
 /** The bearer token of this request's session cookie, if signed in. */
 export async function sessionToken(): Promise<string | null> {
   return (await cookies()).get(TOKEN_COOKIE)?.value ?? null;
+}
+
+/** The answer of this app's routes when the backend cannot be reached. */
+export function unreachable(): Response {
+  return Response.json({ error: "unreachable", message: UNREACHABLE }, { status: 502 });
 }
 
 /** Calls the backend; `path` starts with "/" and holds the query string. */

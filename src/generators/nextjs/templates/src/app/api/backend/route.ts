@@ -1,4 +1,4 @@
-import { callBackend, sameOrigin, sessionToken } from "@/lib/server-api";
+import { callBackend, sameOrigin, sessionToken, unreachable } from "@/lib/server-api";
 
 /**
  * The browser's way to the backend: `?to=/tickets/123` is forwarded to the API with the bearer
@@ -22,7 +22,7 @@ async function forward(request: Request): Promise<Response> {
       headers: { "Content-Type": answer.headers.get("Content-Type") ?? "application/json", "Cache-Control": "no-store" },
     });
   } catch {
-    return Response.json({ error: "unreachable", message: "Cannot reach the API. Check that the backend is running." }, { status: 502 });
+    return unreachable();
   }
 }
 

@@ -2,7 +2,7 @@
 import { cookies } from "next/headers";
 
 import { TOKEN_COOKIE } from "@/lib/request";
-import { callBackend, sameOrigin } from "@/lib/server-api";
+import { callBackend, sameOrigin, unreachable } from "@/lib/server-api";
 
 /**
  * Sign-in: the credentials go to the backend's /auth/login; its bearer token is kept in an
@@ -16,7 +16,7 @@ export async function POST(request: Request): Promise<Response> {
   try {
     answer = await callBackend("POST", "/auth/login", body, null);
   } catch {
-    return Response.json({ error: "unreachable", message: "Cannot reach the API. Check that the backend is running." }, { status: 502 });
+    return unreachable();
   }
   const text = await answer.text();
   if (!answer.ok) return new Response(text, { status: answer.status, headers: { "Content-Type": "application/json" } });
