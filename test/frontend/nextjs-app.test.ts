@@ -63,7 +63,16 @@ const WIDE = { width: 2000, height: 1000 };
 const NORMAL = { width: 1440, height: 900 };
 
 /** Drags a kanban card onto a column with the mouse, in small steps as a hand would (dnd-kit's mouse sensor). */
+/**
+ * Waits until the board's drag-and-drop code runs on `p`: the cards are in the server's HTML before
+ * it loads, and a press on them before then moves nothing. dnd-kit mounts its live region then.
+ */
+async function boardReady(p: Page): Promise<void> {
+  await p.locator('[id^="DndLiveRegion"]').waitFor({ state: "attached" });
+}
+
 async function dragCard(cardId: string, state: string): Promise<void> {
+  await boardReady(page);
   const from = await page.getByTestId(`kanban-card-${cardId}`).boundingBox();
   const to = await column(state).boundingBox();
   if (!from || !to) throw new Error(`card ${cardId} or column ${state} is not on screen`);
@@ -401,6 +410,7 @@ describe("generated frontend in Chromium", () => {
       await touch.goto(`${web.url}/tickets`);
       const card = touch.getByTestId(`kanban-card-${ticket.id}`);
       await expect.poll(() => touch.getByTestId("kanban-column-new").getByTestId(`kanban-card-${ticket.id}`).count()).toBe(1);
+      await boardReady(touch);
       const from = await card.boundingBox();
       const to = await touch.getByTestId("kanban-column-triaged").boundingBox();
       if (!from || !to) throw new Error("the card or the column is not on screen");
