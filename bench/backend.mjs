@@ -10,9 +10,10 @@
 // offset 9000 against the generated app's cursor after the same 9,000 rows, with and without the
 // total), create. Figures only, no assertions: on a shared machine only the ratios of one run count.
 //
-//   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir)
+//   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir;
+//                                     BENCH_TOTAL=counter; BENCH_ONLY=part of a scenario's name)
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -32,6 +33,8 @@ const DB_ANCHOR = "charter_bench_i11_anchor";
 const DB_GENERATED = "charter_bench_i11_generated";
 const dbUrl = (db) => `postgresql://postgres@127.0.0.1:5432/${db}`;
 const ROWS = 10_000;
+// BENCH_TOTAL=counter generates the entity with `list_total: counter` (totals from counters).
+const TOTAL = process.env.BENCH_TOTAL ?? "count";
 
 function psql(url, sql) {
   return execFileSync("psql", ["-qAtX", "-v", "ON_ERROR_STOP=1", url], {
@@ -122,16 +125,34 @@ function cpuMs(pid) {
   return ticks * 10;
 }
 
+/** CPU time (ms) used so far by PostgreSQL's processes (the server and its backends). */
+function postgresCpuMs() {
+  let ticks = 0;
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      if (!stat.includes("(postgres)")) continue;
+      const fields = stat.split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks * 10;
+}
+
 /**
- * One wrk run: requests/s, the 99th percentile latency in ms, and the app's CPU time per request
- * (µs; less sensitive than throughput to what else runs on the machine).
+ * One wrk run: requests/s, the 99th percentile latency in ms, and the CPU time per request (µs) of
+ * the app and of PostgreSQL (less sensitive than throughput to what else runs on the machine; only
+ * one app is driven at a time, so PostgreSQL's CPU is that app's queries).
  */
 function wrk(app, path, { script, env = {} } = {}) {
   const url = `${app.url}${path}`;
   const args = ["-t2", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...(script ? ["-s", script] : []), url];
   const cpu0 = cpuMs(app.pid);
+  const db0 = postgresCpuMs();
   const out = execFileSync("wrk", args, { encoding: "utf8", env: { ...process.env, ...env } });
   const cpu = cpuMs(app.pid) - cpu0;
+  const db = postgresCpuMs() - db0;
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
@@ -139,7 +160,31 @@ function wrk(app, path, { script, env = {} } = {}) {
   if (!p99 || Number.isNaN(rps)) throw new Error(`unexpected wrk output:\n${out}`);
   if (non2xx > 0) throw new Error(`${url}: ${non2xx} responses were not 2xx:\n${out}`);
   const scale = { us: 0.001, ms: 1, s: 1000 }[p99[2]];
-  return { rps, p99: Number(p99[1]) * scale, cpuUs: (cpu * 1000) / requests };
+  return { rps, p99: Number(p99[1]) * scale, cpuUs: (cpu * 1000) / requests, dbUs: (db * 1000) / requests };
+}
+
+/**
+ * The generated backend (app and schema) in `work`/backend. BENCH_BACKEND=dir serves a copy of that
+ * backend instead (say, a hand-edited one, to try a change before teaching it to the generator).
+ */
+function backendInto(work) {
+  if (process.env.BENCH_BACKEND) {
+    cpSync(resolve(process.env.BENCH_BACKEND), join(work, "backend"), { recursive: true });
+    return;
+  }
+  let domain = join(ROOT, "bench/backend-domain");
+  if (TOTAL === "counter") {
+    // The same domain with the entity's totals kept by counters (`list_total: counter`).
+    const copy = join(work, "domain");
+    cpSync(domain, copy, { recursive: true });
+    const entity = join(copy, "entities/item.contract.yaml");
+    writeFileSync(entity, readFileSync(entity, "utf8").replace("\nspec:\n", "\nspec:\n  list_total: counter\n"));
+    domain = copy;
+  }
+  for (const target of ["fastapi-prod", "postgres"]) {
+    const args = ["forge", "generate", domain, "-t", target, "-o", work];
+    execFileSync(process.execPath, [join(ROOT, "dist/cli/charter.js"), ...args], { stdio: "ignore" });
+  }
 }
 
 async function cursorAfter(url, rows) {
@@ -157,19 +202,13 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), "charter-bench-backend-"));
   const running = [];
   try {
+    backendInto(work);
+    // What both apps import (the generated requirements, and orjson for the anchor), into the venv
+    // the tests share; pip does nothing when they are there already.
     execFileSync(
-      process.execPath,
-      [join(ROOT, "dist/cli/charter.js"), "forge", "generate", join(ROOT, "bench/backend-domain"), "-t", "fastapi-prod", "-o", work],
-      {
-        stdio: "ignore",
-      },
-    );
-    execFileSync(
-      process.execPath,
-      [join(ROOT, "dist/cli/charter.js"), "forge", "generate", join(ROOT, "bench/backend-domain"), "-t", "postgres", "-o", work],
-      {
-        stdio: "ignore",
-      },
+      PYTHON,
+      ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", join(work, "backend/requirements.txt"), "orjson"],
+      { stdio: "inherit" },
     );
     prepareDatabases(execFileSync("cat", [join(work, "backend/db/schema.sql")], { encoding: "utf8" }));
     const ids = join(work, "ids.txt");
@@ -223,9 +262,9 @@ async function main() {
       },
     ];
 
-    console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order`);
+    console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order, list_total: ${TOTAL}`);
     console.log(
-      "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio",
+      "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio  DB µs/req anchor  generated  ratio",
     );
     // BENCH_ONLY=create (or any part of a scenario's name) runs only the matching scenarios.
     for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
@@ -233,15 +272,21 @@ async function main() {
       const b1 = s.b();
       const b2 = s.b();
       const a2 = s.a();
-      const mean = (x, y) => ({ rps: (x.rps + y.rps) / 2, p99: (x.p99 + y.p99) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
+      const mean = (x, y) => ({
+        rps: (x.rps + y.rps) / 2,
+        p99: (x.p99 + y.p99) / 2,
+        cpuUs: (x.cpuUs + y.cpuUs) / 2,
+        dbUs: (x.dbUs + y.dbUs) / 2,
+      });
       const a = mean(a1, a2);
       const b = mean(b1, b2);
       console.log(
-        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x ${a.cpuUs.toFixed(0).padStart(18)} ${b.cpuUs.toFixed(0).padStart(10)} ${(a.cpuUs / b.cpuUs).toFixed(2).padStart(6)}x`,
+        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x ${a.cpuUs.toFixed(0).padStart(18)} ${b.cpuUs.toFixed(0).padStart(10)} ${(a.cpuUs / b.cpuUs).toFixed(2).padStart(6)}x ${a.dbUs.toFixed(0).padStart(17)} ${b.dbUs.toFixed(0).padStart(10)} ${(a.dbUs / b.dbUs).toFixed(2).padStart(6)}x`,
       );
     }
     console.log("ratio: generated / anchor requests per second (> 1 is faster); p99 ratio < 1 is better;");
-    console.log("CPU ratio: anchor / generated app CPU time per request (> 1: the generated app does less work per request)");
+    console.log("CPU ratio: anchor / generated app CPU time per request (> 1: the generated app does less work per request);");
+    console.log("DB ratio: the same for PostgreSQL's CPU time per request");
   } finally {
     for (const r of running.reverse()) await r.stop();
     for (const db of [DB_ANCHOR, DB_GENERATED]) psql(ADMIN, `DROP DATABASE IF EXISTS ${db};`);

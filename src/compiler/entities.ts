@@ -131,6 +131,7 @@ export function buildEntity(
     primaryKey: "id",
     stateMachine,
     softDelete: mixins.includes(SOFT_DELETE_MIXIN),
+    listTotal: spec.list_total === "counter" ? "counter" : "count",
     searchFields: ordered
       .filter((f) => (f.type === "string" || f.type === "text" || f.type === "email") && !f.primaryKey && f.name !== "state")
       .map((f) => f.name),

@@ -146,6 +146,8 @@ export interface EntityIR {
   primaryKey: "id";
   stateMachine: string | null;
   softDelete: boolean;
+  /** `list_total`: how a list's `total` is computed on PostgreSQL (see entity.schema.json). */
+  listTotal: "count" | "counter";
   /** Fields searched by `q=`: string, text and email fields. */
   searchFields: string[];
   /**

@@ -12,7 +12,7 @@ const schema73 = {"properties":{"kind":{"const":"Agent"}},"required":["kind"]};
 const schema77 = {"properties":{"kind":{"const":"Mixin"}},"required":["kind"]};
 const schema80 = {"properties":{"kind":{"const":"Infra"}},"required":["kind"]};
 const schema44 = {"type":"string","pattern":"^[a-z][a-z0-9_]*$"};
-const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Entity spec","type":"object","required":["fields"],"additionalProperties":false,"properties":{"fields":{"$ref":"common.schema.json#/$defs/fields"},"mixins":{"$ref":"common.schema.json#/$defs/fqnList"},"state_machine":{"$ref":"common.schema.json#/$defs/fqn"},"table":{"$ref":"common.schema.json#/$defs/name"},"number_prefix":{"$ref":"common.schema.json#/$defs/numberPrefix"},"icon":{"type":"string"},"ai_integration":{"type":"object","description":"event name -> the agent(s) to run for the record that event is about, in addition to the agents whose trigger names it","propertyNames":{"$ref":"common.schema.json#/$defs/name"},"additionalProperties":{"anyOf":[{"$ref":"common.schema.json#/$defs/fqn"},{"type":"array","minItems":1,"items":{"$ref":"common.schema.json#/$defs/fqn"}}]}}}};
+const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","title":"Entity spec","type":"object","required":["fields"],"additionalProperties":false,"properties":{"fields":{"$ref":"common.schema.json#/$defs/fields"},"mixins":{"$ref":"common.schema.json#/$defs/fqnList"},"state_machine":{"$ref":"common.schema.json#/$defs/fqn"},"table":{"$ref":"common.schema.json#/$defs/name"},"number_prefix":{"$ref":"common.schema.json#/$defs/numberPrefix"},"icon":{"type":"string"},"list_total":{"enum":["count","counter"],"description":"How a list computes `total` on PostgreSQL. count (the default): one count of the matching rows per request. counter: the unfiltered total reads counters that triggers keep exact, so it costs the same at any size; each insert and delete pays one counter update (a filtered total still counts)."},"ai_integration":{"type":"object","description":"event name -> the agent(s) to run for the record that event is about, in addition to the agents whose trigger names it","propertyNames":{"$ref":"common.schema.json#/$defs/name"},"additionalProperties":{"anyOf":[{"$ref":"common.schema.json#/$defs/fqn"},{"type":"array","minItems":1,"items":{"$ref":"common.schema.json#/$defs/fqn"}}]}}}};
 const schema42 = {"type":"string","description":"kind/domain/name, kind in lower case","pattern":"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"};
 const schema49 = {"type":"string","pattern":"^[A-Z]{2,6}$"};
 const schema35 = {"type":"object","minProperties":1,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"#/$defs/field"}};
@@ -674,7 +674,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "fields") || (key0 === "mixins")) || (key0 === "state_machine")) || (key0 === "table")) || (key0 === "number_prefix")) || (key0 === "icon")) || (key0 === "ai_integration"))){
+if(!((((((((key0 === "fields") || (key0 === "mixins")) || (key0 === "state_machine")) || (key0 === "table")) || (key0 === "number_prefix")) || (key0 === "icon")) || (key0 === "list_total")) || (key0 === "ai_integration"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -784,14 +784,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.ai_integration !== undefined){
-let data6 = data.ai_integration;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key1 in data6){
-const _errs17 = errors;
-if(typeof key1 === "string"){
-if(!pattern4.test(key1)){
-const err9 = {instancePath:instancePath+"/ai_integration",schemaPath:"common.schema.json#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
+if(data.list_total !== undefined){
+let data6 = data.list_total;
+if(!((data6 === "count") || (data6 === "counter"))){
+const err9 = {instancePath:instancePath+"/list_total",schemaPath:"#/properties/list_total/enum",keyword:"enum",params:{allowedValues: schema33.properties.list_total.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -801,8 +797,14 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/ai_integration",schemaPath:"common.schema.json#/$defs/name/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key1};
+if(data.ai_integration !== undefined){
+let data7 = data.ai_integration;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key1 in data7){
+const _errs18 = errors;
+if(typeof key1 === "string"){
+if(!pattern4.test(key1)){
+const err10 = {instancePath:instancePath+"/ai_integration",schemaPath:"common.schema.json#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -811,9 +813,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-var valid4 = _errs17 === errors;
-if(!valid4){
-const err11 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+}
+else {
+const err11 = {instancePath:instancePath+"/ai_integration",schemaPath:"common.schema.json#/$defs/name/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key1};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -822,15 +824,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-for(const key2 in data6){
-let data7 = data6[key2];
-const _errs22 = errors;
-let valid7 = false;
-const _errs23 = errors;
-if(typeof data7 === "string"){
-if(!pattern6.test(data7)){
-const err12 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
+var valid4 = _errs18 === errors;
+if(!valid4){
+const err12 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -840,8 +836,14 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data7){
+let data8 = data7[key2];
+const _errs23 = errors;
+let valid7 = false;
+const _errs24 = errors;
+if(typeof data8 === "string"){
+if(!pattern6.test(data8)){
+const err13 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -850,12 +852,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs23 === errors;
-valid7 = valid7 || _valid0;
-const _errs26 = errors;
-if(Array.isArray(data7)){
-if(data7.length < 1){
-const err14 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err14 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -864,12 +863,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-let data8 = data7[i0];
-if(typeof data8 === "string"){
-if(!pattern6.test(data8)){
-const err15 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
+var _valid0 = _errs24 === errors;
+valid7 = valid7 || _valid0;
+const _errs27 = errors;
+if(Array.isArray(data8)){
+if(data8.length < 1){
+const err15 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -878,9 +877,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+let data9 = data8[i0];
+if(typeof data9 === "string"){
+if(!pattern6.test(data9)){
+const err16 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"common.schema.json#/$defs/fqn/pattern",keyword:"pattern",params:{pattern: "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -890,9 +892,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
 else {
-const err17 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"common.schema.json#/$defs/fqn/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -901,10 +902,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs26 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err18 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -913,11 +914,23 @@ vErrors.push(err18);
 }
 errors++;
 }
+var _valid0 = _errs27 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const err19 = {instancePath:instancePath+"/ai_integration/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/ai_integration/additionalProperties/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
 else {
-errors = _errs22;
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs23;
 if(vErrors !== null){
-if(_errs22){
-vErrors.length = _errs22;
+if(_errs23){
+vErrors.length = _errs23;
 }
 else {
 vErrors = null;
@@ -927,24 +940,24 @@ vErrors = null;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/ai_integration",schemaPath:"#/properties/ai_integration/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err20];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err20);
 }
 errors++;
 }
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err21];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err21);
 }
 errors++;
 }

@@ -369,6 +369,27 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       }
     });
 
+    it.runIf(backend === "postgres")("answers the unfiltered ticket total from the counters (list_total: counter)", async () => {
+      const sql = (q: string): number => Number(psql(db, q, ["-At"]).trim());
+      const alive = sql("SELECT count(*) FROM tickets WHERE is_deleted IS NOT TRUE");
+      const total = async (): Promise<number> => (await admin.get("/tickets?limit=1")).body.total as number;
+      expect(sql("SELECT sum(n) FROM row_counts WHERE table_name = 'tickets'")).toBe(alive);
+      expect(await total()).toBe(alive);
+      // A counter set off shows in the answer: the total is read, not counted.
+      psql(db, "UPDATE row_counts SET n = n + 1000 WHERE table_name = 'tickets' AND shard = 0");
+      try {
+        expect(await total()).toBe(alive + 1000);
+        // A filtered total is still a count of the matching rows.
+        const open = sql("SELECT count(*) FROM tickets WHERE is_deleted IS NOT TRUE AND state = 'new'");
+        expect((await admin.get("/tickets?state=new&limit=1")).body.total).toBe(open);
+      } finally {
+        psql(db, "UPDATE row_counts SET n = n - 1000 WHERE table_name = 'tickets' AND shard = 0");
+      }
+      // Customers keep the default, a count per list: no counters, and their totals stay exact.
+      expect(sql("SELECT count(*) FROM row_counts WHERE table_name = 'customers'")).toBe(0);
+      expect((await admin.get("/customers?limit=1")).body.total).toBe(sql("SELECT count(*) FROM customers"));
+    });
+
     it("filters by state and other fields, sorts and searches tickets", async () => {
       const cancelled = await agent.get("/tickets?state=cancelled");
       expect(cancelled.body.total).toBe(1);

@@ -77,8 +77,11 @@ describe("postgres target", () => {
       "events",
       "auth_users",
       "idempotency_keys",
+      "row_counts",
       "agent_runs",
     ]);
+    // Only the tickets ask for counters (list_total: counter in the example).
+    expect(model.tables.filter((t) => t.rowCounter).map((t) => t.name)).toEqual(["tickets"]);
     expect(model.sequences).toEqual(["customer_number_seq", "events_seq_seq", "ticket_number_seq"]);
     const runs = model.tables.find((t) => t.name === "agent_runs");
     expect(runs?.indexes.find((i) => i.unique)?.columns).toEqual(["agent", "event_id"]);

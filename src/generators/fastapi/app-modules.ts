@@ -107,6 +107,8 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
           ]
         : []),
       kw("soft_delete", e.softDelete ? "True" : "False"),
+      // Only where the contract asks: the other entities keep the default and domain.py its bytes.
+      ...(e.listTotal === "counter" ? [kw("row_counter", "True")] : []),
       kw("references", dict(refs.map(([k, v]) => [pyStr(k), pyStr(v)] as const))),
       // Same rule as the postgres target's foreign keys: required references RESTRICT, others SET NULL.
       kw("restrict_delete", nameSet(e.fields.filter((f) => f.references && f.required).map((f) => f.name))),

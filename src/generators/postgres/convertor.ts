@@ -1,7 +1,16 @@
 import type { GenerationWarning } from "../types.js";
 import type { CheckModel, ColumnModel } from "./model.js";
 import type { Statement } from "./statements.js";
-import { isWidening, quoteIdent as q, quoteLiteral, type SqlType, sqlLiteral } from "./types.js";
+import {
+  isWidening,
+  quoteIdent as q,
+  quoteLiteral,
+  ROW_COUNT_SHARDS,
+  ROW_COUNTS_TABLE,
+  SOFT_DELETE_COLUMN,
+  type SqlType,
+  sqlLiteral,
+} from "./types.js";
 
 /**
  * Statements to SQL, one convertor per statement type (drizzle-kit's convertor.ts). Everything that
@@ -49,8 +58,12 @@ export function convertStatement(st: Statement): string {
       return `ALTER TABLE ${q(st.from)} RENAME TO ${q(st.to)};`;
     case "add_column":
       return addColumn(st.table, st.column);
-    case "drop_column":
-      return `ALTER TABLE ${q(st.table)} DROP COLUMN IF EXISTS ${q(st.column)};`;
+    case "drop_column": {
+      const drop = `ALTER TABLE ${q(st.table)} DROP COLUMN IF EXISTS ${q(st.column)};`;
+      // The soft-delete counting trigger depends on the column: it goes first (schema.sql then
+      // counts the table again, all rows alive).
+      return st.column === SOFT_DELETE_COLUMN ? `DROP TRIGGER IF EXISTS "row_counts_flipped" ON ${q(st.table)};\n${drop}` : drop;
+    }
     case "rename_column":
       return `ALTER TABLE ${q(st.table)} RENAME COLUMN ${q(st.from)} TO ${q(st.to)};`;
     case "alter_column_type":
@@ -83,10 +96,98 @@ export function convertStatement(st: Statement): string {
       return `DROP INDEX IF EXISTS ${q(st.name)};`;
     case "rename_index":
       return `ALTER INDEX IF EXISTS ${q(st.from)} RENAME TO ${q(st.to)};`;
+    case "create_row_counting":
+      return ROW_COUNTING_SQL;
+    case "count_rows":
+      return st.counted
+        ? `SELECT ${q("row_counts_install")}(${quoteLiteral(st.table)}, ${st.alive ? "true" : "false"});`
+        : `SELECT ${q("row_counts_remove")}(${quoteLiteral(st.table)});`;
+    case "forget_row_counts":
+      return `DELETE FROM ${q(ROW_COUNTS_TABLE)} WHERE to_regclass(quote_ident("table_name")) IS NULL;`;
     default:
       return unreachable(st);
   }
 }
+
+/**
+ * The functions that keep row_counts exact (`list_total: counter`). A statement-level trigger adds
+ * the number of rows an INSERT or DELETE changed (COPY and INSERT ... SELECT included) to the
+ * counter of the connection's process id modulo ROW_COUNT_SHARDS. An update holds its counter row
+ * until the transaction commits, so one shared counter would queue every concurrent write behind
+ * the one before; connections opened together have consecutive process ids, hence counters of
+ * their own. The app reads sum(n) in the statement that reads the page: total and rows come from
+ * one snapshot. row_counts_install() sets a table up, or repairs it (counters missing, the table
+ * renamed, soft delete added), under a lock that holds the table's writes back between the count
+ * and the triggers; row_counts_remove() undoes it when the contract no longer asks for counting.
+ */
+const ROW_COUNTING_SQL = (() => {
+  const shard = `pg_backend_pid() % ${ROW_COUNT_SHARDS}`;
+  const fn = (name: string, declare: string, body: string): string =>
+    `CREATE OR REPLACE FUNCTION ${q(name)}() RETURNS trigger LANGUAGE plpgsql AS ${DO_TAG}\n${declare}BEGIN\n${body}\nEND\n${DO_TAG};`;
+  const changed = (filter: string): string =>
+    `  SELECT count(*) INTO d FROM "changed"${filter};\n` +
+    `  IF d <> 0 THEN\n` +
+    `    UPDATE "row_counts" SET "n" = "n" + CASE TG_OP WHEN 'DELETE' THEN -d ELSE d END\n` +
+    `    WHERE "table_name" = TG_TABLE_NAME AND "shard" = ${shard};\n` +
+    `  END IF;\n  RETURN NULL;`;
+  const alive = ` WHERE "${SOFT_DELETE_COLUMN}" IS NOT TRUE`;
+  const triggers = ["inserted", "deleted", "flipped", "truncated"];
+  const dropTriggers = (indent: string): string[] =>
+    triggers.map((t) => `${indent}EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_${t}" ON %I', tbl);`);
+  const remove = [
+    `CREATE OR REPLACE FUNCTION "row_counts_remove"("tbl" TEXT) RETURNS void LANGUAGE plpgsql AS ${DO_TAG}`,
+    `BEGIN`,
+    `  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = quote_ident(tbl)::regclass AND tgname = 'row_counts_inserted') THEN`,
+    ...dropTriggers("    "),
+    `  END IF;`,
+    `  DELETE FROM "row_counts" WHERE "table_name" = tbl;`,
+    `END`,
+    `${DO_TAG};`,
+  ].join("\n");
+  const install = [
+    `CREATE OR REPLACE FUNCTION "row_counts_install"("tbl" TEXT, "alive" BOOLEAN) RETURNS void LANGUAGE plpgsql AS ${DO_TAG}`,
+    `DECLARE`,
+    `  rel regclass := quote_ident(tbl)::regclass;`,
+    `  fn TEXT := CASE WHEN alive THEN 'row_counts_changed_alive' ELSE 'row_counts_changed' END;`,
+    `BEGIN`,
+    `  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_counts_inserted' AND tgfoid = fn::regproc)`,
+    `     AND EXISTS (SELECT 1 FROM "row_counts" WHERE "table_name" = tbl) THEN`,
+    `    RETURN;`,
+    `  END IF;`,
+    `  EXECUTE format('LOCK TABLE %I IN SHARE ROW EXCLUSIVE MODE', tbl);`,
+    ...dropTriggers("  "),
+    `  DELETE FROM "row_counts" WHERE "table_name" = tbl;`,
+    `  INSERT INTO "row_counts" ("table_name", "shard", "n") SELECT tbl, s, 0 FROM generate_series(0, ${ROW_COUNT_SHARDS - 1}) AS s;`,
+    `  EXECUTE format('UPDATE "row_counts" SET "n" = (SELECT count(*) FROM %I%s) WHERE "table_name" = %L AND "shard" = 0',`,
+    `    tbl, CASE WHEN alive THEN '${alive.replaceAll("'", "''")}' ELSE '' END, tbl);`,
+    `  EXECUTE format('CREATE TRIGGER "row_counts_inserted" AFTER INSERT ON %I REFERENCING NEW TABLE AS "changed" '`,
+    `    'FOR EACH STATEMENT EXECUTE FUNCTION %I()', tbl, fn);`,
+    `  EXECUTE format('CREATE TRIGGER "row_counts_deleted" AFTER DELETE ON %I REFERENCING OLD TABLE AS "changed" '`,
+    `    'FOR EACH STATEMENT EXECUTE FUNCTION %I()', tbl, fn);`,
+    `  EXECUTE format('CREATE TRIGGER "row_counts_truncated" AFTER TRUNCATE ON %I '`,
+    `    'FOR EACH STATEMENT EXECUTE FUNCTION "row_counts_truncated"()', tbl);`,
+    `  IF alive THEN`,
+    `    EXECUTE format('CREATE TRIGGER "row_counts_flipped" AFTER UPDATE OF "${SOFT_DELETE_COLUMN}" ON %I FOR EACH ROW '`,
+    `      'WHEN ((OLD."${SOFT_DELETE_COLUMN}" IS TRUE) IS DISTINCT FROM (NEW."${SOFT_DELETE_COLUMN}" IS TRUE)) '`,
+    `      'EXECUTE FUNCTION "row_counts_flipped"()', tbl);`,
+    `  END IF;`,
+    `END`,
+    `${DO_TAG};`,
+  ].join("\n");
+  return [
+    fn("row_counts_changed", "DECLARE\n  d BIGINT;\n", changed("")),
+    fn("row_counts_changed_alive", "DECLARE\n  d BIGINT;\n", changed(alive)),
+    fn(
+      "row_counts_flipped",
+      "",
+      `  UPDATE "row_counts" SET "n" = "n" + CASE WHEN NEW."${SOFT_DELETE_COLUMN}" IS TRUE THEN -1 ELSE 1 END\n` +
+        `  WHERE "table_name" = TG_TABLE_NAME AND "shard" = ${shard};\n  RETURN NULL;`,
+    ),
+    fn("row_counts_truncated", "", `  UPDATE "row_counts" SET "n" = 0 WHERE "table_name" = TG_TABLE_NAME;\n  RETURN NULL;`),
+    install,
+    remove,
+  ].join("\n\n");
+})();
 
 /** The warning of a statement as the text of its SQL comment (`destructive: drop table ...`). */
 export function statementWarning(st: Statement): string | null {
@@ -145,6 +246,9 @@ export function warningOf(st: Statement): GenerationWarning | null {
     case "create_index":
     case "drop_index":
     case "rename_index":
+    case "create_row_counting":
+    case "count_rows":
+    case "forget_row_counts":
       return null;
     default:
       return unreachable(st);

@@ -12,6 +12,7 @@ import {
   indexName,
   isStateField,
   limitIdentifier,
+  ROW_COUNTS_TABLE,
   type SqlType,
   sequenceOf,
   sqlType,
@@ -47,6 +48,8 @@ export interface TableModel {
   foreignKeys: ForeignKeyModel[];
   /** Sorted by name. */
   indexes: IndexModel[];
+  /** An entity table whose rows triggers count into row_counts (`list_total: counter`). */
+  rowCounter?: true;
 }
 
 export interface ColumnModel {
@@ -89,6 +92,12 @@ export const SYSTEM_EVENTS_KEY = "system/events";
 export const SYSTEM_AUTH_USERS_KEY = "system/auth_users";
 export const SYSTEM_AGENT_RUNS_KEY = "system/agent_runs";
 export const SYSTEM_IDEMPOTENCY_KEYS_KEY = "system/idempotency_keys";
+export const SYSTEM_ROW_COUNTS_KEY = "system/row_counts";
+
+/** Tables of entities, as opposed to the system tables (events, users, counters...). */
+export function isEntityTable(table: TableModel): boolean {
+  return !table.key.startsWith("system/");
+}
 
 /** Builds the schema model of a domain. Pure and deterministic. */
 export function buildSchemaModel(ir: DomainIR): SchemaModel {
@@ -97,6 +106,7 @@ export function buildSchemaModel(ir: DomainIR): SchemaModel {
   tables.push(eventsTable());
   if (ir.auth !== null) tables.push(authUsersTable());
   tables.push(idempotencyKeysTable());
+  tables.push(rowCountsTable());
   if (ir.agents.length > 0) tables.push(agentRunsTable());
   const sequences = new Set<string>([EVENTS_SEQUENCE]);
   for (const e of ir.entities) {
@@ -141,7 +151,9 @@ function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): Ta
     if (f.name === "created_at") indexes.push({ name: indexName(t, f.name), columns: ["created_at", "id"], unique: false });
     if (isStateField(entity, f)) indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
   }
-  return { key: entity.fqn, name: t, columns, checks, foreignKeys, indexes: dedupeIndexes(indexes) };
+  const table: TableModel = { key: entity.fqn, name: t, columns, checks, foreignKeys, indexes: dedupeIndexes(indexes) };
+  if (entity.listTotal === "counter") table.rowCounter = true;
+  return table;
 }
 
 /**
@@ -303,6 +315,28 @@ function idempotencyKeysTable(): TableModel {
     checks: [],
     foreignKeys: [],
     indexes: [{ name: indexName(t, "expires_at"), columns: ["expires_at"], unique: false }],
+  };
+}
+
+/**
+ * The counters of the rows of entity tables with `list_total: counter`: ROW_COUNT_SHARDS rows per
+ * table, whose sum is the number of rows (not soft-deleted ones). The triggers that keep them are
+ * installed by the `count_rows` statements; the unique index is what the triggers' updates and the
+ * app's sum look rows up by.
+ */
+function rowCountsTable(): TableModel {
+  const t = ROW_COUNTS_TABLE;
+  return {
+    key: SYSTEM_ROW_COUNTS_KEY,
+    name: t,
+    columns: [
+      { name: "table_name", type: "TEXT", primaryKey: false, notNull: true, default: null },
+      { name: "shard", type: "BIGINT", primaryKey: false, notNull: true, default: null },
+      { name: "n", type: "BIGINT", primaryKey: false, notNull: true, default: "0" },
+    ],
+    checks: [],
+    foreignKeys: [],
+    indexes: [{ name: uniqueIndexName(t, "table_name"), columns: ["table_name", "shard"], unique: true }],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { CheckModel, ColumnModel, ForeignKeyModel, IndexModel, SchemaModel } from "./model.js";
-import type { SqlType } from "./types.js";
+import { isEntityTable } from "./model.js";
+import { SOFT_DELETE_COLUMN, type SqlType } from "./types.js";
 
 /**
  * One schema change, as data (drizzle-kit's statements). The migrations diff produces a list of
@@ -38,7 +39,17 @@ export type Statement =
   | { type: "rename_constraint"; table: string; from: string; to: string }
   | { type: "create_index"; table: string; index: IndexModel }
   | { type: "drop_index"; name: string }
-  | { type: "rename_index"; from: string; to: string };
+  | { type: "rename_index"; from: string; to: string }
+  /** The functions that keep row_counts exact; replaced wherever they run, so always current. */
+  | { type: "create_row_counting" }
+  /**
+   * `counted`: puts the counting triggers on an entity table and counts its rows, unless they are in
+   * place already (cheap on every start); `alive`: soft-deleted rows do not count. Otherwise removes
+   * any counting an earlier generation installed.
+   */
+  | { type: "count_rows"; table: string; counted: boolean; alive: boolean }
+  /** Drops the counters of tables that no longer exist (dropped, or renamed by a migration). */
+  | { type: "forget_row_counts" };
 
 export type StatementType = Statement["type"];
 
@@ -65,6 +76,15 @@ export function createSchemaStatements(model: SchemaModel): Statement[] {
   }
   for (const t of model.tables) {
     for (const index of t.indexes) out.push({ type: "create_index", table: t.name, index });
+  }
+  const entityTables = model.tables.filter(isEntityTable);
+  if (entityTables.length > 0) {
+    out.push({ type: "create_row_counting" });
+    for (const t of entityTables) {
+      const alive = t.columns.some((c) => c.name === SOFT_DELETE_COLUMN);
+      out.push({ type: "count_rows", table: t.name, counted: t.rowCounter === true, alive });
+    }
+    out.push({ type: "forget_row_counts" });
   }
   return out;
 }

@@ -24,6 +24,15 @@ export const AGENT_RUNS_TABLE = "agent_runs";
 export const EVENTS_SEQUENCE = "events_seq_seq";
 /** The first responses of idempotent creates (the app's Idempotency-Key support). */
 export const IDEMPOTENCY_KEYS_TABLE = "idempotency_keys";
+/**
+ * Exact row counts of the entity tables, kept by triggers: a list's unfiltered total reads the
+ * table's counters instead of counting its rows (convertor.ts has the functions).
+ */
+export const ROW_COUNTS_TABLE = "row_counts";
+/** Counters per table: each connection adds to the one of its process id modulo this. */
+export const ROW_COUNT_SHARDS = 64;
+/** The column a soft-deleting entity marks its deleted rows with; they do not count. */
+export const SOFT_DELETE_COLUMN = "is_deleted";
 /** Created by the app's migration runner, never by these generators. */
 export const SCHEMA_MIGRATIONS_TABLE = "schema_migrations";
 

@@ -25,11 +25,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from uuid import uuid4
 
-import asyncpg
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app import events
 from app.events import Event
+from app.pool import ConnectionPool
 
 logger = logging.getLogger("app.dispatcher")
 
@@ -178,7 +178,7 @@ WHERE seq = $1
 
 
 class PostgresDispatcher(Dispatcher):
-    def __init__(self, pool: asyncpg.Pool, settings: DispatchSettings) -> None:
+    def __init__(self, pool: ConnectionPool, settings: DispatchSettings) -> None:
         super().__init__(settings)
         self._pool = pool
         self._seq: dict[str, int] = {}

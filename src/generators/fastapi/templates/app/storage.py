@@ -10,9 +10,10 @@ from typing import Any
 import asyncpg
 import orjson
 
+from app.pool import ConnectionPool
 from app.repositories.base import EntityMeta, Repository
 from app.repositories.memory import MemoryStore
-from app.repositories.postgres import FairPool, PostgresRepository
+from app.repositories.postgres import PostgresRepository
 
 logger = logging.getLogger("app.storage")
 
@@ -25,7 +26,7 @@ _PREPARE_LOCK = 7_311_432_201
 @dataclass
 class Storage:
     repositories: dict[str, Repository]
-    pool: asyncpg.Pool | None
+    pool: ConnectionPool | None
     # The memory backend's events outbox (on PostgreSQL it is the `events` table).
     outbox: list[dict[str, Any]] | None = None
 
@@ -40,16 +41,6 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     # UUIDs as text: asyncpg's own UUID type is not one orjson serialises natively, and every
     # response carries ids. Parameters may still be uuid.UUID (str() encodes them).
     await conn.set_type_codec("uuid", encoder=str, decoder=str, schema="pg_catalog", format="text")
-
-
-async def _keep_session(_conn: asyncpg.Connection) -> None:
-    """Releases a pooled connection without asyncpg's default reset query.
-
-    That query (advisory unlock, CLOSE ALL, UNLISTEN, RESET ALL) is a second round trip after every
-    pool.fetch*, and undoes session state this application never sets on pooled connections: no
-    SET, LISTEN, advisory lock or cursor outside a transaction. asyncpg still rolls back a
-    transaction left open. Code that needs session state takes a connection of its own.
-    """
 
 
 async def prepare_database(conn: asyncpg.Connection, db_dir: Path = DB_DIR) -> None:
@@ -88,22 +79,18 @@ async def open_storage(
         store = MemoryStore(entities)
         yield Storage(repositories=dict(store.repositories), pool=None, outbox=store.events)
         return
-    # The schema is prepared on a connection of its own (it takes an advisory lock), so the pooled
-    # connections never hold session state and can skip asyncpg's reset on release (_keep_session).
+    # The schema is prepared on a connection of its own: it takes an advisory lock, and no pooled
+    # connection may hold session state (app/pool.py).
     conn = await asyncpg.connect(database_url)
     try:
         await prepare_database(conn)
     finally:
         await conn.close()
-    # The whole pool opens at start: a burst of requests never waits for new connections (each
-    # one costs the connection and its codec set-up); the deployment guides budget
-    # DATABASE_POOL_SIZE connections per process anyway.
-    pool = await asyncpg.create_pool(
-        database_url, min_size=pool_size, max_size=pool_size, init=_init_connection, reset=_keep_session
-    )
+    pool = ConnectionPool(database_url, pool_size, _init_connection)
+    await pool.open()
     try:
-        # One gate for the repositories of all entities: they share the pool.
-        gated = FairPool(pool)
-        yield Storage(repositories={meta.name: PostgresRepository(meta, gated) for meta in entities}, pool=pool)
+        # One pool for the repositories of all entities and for everything else of this process.
+        repositories: dict[str, Repository] = {meta.name: PostgresRepository(meta, pool) for meta in entities}
+        yield Storage(repositories=repositories, pool=pool)
     finally:
         await pool.close()

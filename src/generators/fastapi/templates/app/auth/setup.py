@@ -1,12 +1,11 @@
 """Starts authentication: the token provider and the seeded user store."""
 
-import asyncpg
-
 from app.auth.bootstrap import BOOTSTRAP_USERS
 from app.auth.providers import AuthProvider, ExternalProvider, JwtProvider
 from app.auth.users import MemoryUserStore, PostgresUserStore, UserStore, seed
 from app.config import settings
 from app.domain import DOMAIN
+from app.pool import ConnectionPool
 
 
 def make_provider() -> AuthProvider:
@@ -23,7 +22,7 @@ def make_provider() -> AuthProvider:
     return JwtProvider(settings.AUTH_SECRET, settings.AUTH_TOKEN_EXPIRE_MINUTES, settings.AUTH_ISSUER or DOMAIN)
 
 
-async def make_user_store(pool: asyncpg.Pool | None) -> UserStore:
+async def make_user_store(pool: ConnectionPool | None) -> UserStore:
     store: UserStore = PostgresUserStore(pool) if pool is not None else MemoryUserStore()
     await seed(store, BOOTSTRAP_USERS)
     return store

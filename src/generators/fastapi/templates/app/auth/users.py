@@ -4,10 +4,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import asyncpg
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.passwords import hash_password
+from app.pool import ConnectionPool
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ class MemoryUserStore(UserStore):
 class PostgresUserStore(UserStore):
     """The `auth_users` table (created by schema.sql)."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
 
     async def find(self, user_id: str | None, email: str | None) -> StoredUser | None:

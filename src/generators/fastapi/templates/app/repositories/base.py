@@ -41,6 +41,8 @@ class EntityMeta:
     immutable: frozenset[str] = frozenset()
     sequence: SequenceSpec | None = None
     soft_delete: bool = False
+    # `list_total: counter`: the unfiltered total is read from row_counts (see schema.sql).
+    row_counter: bool = False
     # Column -> entity name of the record it references (checked by the memory adapter; the
     # database checks them with foreign keys).
     references: Mapping[str, str] = field(default_factory=dict)

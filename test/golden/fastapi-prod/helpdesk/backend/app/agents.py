@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
-import asyncpg
 import orjson
 from pydantic import BaseModel, ValidationError
 
@@ -42,6 +41,7 @@ from app.dispatcher import DispatchSettings, MemoryDispatcher, PostgresDispatche
 from app.errors import ApiError
 from app.events import Event
 from app.llm import LlmClient, LlmError, NoProvider, Provider, parse_json_object, select_provider
+from app.pool import ConnectionPool
 from app.records import check_changes, fill
 from app.repositories.base import Change, EntityMeta, Record, Repository
 from app.rules import Rule, enforce
@@ -216,7 +216,7 @@ WHERE id = $1
 
 
 class PostgresRunStore(RunStore):
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: ConnectionPool) -> None:
         self._pool = pool
 
     async def begin(self, agent: str, event: Event, stale_after: float) -> UUID | None:
@@ -418,7 +418,7 @@ async def running(
     agents: Sequence[AgentSpec],
     subscriptions: Sequence[tuple[str, str, AgentSpec]],
     repositories: Mapping[str, Repository],
-    pool: asyncpg.Pool | None,
+    pool: ConnectionPool | None,
     outbox: list[dict[str, Any]] | None,
 ) -> AsyncIterator[None]:
     """Runs the agents for the lifetime of the application (app/main.py's lifespan).
@@ -451,7 +451,7 @@ async def dispatching(
     provider: Provider,
     subscriptions: Sequence[tuple[str, str, AgentSpec]],
     repositories: Mapping[str, Repository],
-    pool: asyncpg.Pool | None,
+    pool: ConnectionPool | None,
     outbox: list[dict[str, Any]] | None,
     store: RunStore,
 ) -> AsyncIterator[None]:

@@ -190,6 +190,7 @@ TICKET = EntityMeta(
     immutable=frozenset({"reporter_email"}),
     sequence=SequenceSpec(column="number", name="ticket_number_seq", format="{prefix}-{n:05}", prefix="TKT"),
     soft_delete=True,
+    row_counter=True,
     references={"customer_id": "customer", "assignee_id": "agent"},
     restrict_delete=frozenset({"customer_id"}),
     default_order=("created_at", "id"),

@@ -123,6 +123,17 @@ ALTER TABLE "idempotency_keys"
   ADD COLUMN IF NOT EXISTS "created_at" TIMESTAMPTZ DEFAULT now(),
   ADD COLUMN IF NOT EXISTS "expires_at" TIMESTAMPTZ;
 
+CREATE TABLE IF NOT EXISTS "row_counts" (
+  "table_name" TEXT NOT NULL,
+  "shard" BIGINT NOT NULL,
+  "n" BIGINT NOT NULL DEFAULT 0
+);
+
+ALTER TABLE "row_counts"
+  ADD COLUMN IF NOT EXISTS "table_name" TEXT,
+  ADD COLUMN IF NOT EXISTS "shard" BIGINT,
+  ADD COLUMN IF NOT EXISTS "n" BIGINT DEFAULT 0;
+
 DO $charter$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'ck_customers_plan_enum' AND conrelid = '"customers"'::regclass) THEN
@@ -209,3 +220,96 @@ CREATE INDEX IF NOT EXISTS "ix_events_dispatched_at" ON "events" ("dispatched_at
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
 CREATE INDEX IF NOT EXISTS "ix_events_record_id" ON "events" ("record_id", "seq");
 CREATE INDEX IF NOT EXISTS "ix_idempotency_keys_expires_at" ON "idempotency_keys" ("expires_at");
+CREATE UNIQUE INDEX IF NOT EXISTS "uq_row_counts_table_name" ON "row_counts" ("table_name", "shard");
+
+CREATE OR REPLACE FUNCTION "row_counts_changed"() RETURNS trigger LANGUAGE plpgsql AS $charter$
+DECLARE
+  d BIGINT;
+BEGIN
+  SELECT count(*) INTO d FROM "changed";
+  IF d <> 0 THEN
+    UPDATE "row_counts" SET "n" = "n" + CASE TG_OP WHEN 'DELETE' THEN -d ELSE d END
+    WHERE "table_name" = TG_TABLE_NAME AND "shard" = pg_backend_pid() % 64;
+  END IF;
+  RETURN NULL;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_counts_changed_alive"() RETURNS trigger LANGUAGE plpgsql AS $charter$
+DECLARE
+  d BIGINT;
+BEGIN
+  SELECT count(*) INTO d FROM "changed" WHERE "is_deleted" IS NOT TRUE;
+  IF d <> 0 THEN
+    UPDATE "row_counts" SET "n" = "n" + CASE TG_OP WHEN 'DELETE' THEN -d ELSE d END
+    WHERE "table_name" = TG_TABLE_NAME AND "shard" = pg_backend_pid() % 64;
+  END IF;
+  RETURN NULL;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_counts_flipped"() RETURNS trigger LANGUAGE plpgsql AS $charter$
+BEGIN
+  UPDATE "row_counts" SET "n" = "n" + CASE WHEN NEW."is_deleted" IS TRUE THEN -1 ELSE 1 END
+  WHERE "table_name" = TG_TABLE_NAME AND "shard" = pg_backend_pid() % 64;
+  RETURN NULL;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_counts_truncated"() RETURNS trigger LANGUAGE plpgsql AS $charter$
+BEGIN
+  UPDATE "row_counts" SET "n" = 0 WHERE "table_name" = TG_TABLE_NAME;
+  RETURN NULL;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_counts_install"("tbl" TEXT, "alive" BOOLEAN) RETURNS void LANGUAGE plpgsql AS $charter$
+DECLARE
+  rel regclass := quote_ident(tbl)::regclass;
+  fn TEXT := CASE WHEN alive THEN 'row_counts_changed_alive' ELSE 'row_counts_changed' END;
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_counts_inserted' AND tgfoid = fn::regproc)
+     AND EXISTS (SELECT 1 FROM "row_counts" WHERE "table_name" = tbl) THEN
+    RETURN;
+  END IF;
+  EXECUTE format('LOCK TABLE %I IN SHARE ROW EXCLUSIVE MODE', tbl);
+  EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_inserted" ON %I', tbl);
+  EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_deleted" ON %I', tbl);
+  EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_flipped" ON %I', tbl);
+  EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_truncated" ON %I', tbl);
+  DELETE FROM "row_counts" WHERE "table_name" = tbl;
+  INSERT INTO "row_counts" ("table_name", "shard", "n") SELECT tbl, s, 0 FROM generate_series(0, 63) AS s;
+  EXECUTE format('UPDATE "row_counts" SET "n" = (SELECT count(*) FROM %I%s) WHERE "table_name" = %L AND "shard" = 0',
+    tbl, CASE WHEN alive THEN ' WHERE "is_deleted" IS NOT TRUE' ELSE '' END, tbl);
+  EXECUTE format('CREATE TRIGGER "row_counts_inserted" AFTER INSERT ON %I REFERENCING NEW TABLE AS "changed" '
+    'FOR EACH STATEMENT EXECUTE FUNCTION %I()', tbl, fn);
+  EXECUTE format('CREATE TRIGGER "row_counts_deleted" AFTER DELETE ON %I REFERENCING OLD TABLE AS "changed" '
+    'FOR EACH STATEMENT EXECUTE FUNCTION %I()', tbl, fn);
+  EXECUTE format('CREATE TRIGGER "row_counts_truncated" AFTER TRUNCATE ON %I '
+    'FOR EACH STATEMENT EXECUTE FUNCTION "row_counts_truncated"()', tbl);
+  IF alive THEN
+    EXECUTE format('CREATE TRIGGER "row_counts_flipped" AFTER UPDATE OF "is_deleted" ON %I FOR EACH ROW '
+      'WHEN ((OLD."is_deleted" IS TRUE) IS DISTINCT FROM (NEW."is_deleted" IS TRUE)) '
+      'EXECUTE FUNCTION "row_counts_flipped"()', tbl);
+  END IF;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_counts_remove"("tbl" TEXT) RETURNS void LANGUAGE plpgsql AS $charter$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = quote_ident(tbl)::regclass AND tgname = 'row_counts_inserted') THEN
+    EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_inserted" ON %I', tbl);
+    EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_deleted" ON %I', tbl);
+    EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_flipped" ON %I', tbl);
+    EXECUTE format('DROP TRIGGER IF EXISTS "row_counts_truncated" ON %I', tbl);
+  END IF;
+  DELETE FROM "row_counts" WHERE "table_name" = tbl;
+END
+$charter$;
+
+SELECT "row_counts_remove"('support_agents');
+SELECT "row_counts_remove"('customers');
+SELECT "row_counts_remove"('notes');
+SELECT "row_counts_remove"('tickets');
+
+DELETE FROM "row_counts" WHERE to_regclass(quote_ident("table_name")) IS NULL;

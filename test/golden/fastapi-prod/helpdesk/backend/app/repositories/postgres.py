@@ -6,10 +6,8 @@ quoted; values from requests are always bound parameters. Each write and its out
 one statement (a data-modifying CTE), so they commit together in a single round trip.
 """
 
-import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 from uuid import UUID
 
@@ -17,6 +15,7 @@ import asyncpg
 
 from app import events as event_bus
 from app.errors import ApiError
+from app.pool import ConnectionPool
 from app.repositories.base import (
     EntityMeta,
     IdempotentCreate,
@@ -32,46 +31,9 @@ from app.repositories.base import (
     position,
 )
 
-
-class FairPool:
-    """The connection pool behind a first-come, first-served gate.
-
-    asyncpg hands a released connection to whichever request asks next, and a request arriving
-    while earlier ones wait for a connection may take it before them: under load a few requests
-    wait many times longer than the rest (GET by id's p99 several times its median). The gate
-    admits at most as many requests as the pool has connections, in arrival order (asyncio's
-    Semaphore does not let newcomers pass waiters), so a request admitted never waits in the pool.
-    """
-
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-        self._gate = asyncio.Semaphore(pool.get_max_size())
-
-    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
-        async with self._gate:
-            return await self.pool.fetch(sql, *args)
-
-    async def fetchrow(self, sql: str, *args: Any) -> Any:
-        async with self._gate:
-            return await self.pool.fetchrow(sql, *args)
-
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        async with self._gate:
-            return await self.pool.fetchval(sql, *args)
-
-    async def execute(self, sql: str, *args: Any) -> str:
-        async with self._gate:
-            return await self.pool.execute(sql, *args)
-
-    @asynccontextmanager
-    async def acquire(self) -> AsyncIterator[asyncpg.Connection]:
-        async with self._gate, self.pool.acquire() as conn:
-            yield conn
-
-
-# The gated pool and a connection answer the same fetch calls: the writes below run on either,
-# alone on the pool or inside a transaction on one connection.
-Executor: TypeAlias = FairPool | asyncpg.Connection
+# The pool and a connection answer the same fetch calls: the writes below run on either, alone on
+# the pool or inside a transaction on one connection.
+Executor: TypeAlias = ConnectionPool | asyncpg.Connection
 
 # The responses of idempotent creates (the idempotency_keys table of schema.sql). A key is claimed
 # by inserting its row in the transaction that creates the record: a concurrent request with the
@@ -161,7 +123,7 @@ def _conflict(exc: asyncpg.PostgresError) -> ApiError:
 
 
 class PostgresRepository(Repository):
-    def __init__(self, meta: EntityMeta, pool: FairPool) -> None:
+    def __init__(self, meta: EntityMeta, pool: ConnectionPool) -> None:
         self.meta = meta
         self._pool = pool
         self._table = ident(meta.table)
@@ -173,6 +135,18 @@ class PostgresRepository(Repository):
         self._get_sql = f"SELECT {self._returning} FROM {self._table} WHERE id = $1{self._alive}"
         # The read of modify(): the row stays locked until the transaction writing it ends.
         self._lock_sql = f"{self._get_sql} FOR UPDATE"
+        # The unfiltered total. With `list_total: counter`, the sum of the table's counters in
+        # row_counts, which triggers keep exact (schema.sql), instead of counting every row on every
+        # list; without counters (a database schema.sql has not prepared yet) the rows are counted,
+        # and COALESCE runs that count only then.
+        alive_rows = ' WHERE "is_deleted" IS NOT TRUE' if meta.soft_delete else ""
+        count_all = f"SELECT count(*) FROM {self._table}{alive_rows}"
+        self._count_all_sql = (
+            f"SELECT coalesce((SELECT sum(n)::bigint FROM row_counts WHERE table_name = {literal(meta.table)}), "
+            f"({count_all}))"
+            if meta.row_counter
+            else count_all
+        )
         self._idempotent_creates = 0
         self._statements: dict[tuple[Any, ...], str] = {}
 
@@ -191,7 +165,8 @@ class PostgresRepository(Repository):
     async def list(self, query: ListQuery) -> Page:
         keys = check_query(self.meta, query)
         after = position(query, keys)
-        where: list[str] = ['"is_deleted" IS NOT TRUE'] if self.meta.soft_delete else []
+        alive = ['"is_deleted" IS NOT TRUE'] if self.meta.soft_delete else []
+        where = list(alive)
         args: list[Any] = []
         for column, value in query.filters.items():
             args.append(value)
@@ -204,11 +179,13 @@ class PostgresRepository(Repository):
             args.append(f"%{escape_like(query.search)}%")
             n = len(args)
             where.append("(" + " OR ".join(f"{ident(c)}::text ILIKE ${n}" for c in self.meta.searchable) + ")")
-        matching = f" WHERE {' AND '.join(where)}" if where else ""
         count_args = list(args)
-        # The total is a count of its own (an InitPlan, run once per query), never a window over the
+        # The total is a query of its own (an InitPlan, run once per query), never a window over the
         # sorted rows: counting can use any index, and the page below reads only limit + 1 rows.
-        count = f"SELECT count(*) FROM {self._table}{matching}"
+        if len(where) == len(alive):
+            count = self._count_all_sql
+        else:
+            count = f"SELECT count(*) FROM {self._table} WHERE {' AND '.join(where)}"
         total_column = f", ({count}) AS __total" if query.with_total else ""
         page_where = [*where, keyset(keys, after, query.sort is None, args)] if after is not None else where
         order = ", ".join(f"{ident(c)} DESC" if descending else ident(c) for c, descending in keys)
@@ -273,6 +250,7 @@ class PostgresRepository(Repository):
             row = await executor.fetchrow(self._insert_sql(columns, bool(events)), *args)
         except (asyncpg.UniqueViolationError, asyncpg.ForeignKeyViolationError) as exc:
             raise _conflict(exc) from exc
+        assert row is not None  # INSERT ... RETURNING returns the row it inserted
         return dict(row)
 
     async def update(

@@ -1,0 +1,194 @@
+"""The PostgreSQL connections: a fixed set, opened at start and handed out first come, first served.
+
+asyncpg's own Pool costs more per query than a local query's round trip: every acquire builds a
+proxy and a future and re-arms an inactivity timer, every release runs in a task of its own, and a
+request arriving late may take a freed connection before those already waiting (under load, a few
+requests wait many times longer than the rest). This pool is a queue of open connections and a
+queue of waiting requests, nothing more: what it must still get right is below.
+
+- Every connection opens at start, so a burst never waits for new ones; the deployment guides
+  budget DATABASE_POOL_SIZE connections per process anyway.
+- A connection found closed (the database restarted, or the connection was terminated) is reopened
+  by the next request that takes it.
+- A query cancelled half-way (the request was cancelled, or timed out) is cancelled on the server
+  too, by asyncpg, and the connection's next query waits until that is done: it goes back to the
+  pool. So does one after any other error, PostgreSQL's or the caller's own.
+- A connection that failed at the network level, or that comes back inside a transaction (which
+  would carry into the next request), is closed instead and its place reopened.
+- No session state is reset between requests (asyncpg's pool runs a reset query after each
+  release): nothing here sets any on a pooled connection (no SET, LISTEN, advisory lock or cursor
+  outside a transaction). Code that needs session state opens a connection of its own.
+"""
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+Setup = Callable[[asyncpg.Connection], Awaitable[None]]
+
+# How long close() lets a connection finish its goodbye before dropping it.
+_CLOSE_TIMEOUT_SECONDS = 5.0
+# Failures after which a connection is not fit for another query.
+_UNFIT = (OSError, asyncpg.InterfaceError)
+
+
+class PoolClosedError(RuntimeError):
+    """The pool closed while the caller waited for a connection."""
+
+
+class ConnectionPool:
+    def __init__(self, dsn: str, size: int, setup: Setup) -> None:
+        if size < 1:
+            raise ValueError(f"a pool needs at least one connection, got {size}")
+        self._dsn = dsn
+        self._size = size
+        self._setup = setup
+        # An idle slot holds a connection, or None when its connection must be (re)opened.
+        self._idle: deque[asyncpg.Connection | None] = deque()
+        self._waiters: deque[asyncio.Future[asyncpg.Connection | None]] = deque()
+        self._closed = False
+        # Connections given back after close(), while they say goodbye (held so the task is not lost).
+        self._closing: set[asyncio.Task[None]] = set()
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    async def open(self) -> None:
+        connections = await asyncio.gather(*(self._connect() for _ in range(self._size)), return_exceptions=True)
+        failure = next((c for c in connections if isinstance(c, BaseException)), None)
+        if failure is not None:
+            for c in connections:
+                if isinstance(c, asyncpg.Connection):
+                    c.terminate()
+            raise failure
+        self._idle.extend(c for c in connections if isinstance(c, asyncpg.Connection))
+
+    async def close(self) -> None:
+        """Closes the idle connections now and each busy one when it is given back."""
+        self._closed = True
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(PoolClosedError("the database pool is closed"))
+        idle = [c for c in self._idle if c is not None]
+        self._idle.clear()
+        await asyncio.gather(*(_close(c) for c in idle))
+
+    async def _connect(self) -> asyncpg.Connection:
+        conn = await asyncpg.connect(self._dsn)
+        try:
+            await self._setup(conn)
+        except BaseException:
+            conn.terminate()
+            raise
+        return conn
+
+    async def _take(self) -> asyncpg.Connection:
+        if self._closed:
+            raise PoolClosedError("the database pool is closed")
+        if self._idle:
+            conn = self._idle.popleft()
+        else:
+            waiter: asyncio.Future[asyncpg.Connection | None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                conn = await waiter
+            except asyncio.CancelledError:
+                # Handed a connection just as the wait was cancelled: pass it on.
+                if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                    self._give(waiter.result())
+                raise
+        if conn is not None and not conn.is_closed():
+            return conn
+        try:
+            return await self._connect()
+        except BaseException:
+            self._give(None)
+            raise
+
+    def _give(self, conn: asyncpg.Connection | None) -> None:
+        if self._closed:
+            if conn is not None:
+                task = asyncio.get_running_loop().create_task(_close(conn))
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(conn)
+                return
+        self._idle.append(conn)
+
+    def _give_back(self, conn: asyncpg.Connection, failure: BaseException | None) -> None:
+        """Returns a connection after use, or its slot to be reopened if the connection is unfit."""
+        if conn.is_closed():
+            self._give(None)
+        elif isinstance(failure, _UNFIT) or conn.is_in_transaction():
+            conn.terminate()
+            self._give(None)
+        else:
+            self._give(conn)
+
+    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        conn = await self._take()
+        try:
+            rows: list[asyncpg.Record] = await conn.fetch(sql, *args)
+        except BaseException as exc:
+            self._give_back(conn, exc)
+            raise
+        self._give(conn)
+        return rows
+
+    async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
+        conn = await self._take()
+        try:
+            row: asyncpg.Record | None = await conn.fetchrow(sql, *args)
+        except BaseException as exc:
+            self._give_back(conn, exc)
+            raise
+        self._give(conn)
+        return row
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        conn = await self._take()
+        try:
+            value = await conn.fetchval(sql, *args)
+        except BaseException as exc:
+            self._give_back(conn, exc)
+            raise
+        self._give(conn)
+        return value
+
+    async def execute(self, sql: str, *args: Any) -> str:
+        conn = await self._take()
+        try:
+            status: str = await conn.execute(sql, *args)
+        except BaseException as exc:
+            self._give_back(conn, exc)
+            raise
+        self._give(conn)
+        return status
+
+    @asynccontextmanager
+    async def acquire(self) -> AsyncIterator[asyncpg.Connection]:
+        """A connection for several statements (a transaction); given back when the block ends."""
+        conn = await self._take()
+        try:
+            yield conn
+        except BaseException as exc:
+            self._give_back(conn, exc)
+            raise
+        self._give_back(conn, None)
+
+
+async def _close(conn: asyncpg.Connection) -> None:
+    try:
+        await conn.close(timeout=_CLOSE_TIMEOUT_SECONDS)
+    except Exception:
+        conn.terminate()
