@@ -107,37 +107,31 @@ async function serve(name, cwd, appRef, env, probe) {
   };
 }
 
+/** CPU time (ms) a process has used so far, 0 for one that is gone; `only` filters by command name. */
+function processCpuMs(pid, only) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (only && !stat.includes(`(${only})`)) return 0;
+    const fields = stat.split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU time (ms) used so far by a process and its children (the uvicorn workers). */
 function cpuMs(pid) {
-  const pids = [
-    pid,
-    ...execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split(/\s+/)
-      .filter(Boolean),
-  ];
-  let ticks = 0;
-  for (const p of pids) {
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  }
-  return ticks * 10;
+  const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+    .split(/\s+/)
+    .filter(Boolean);
+  return [pid, ...children].reduce((sum, p) => sum + processCpuMs(p), 0);
 }
 
 /** CPU time (ms) used so far by PostgreSQL's processes (the server and its backends). */
 function postgresCpuMs() {
-  let ticks = 0;
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      if (!stat.includes("(postgres)")) continue;
-      const fields = stat.split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  }
-  return ticks * 10;
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .reduce((sum, p) => sum + processCpuMs(p, "postgres"), 0);
 }
 
 /**

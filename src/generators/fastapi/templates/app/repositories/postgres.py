@@ -48,6 +48,9 @@ _DROP_EXPIRED = "DELETE FROM idempotency_keys WHERE expires_at <= now()"
 # Expired keys of other requests are swept once every this many idempotent creates.
 _SWEEP_EVERY = 100
 
+# What a soft-deleting entity's reads add: its deleted rows are not there.
+_NOT_DELETED = '"is_deleted" IS NOT TRUE'
+
 _PLACEHOLDER = re.compile(r"\{(prefix|n)(?::0(\d+))?\}")
 
 
@@ -130,7 +133,7 @@ class PostgresRepository(Repository):
         # The columns a create may set: the sequence column is numbered by the INSERT itself.
         self._insertable = frozenset(meta.columns) - ({meta.sequence.column} if meta.sequence else set())
         self._returning = ", ".join(ident(c) for c in meta.columns)
-        self._alive = ' AND "is_deleted" IS NOT TRUE' if meta.soft_delete else ""
+        self._alive = f" AND {_NOT_DELETED}" if meta.soft_delete else ""
         self._get_sql = f"SELECT {self._returning} FROM {self._table} WHERE id = $1{self._alive}"
         # The read of modify(): the row stays locked until the transaction writing it ends.
         self._lock_sql = f"{self._get_sql} FOR UPDATE"
@@ -138,7 +141,7 @@ class PostgresRepository(Repository):
         # row_counts, which triggers keep exact (schema.sql), instead of counting every row on every
         # list; without counters (a database schema.sql has not prepared yet) the rows are counted,
         # and COALESCE runs that count only then.
-        alive_rows = ' WHERE "is_deleted" IS NOT TRUE' if meta.soft_delete else ""
+        alive_rows = f" WHERE {_NOT_DELETED}" if meta.soft_delete else ""
         count_all = f"SELECT count(*) FROM {self._table}{alive_rows}"
         self._count_all_sql = (
             f"SELECT coalesce((SELECT sum(n)::bigint FROM row_counts WHERE table_name = {literal(meta.table)}), "
@@ -164,7 +167,7 @@ class PostgresRepository(Repository):
     async def list(self, query: ListQuery) -> Page:
         keys = check_query(self.meta, query)
         after = position(query, keys)
-        alive = ['"is_deleted" IS NOT TRUE'] if self.meta.soft_delete else []
+        alive = [_NOT_DELETED] if self.meta.soft_delete else []
         where = list(alive)
         args: list[Any] = []
         for column, value in query.filters.items():

@@ -136,44 +136,30 @@ class ConnectionPool:
         else:
             self._give(conn)
 
-    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+    async def _query(self, method: str, sql: str, args: tuple[Any, ...]) -> Any:
+        """One statement on a connection of the pool: `method` names the asyncpg call."""
         conn = await self._take()
         try:
-            rows: list[asyncpg.Record] = await conn.fetch(sql, *args)
+            result = await getattr(conn, method)(sql, *args)
         except BaseException as exc:
             self._give_back(conn, exc)
             raise
         self._give(conn)
+        return result
+
+    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        rows: list[asyncpg.Record] = await self._query("fetch", sql, args)
         return rows
 
     async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
-        conn = await self._take()
-        try:
-            row: asyncpg.Record | None = await conn.fetchrow(sql, *args)
-        except BaseException as exc:
-            self._give_back(conn, exc)
-            raise
-        self._give(conn)
+        row: asyncpg.Record | None = await self._query("fetchrow", sql, args)
         return row
 
     async def fetchval(self, sql: str, *args: Any) -> Any:
-        conn = await self._take()
-        try:
-            value = await conn.fetchval(sql, *args)
-        except BaseException as exc:
-            self._give_back(conn, exc)
-            raise
-        self._give(conn)
-        return value
+        return await self._query("fetchval", sql, args)
 
     async def execute(self, sql: str, *args: Any) -> str:
-        conn = await self._take()
-        try:
-            status: str = await conn.execute(sql, *args)
-        except BaseException as exc:
-            self._give_back(conn, exc)
-            raise
-        self._give(conn)
+        status: str = await self._query("execute", sql, args)
         return status
 
     @asynccontextmanager
