@@ -121,13 +121,14 @@ export function convertStatement(st: Statement): string {
  * and the triggers; row_counts_remove() undoes it when the contract no longer asks for counting.
  */
 const ROW_COUNTING_SQL = (() => {
+  const counters = q(ROW_COUNTS_TABLE);
   const shard = `pg_backend_pid() % ${ROW_COUNT_SHARDS}`;
   const fn = (name: string, declare: string, body: string): string =>
     `CREATE OR REPLACE FUNCTION ${q(name)}() RETURNS trigger LANGUAGE plpgsql AS ${DO_TAG}\n${declare}BEGIN\n${body}\nEND\n${DO_TAG};`;
   const changed = (filter: string): string =>
     `  SELECT count(*) INTO d FROM "changed"${filter};\n` +
     `  IF d <> 0 THEN\n` +
-    `    UPDATE "row_counts" SET "n" = "n" + CASE TG_OP WHEN 'DELETE' THEN -d ELSE d END\n` +
+    `    UPDATE ${counters} SET "n" = "n" + CASE TG_OP WHEN 'DELETE' THEN -d ELSE d END\n` +
     `    WHERE "table_name" = TG_TABLE_NAME AND "shard" = ${shard};\n` +
     `  END IF;\n  RETURN NULL;`;
   const alive = ` WHERE "${SOFT_DELETE_COLUMN}" IS NOT TRUE`;
@@ -140,7 +141,7 @@ const ROW_COUNTING_SQL = (() => {
     `  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = quote_ident(tbl)::regclass AND tgname = 'row_counts_inserted') THEN`,
     ...dropTriggers("    "),
     `  END IF;`,
-    `  DELETE FROM "row_counts" WHERE "table_name" = tbl;`,
+    `  DELETE FROM ${counters} WHERE "table_name" = tbl;`,
     `END`,
     `${DO_TAG};`,
   ].join("\n");
@@ -151,14 +152,14 @@ const ROW_COUNTING_SQL = (() => {
     `  fn TEXT := CASE WHEN alive THEN 'row_counts_changed_alive' ELSE 'row_counts_changed' END;`,
     `BEGIN`,
     `  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_counts_inserted' AND tgfoid = fn::regproc)`,
-    `     AND EXISTS (SELECT 1 FROM "row_counts" WHERE "table_name" = tbl) THEN`,
+    `     AND EXISTS (SELECT 1 FROM ${counters} WHERE "table_name" = tbl) THEN`,
     `    RETURN;`,
     `  END IF;`,
     `  EXECUTE format('LOCK TABLE %I IN SHARE ROW EXCLUSIVE MODE', tbl);`,
     ...dropTriggers("  "),
-    `  DELETE FROM "row_counts" WHERE "table_name" = tbl;`,
-    `  INSERT INTO "row_counts" ("table_name", "shard", "n") SELECT tbl, s, 0 FROM generate_series(0, ${ROW_COUNT_SHARDS - 1}) AS s;`,
-    `  EXECUTE format('UPDATE "row_counts" SET "n" = (SELECT count(*) FROM %I%s) WHERE "table_name" = %L AND "shard" = 0',`,
+    `  DELETE FROM ${counters} WHERE "table_name" = tbl;`,
+    `  INSERT INTO ${counters} ("table_name", "shard", "n") SELECT tbl, s, 0 FROM generate_series(0, ${ROW_COUNT_SHARDS - 1}) AS s;`,
+    `  EXECUTE format('UPDATE ${counters} SET "n" = (SELECT count(*) FROM %I%s) WHERE "table_name" = %L AND "shard" = 0',`,
     `    tbl, CASE WHEN alive THEN '${alive.replaceAll("'", "''")}' ELSE '' END, tbl);`,
     `  EXECUTE format('CREATE TRIGGER "row_counts_inserted" AFTER INSERT ON %I REFERENCING NEW TABLE AS "changed" '`,
     `    'FOR EACH STATEMENT EXECUTE FUNCTION %I()', tbl, fn);`,
@@ -180,10 +181,10 @@ const ROW_COUNTING_SQL = (() => {
     fn(
       "row_counts_flipped",
       "",
-      `  UPDATE "row_counts" SET "n" = "n" + CASE WHEN NEW."${SOFT_DELETE_COLUMN}" IS TRUE THEN -1 ELSE 1 END\n` +
+      `  UPDATE ${counters} SET "n" = "n" + CASE WHEN NEW."${SOFT_DELETE_COLUMN}" IS TRUE THEN -1 ELSE 1 END\n` +
         `  WHERE "table_name" = TG_TABLE_NAME AND "shard" = ${shard};\n  RETURN NULL;`,
     ),
-    fn("row_counts_truncated", "", `  UPDATE "row_counts" SET "n" = 0 WHERE "table_name" = TG_TABLE_NAME;\n  RETURN NULL;`),
+    fn("row_counts_truncated", "", `  UPDATE ${counters} SET "n" = 0 WHERE "table_name" = TG_TABLE_NAME;\n  RETURN NULL;`),
     install,
     remove,
   ].join("\n\n");
