@@ -1,4 +1,5 @@
 import { type Browser, chromium } from "playwright-core";
+import { needsFullTier } from "./tiers.js";
 
 /** Debian's Chromium (or CHROMIUM_PATH); tests never download a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -16,5 +17,6 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function launchChromium(): Promise<Browser> {
+  needsFullTier("Chromium");
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }

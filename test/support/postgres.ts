@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { needsFullTier } from "./tiers.js";
 
 /** PostgreSQL of this machine: 127.0.0.1:5432, trust auth (see scripts/test.sh, which starts it). */
 export const PG_HOST = "127.0.0.1";
@@ -7,11 +8,13 @@ export const PG_PORT = 5432;
 export const PG_USER = "postgres";
 
 export function databaseUrl(db: string): string {
+  needsFullTier("PostgreSQL");
   return `postgresql://${PG_USER}@${PG_HOST}:${PG_PORT}/${db}`;
 }
 
 /** Runs SQL through psql (ON_ERROR_STOP), returning its output; throws with psql's error text. */
 export function psql(db: string, sql: string, extra: string[] = []): string {
+  needsFullTier("PostgreSQL");
   return execFileSync(
     "psql",
     ["-h", PG_HOST, "-p", String(PG_PORT), "-U", PG_USER, "-d", db, "-v", "ON_ERROR_STOP=1", "-X", "-q", ...extra],

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { needsFullTier } from "./tiers.js";
 
 /** The shared virtual environment for running generated Python (reused across runs and suites). */
 export const VENV_DIR = resolve(".cache/venv");
@@ -17,6 +18,7 @@ export const RUFF_REQUIREMENT = "ruff==0.17.6";
  * set skips pip when nothing changed.
  */
 export function ensureVenv(requirements: readonly string[] = []): string {
+  needsFullTier("Python");
   mkdirSync(resolve(".cache"), { recursive: true });
   withLock(resolve(".cache/venv.lock"), () => {
     if (!existsSync(VENV_PYTHON)) {
