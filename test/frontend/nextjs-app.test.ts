@@ -333,6 +333,48 @@ describe("generated frontend in Chromium", () => {
     await shot("form-rule-error");
   });
 
+  it("shows every bad field's message at once, in plain words, next to its field", async () => {
+    await page.goto(`${web.url}/tickets/new`);
+    await expect.poll(() => page.getByTestId("field-customer_id").locator("option").count()).toBe(3);
+    await page.getByTestId("field-title").fill("ab");
+    await page.getByTestId("field-reporter_email").fill("not-an-address");
+    await page.getByTestId("field-estimate_hours").fill("2000");
+    await page.getByTestId("field-external_url").fill("ftp://example.com");
+    // JSON the browser cannot parse: said at once with the server's messages, not in a round before them.
+    await page.getByTestId("field-custom_data").fill("{not json");
+    await page.getByTestId("form-submit").click();
+    await expect.poll(() => page.getByTestId("field-error-title").textContent()).toBe("Must be at least 3 characters");
+    const shown = async (name: string) => ({
+      message: await page.getByTestId(`field-error-${name}`).textContent(),
+      // Inside the field's own box, and tied to its input for screen readers.
+      box: await page.getByTestId(`field-error-${name}`).evaluate((el) => el.closest("[data-field]")?.getAttribute("data-field")),
+      describedBy: await page.getByTestId(`field-${name}`).getAttribute("aria-describedby"),
+    });
+    expect(await shown("title")).toEqual({ message: "Must be at least 3 characters", box: "title", describedBy: "field-title-error" });
+    expect(await shown("reporter_email")).toEqual({
+      message: "Must be a valid e-mail address",
+      box: "reporter_email",
+      describedBy: "field-reporter_email-error",
+    });
+    expect(await shown("estimate_hours")).toEqual({
+      message: "Must be at most 1000",
+      box: "estimate_hours",
+      describedBy: "field-estimate_hours-error",
+    });
+    expect(await shown("external_url")).toEqual({
+      message: "Is not in the expected format",
+      box: "external_url",
+      describedBy: "field-external_url-error",
+    });
+    expect(await shown("custom_data")).toEqual({ message: "Enter valid JSON", box: "custom_data", describedBy: "field-custom_data-error" });
+    // A required field left empty is named too, in the same answer.
+    expect(await page.getByTestId("field-error-customer_id").textContent()).toBe("Is required");
+    expect(await page.getByTestId("form-error").textContent()).toContain("6 fields need attention");
+    expect((await page.locator("[data-error]").allTextContents()).join("\n")).not.toMatch(/should|Value error|\^https/);
+    expect(page.url()).toBe(`${web.url}/tickets/new`);
+    await shot("form-all-errors");
+  });
+
   it("moves a card on the kanban to an allowed state, and the move persists", async () => {
     await page.setViewportSize(WIDE);
     await page.goto(`${web.url}/tickets`);
