@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,9 +8,10 @@ import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
 import { parseExpression } from "../../src/contracts/expression.js";
 import { REQUIREMENTS } from "../../src/generators/fastapi/app-modules.js";
+import { DOCS_STATIC_DIR } from "../../src/generators/fastapi/docs-assets.js";
 import { generateModels, rangeFields } from "../../src/generators/fastapi/models.js";
 import { compileExpr } from "../../src/generators/fastapi/python.js";
-import { hashHeader } from "../../src/generators/header.js";
+import { blockHeader, hashHeader, slashHeader } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { expectGolden } from "../support/golden.js";
@@ -27,7 +29,25 @@ function helpdesk(): DomainIR {
 describe("fastapi-prod generator", () => {
   it("matches the golden files of the helpdesk example", () => {
     const files = generateTarget(helpdesk(), "fastapi-prod", "/nonexistent");
-    expectGolden("test/golden/fastapi-prod/helpdesk", files);
+    // The vendored documentation bundles (3 MB) are checked against their packages below instead.
+    expectGolden(
+      "test/golden/fastapi-prod/helpdesk",
+      files.filter((f) => !f.path.startsWith(`backend/${DOCS_STATIC_DIR}/`)),
+    );
+  });
+
+  it("vendors Swagger UI and ReDoc byte for byte from the pinned npm packages, header first", () => {
+    const files = generateTarget(helpdesk(), "fastapi-prod", "/nonexistent");
+    const vendored = (name: string) => files.find((f) => f.path === `backend/${DOCS_STATIC_DIR}/${name}`)?.content;
+    const pkg = (spec: string) => readFileSync(createRequire(import.meta.url).resolve(spec), "utf8");
+    // The bundles end without a newline; the copies get one, as every generated file.
+    expect(vendored("swagger-ui-bundle.js")).toBe(`${slashHeader()}${pkg("swagger-ui-dist/swagger-ui-bundle.js")}\n`);
+    expect(vendored("swagger-ui.css")).toBe(`${blockHeader()}${pkg("swagger-ui-dist/swagger-ui.css")}\n`);
+    expect(vendored("redoc.standalone.js")).toBe(`${slashHeader()}${pkg("redoc/bundles/redoc.standalone.js")}\n`);
+    const versions = JSON.parse(readFileSync("package.json", "utf8")).dependencies;
+    // Exact pins: a caret would let two installs of Charter write different bundles.
+    expect(versions["swagger-ui-dist"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(versions.redoc).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it("is deterministic: two runs give the same bytes", () => {
@@ -40,7 +60,8 @@ describe("fastapi-prod generator", () => {
   it("writes everything under backend/ with the @generated header", () => {
     for (const f of generateTarget(helpdesk(), "fastapi-prod", "/nonexistent")) {
       expect(f.path.startsWith("backend/"), f.path).toBe(true);
-      expect(f.content.startsWith(hashHeader()), f.path).toBe(true);
+      const header = f.path.endsWith(".js") ? slashHeader() : f.path.endsWith(".css") ? blockHeader() : hashHeader();
+      expect(f.content.startsWith(header), f.path).toBe(true);
       expect(f.content.endsWith("\n"), f.path).toBe(true);
     }
   });

@@ -186,22 +186,23 @@ describe("generated frontend: next build", () => {
 });
 
 describe("generated frontend in Chromium", () => {
-  it("asks to sign in, then keeps the token in an httpOnly cookie the browser's scripts cannot read", async () => {
+  it("sends a signed-out visit to sign in and back, then keeps the token in an httpOnly cookie the browser's scripts cannot read", async () => {
     const toBackend: string[] = [];
     page.on("request", (r) => {
       if (r.url().startsWith(backend.url)) toBackend.push(r.url());
     });
-    await page.goto(`${web.url}/`);
-    await expect.poll(() => page.getByTestId("error-state").textContent()).toContain("Sign in required");
-    await page.getByTestId("nav-login").click();
-    await page.waitForURL(`${web.url}/login`);
+    await page.goto(`${web.url}/tickets?view=table`);
+    await page.waitForURL(`${web.url}/login?next=${encodeURIComponent("/tickets?view=table")}`);
     await page.getByTestId("login-email").fill(ADMIN.email);
     await page.getByTestId("login-password").fill("wrong-password");
     await page.getByTestId("login-submit").click();
     await expect.poll(() => page.getByTestId("login-error").textContent()).toContain("Wrong email or password");
     await page.getByTestId("login-password").fill(ADMIN.password);
     await page.getByTestId("login-submit").click();
-    await page.waitForURL(`${web.url}/`);
+    // Back on the page asked for, with its query.
+    await page.waitForURL(`${web.url}/tickets?view=table`);
+    await expect.poll(() => page.getByTestId(`row-${seed.printer?.id}`).count()).toBe(1);
+    await page.goto(`${web.url}/`);
     // The server rendered the counts with the session's token; the browser never called the API.
     await expect.poll(() => page.getByTestId("count-ticket").textContent()).toBe("5");
     expect(toBackend).toEqual([]);
@@ -222,6 +223,8 @@ describe("generated frontend in Chromium", () => {
     await page.getByTestId("nav-logout").click();
     await page.waitForURL(`${web.url}/login`);
     expect((await context.cookies(web.url)).some((c) => c.name === "charter_token")).toBe(false);
+    // `next` leads only to a page of this app: another host (`//evil`, `/\evil`, a scheme) means the dashboard.
+    await page.goto(`${web.url}/login?next=${encodeURIComponent("//evil.example/phish")}`);
     await page.getByTestId("login-email").fill(ADMIN.email);
     await page.getByTestId("login-password").fill(ADMIN.password);
     await page.getByTestId("login-submit").click();
@@ -328,6 +331,48 @@ describe("generated frontend in Chromium", () => {
     expect(await page.getByTestId("field-error-title").count()).toBe(0);
     expect(page.url()).toBe(`${web.url}/tickets/new`);
     await shot("form-rule-error");
+  });
+
+  it("shows every bad field's message at once, in plain words, next to its field", async () => {
+    await page.goto(`${web.url}/tickets/new`);
+    await expect.poll(() => page.getByTestId("field-customer_id").locator("option").count()).toBe(3);
+    await page.getByTestId("field-title").fill("ab");
+    await page.getByTestId("field-reporter_email").fill("not-an-address");
+    await page.getByTestId("field-estimate_hours").fill("2000");
+    await page.getByTestId("field-external_url").fill("ftp://example.com");
+    // JSON the browser cannot parse: said at once with the server's messages, not in a round before them.
+    await page.getByTestId("field-custom_data").fill("{not json");
+    await page.getByTestId("form-submit").click();
+    await expect.poll(() => page.getByTestId("field-error-title").textContent()).toBe("Must be at least 3 characters");
+    const shown = async (name: string) => ({
+      message: await page.getByTestId(`field-error-${name}`).textContent(),
+      // Inside the field's own box, and tied to its input for screen readers.
+      box: await page.getByTestId(`field-error-${name}`).evaluate((el) => el.closest("[data-field]")?.getAttribute("data-field")),
+      describedBy: await page.getByTestId(`field-${name}`).getAttribute("aria-describedby"),
+    });
+    expect(await shown("title")).toEqual({ message: "Must be at least 3 characters", box: "title", describedBy: "field-title-error" });
+    expect(await shown("reporter_email")).toEqual({
+      message: "Must be a valid e-mail address",
+      box: "reporter_email",
+      describedBy: "field-reporter_email-error",
+    });
+    expect(await shown("estimate_hours")).toEqual({
+      message: "Must be at most 1000",
+      box: "estimate_hours",
+      describedBy: "field-estimate_hours-error",
+    });
+    expect(await shown("external_url")).toEqual({
+      message: "Is not in the expected format",
+      box: "external_url",
+      describedBy: "field-external_url-error",
+    });
+    expect(await shown("custom_data")).toEqual({ message: "Enter valid JSON", box: "custom_data", describedBy: "field-custom_data-error" });
+    // A required field left empty is named too, in the same answer.
+    expect(await page.getByTestId("field-error-customer_id").textContent()).toBe("Is required");
+    expect(await page.getByTestId("form-error").textContent()).toContain("6 fields need attention");
+    expect((await page.locator("[data-error]").allTextContents()).join("\n")).not.toMatch(/should|Value error|\^https/);
+    expect(page.url()).toBe(`${web.url}/tickets/new`);
+    await shot("form-all-errors");
   });
 
   it("moves a card on the kanban to an allowed state, and the move persists", async () => {
@@ -461,10 +506,23 @@ describe("generated frontend in Chromium", () => {
     expect(await html("/tickets?view=table")).toContain(`data-testid="row-${id}"`);
     expect(await html("/tickets")).toContain(`data-testid="kanban-card-${id}"`);
     expect(await html(`/tickets/${id}`)).toContain("Printer on fire");
-    // Without the cookie the server asks to sign in.
-    const anonymous = await html("/tickets?view=table", false);
-    expect(anonymous).toContain("Sign in required");
-    expect(anonymous).not.toContain(`data-testid="row-${id}"`);
+    // Without the cookie the server sends the visit to sign in, and renders nothing of the page.
+    const anonymous = await fetch(`${web.url}/tickets?view=table`, { redirect: "manual" });
+    expect(anonymous.status).toBe(307);
+    expect(new URL(anonymous.headers.get("location") ?? "", web.url).href).toBe(
+      `${web.url}/login?next=${encodeURIComponent("/tickets?view=table")}`,
+    );
+    expect(await anonymous.text()).not.toContain(`data-testid="row-${id}"`);
+    // A cookie the backend no longer accepts is sent to sign in as well, to come back to the page after.
+    const other = await browser.newContext();
+    try {
+      await other.addCookies([{ name: "charter_token", value: "expired", url: web.url }]);
+      const p = await other.newPage();
+      await p.goto(`${web.url}/tickets/${id}`);
+      await p.waitForURL(`${web.url}/login?next=${encodeURIComponent(`/tickets/${id}`)}`);
+    } finally {
+      await other.close();
+    }
   });
 
   it("toggles between the table and the kanban, with the view in the URL", async () => {

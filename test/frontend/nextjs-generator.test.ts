@@ -7,6 +7,7 @@ import type { DomainIR } from "../../src/compiler/index.js";
 import { checkDomain } from "../../src/compiler/index.js";
 import { GENERATED_NOTICE } from "../../src/generators/header.js";
 import { generateNextjs, NEXTJS_DEPENDENCIES, NEXTJS_DEV_DEPENDENCIES } from "../../src/generators/nextjs/index.js";
+import { loginHref, safeNext } from "../../src/generators/nextjs/templates/src/lib/next-path.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { runCharter } from "../support/cli.js";
 import { entityYaml, writeDomain } from "../support/domain.js";
@@ -264,5 +265,30 @@ describe("nextjs generator", () => {
     expect(file(out, "frontend/src/lib/api.ts")).not.toContain("export function login");
     // An entity without a Route still gets a client at its inferred base path.
     expect(file(out, "frontend/src/lib/api.ts")).toContain("export const itemApi = {");
+  });
+
+  it("returns after sign-in only to a path of the app itself", () => {
+    for (const ok of ["/tickets", "/tickets?view=table&page=2", "/tickets/7#notes", "/customers/new"]) expect(safeNext(ok), ok).toBe(ok);
+    for (const bad of [
+      null,
+      "",
+      "tickets",
+      "//evil.example/x",
+      "/\\evil.example",
+      "/\tevil",
+      "https://evil.example/",
+      "javascript:alert(1)",
+      "/%2F/evil.example",
+      "/login",
+      "/login?next=/x",
+      "\n/x",
+    ]) {
+      const next = safeNext(bad);
+      expect(next, String(bad)).toBe(bad === "/%2F/evil.example" ? "/%2F/evil.example" : "/");
+      // Whatever it is, the browser reads it as this origin.
+      expect(new URL(next, "http://app.test").origin).toBe("http://app.test");
+    }
+    expect(loginHref("/tickets?view=table")).toBe("/login?next=%2Ftickets%3Fview%3Dtable");
+    expect(loginHref("//evil.example")).toBe("/login");
   });
 });

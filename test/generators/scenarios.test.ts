@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
+import { docsAssets } from "../../src/generators/fastapi/docs-assets.js";
 import { staticTemplates } from "../../src/generators/fastapi/templates.js";
 import { GENERATED_NOTICE, generateTarget, hashHeader, writeFiles } from "../../src/generators/index.js";
 import { expectGolden } from "../support/golden.js";
@@ -15,7 +16,7 @@ import { ensureVenv, VENV_BIN } from "../support/python.js";
  * (`description`, `targets`) and `expected/` (the golden output of those targets, rewritten with
  * UPDATE_GOLDEN=1). A new scenario is a new folder; this runner finds it. The expected output
  * leaves out the static modules copied verbatim from the templates (the helpdesk golden holds
- * those once); everything that depends on the contracts is compared.
+ * those once) and the vendored documentation bundles; everything that depends on the contracts is compared.
  */
 const ROOT = join(import.meta.dirname, "scenarios");
 
@@ -48,7 +49,10 @@ describe("generator scenarios", () => {
 
   describe.each(scenarios)("$name: $description", (s) => {
     it("matches the golden output", () => {
-      const copies = new Map([...staticTemplates()].map(([path, text]) => [`backend/${path}`, hashHeader() + text]));
+      const copies = new Map([
+        ...[...staticTemplates()].map(([path, text]) => [`backend/${path}`, hashHeader() + text] as const),
+        ...docsAssets().map(([path, text]) => [`backend/${path}`, text] as const),
+      ]);
       expectGolden(
         join(ROOT, s.name, "expected"),
         generate(s).filter((f) => copies.get(f.path) !== f.content),

@@ -12,6 +12,7 @@ import {
   generateRequirements,
   generateWorkflows,
 } from "./app-modules.js";
+import { docsAssets } from "./docs-assets.js";
 import { generateModels } from "./models.js";
 import { generateRouteModule } from "./routes.js";
 import { staticTemplates } from "./templates.js";
@@ -57,6 +58,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
     if (!agents && AGENT_MODULES.has(path)) continue;
     add(path, hashHeader() + content);
   }
+  for (const [path, content] of docsAssets()) add(path, content);
   const entities = byName(ir.entities);
   const routes = byName(ir.routes);
   const entityOf = new Map<string, EntityIR>(entities.map((e) => [e.fqn, e]));

@@ -1,8 +1,9 @@
+import { redirect } from "next/navigation";
 import type * as React from "react";
 
-import { Inbox, LoaderCircle, Lock, RefreshCw, ServerOff, TriangleAlert } from "@/components/icons";
-import { Link } from "@/components/link";
+import { Inbox, LoaderCircle, RefreshCw, ServerOff, TriangleAlert } from "@/components/icons";
 import { buttonVariants } from "@/components/ui/button";
+import { loginHref } from "@/lib/next-path";
 import type { ApiError } from "@/lib/request";
 import { API_URL } from "@/lib/server-api";
 
@@ -72,16 +73,9 @@ function ErrorState({ error, retry }: { error: ApiError; retry?: string }) {
       </StateFrame>
     );
   }
-  if (error.status === 401) {
-    return (
-      <StateFrame testId="error-state" icon={<Lock className="size-5" />} title="Sign in required">
-        <p className="max-w-md text-sm">{error.message}</p>
-        <Link href="/login" className={buttonVariants({ size: "sm" })}>
-          Sign in
-        </Link>
-      </StateFrame>
-    );
-  }
+  // Signed out, or the session expired: sign in, then come back here. The backend's 401 decides,
+  // not the cookie's presence: with AUTH_ENABLED=false the pages are open without one.
+  if (error.status === 401) redirect(loginHref(retry ?? "/"));
   const title = error.status === 403 ? "Not allowed" : "Something went wrong";
   return (
     <StateFrame testId="error-state" icon={<TriangleAlert className="size-5" />} title={title}>

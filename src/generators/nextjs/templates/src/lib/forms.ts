@@ -74,13 +74,19 @@ function fromInput(field: FieldSpec, raw: string | boolean): Parsed {
   }
 }
 
+/** A message said of a field (`must be at most 80 characters`), as shown below it. */
+function sentence(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
 /** The answer a form gets: what to say, or the messages per field and the summary to announce. */
 export type FormResult = { ok: true; message: string; id: string } | { ok: false; errors: Record<string, string>; summary: string };
 
 /**
  * Saves a form: `values` holds what the browser sent (for an edit only the changed inputs). The
- * API's 422 is mapped to the fields: pydantic-style locations, a failed rule at the fields its
- * expression reads (in the contract's words), `null_fields`; the rest goes into the summary.
+ * API's 422 is mapped to the fields: each item's `field` and plain `message` (pydantic-style `loc`
+ * and `msg` from older backends), a failed rule at the fields its expression reads (in the
+ * contract's words), `null_fields`; the rest goes into the summary.
  */
 export async function saveForm<T extends ApiRecord>(options: {
   fields: readonly FieldSpec[];
@@ -103,18 +109,21 @@ export async function saveForm<T extends ApiRecord>(options: {
     const names = fields.filter((f) => atFields[f.name]).map((f) => f.label);
     return `${count === 1 ? "1 field needs" : `${count} fields need`} attention: ${names.join(", ")}.${elsewhere.length > 0 ? ` ${elsewhere.join("; ")}` : ""}`;
   };
+  // What the browser can tell is wrong (JSON that does not parse) goes to the server as typed all
+  // the same: the server refuses it with every other bad field, so all messages show at once.
+  const unparsed: Record<string, string> = {};
   for (const f of fields) {
     if (!(f.name in values)) continue;
     const parsed = fromInput(f, values[f.name] ?? "");
     if (!parsed.ok) {
-      mark(f.name, parsed.error);
+      unparsed[f.name] = parsed.error;
+      data[f.name] = values[f.name];
       continue;
     }
     // Creates leave empty fields to the API's defaults; edits send a cleared field as null.
     if (parsed.value === null && options.method === "POST") continue;
     data[f.name] = parsed.value;
   }
-  if (Object.keys(atFields).length > 0) return { ok: false, errors: atFields, summary: summary([]) };
   try {
     const saved = await request<T>(options.method, options.path, data);
     const heading = options.headingField === "id" ? null : readField(saved, options.headingField);
@@ -124,9 +133,12 @@ export async function saveForm<T extends ApiRecord>(options: {
     const err = toApiError(e);
     const known = new Set(fields.map((f) => f.name));
     const elsewhere: string[] = [];
+    for (const [name, message] of Object.entries(unparsed)) mark(name, message);
     for (const [name, message] of Object.entries(err.fieldErrors)) {
-      if (known.has(name)) mark(name, message);
-      else elsewhere.push(name ? `${humanize(name)}: ${message}` : message);
+      // The browser's own word on a field it could not parse is the clearer one.
+      if (name in unparsed) continue;
+      if (known.has(name)) mark(name, sentence(message));
+      else elsewhere.push(name ? `${humanize(name)}: ${message}` : sentence(message));
     }
     // A failed rule names no field in the body: the contract says which fields it reads, and
     // its message (or its error name) is what the user sees at those fields.
@@ -136,7 +148,8 @@ export async function saveForm<T extends ApiRecord>(options: {
     if (rule && ruleFields.length > 0) for (const n of ruleFields) mark(n, rule.message);
     else if (rule) elsewhere.push(rule.message);
     const nulls = Array.isArray(details.null_fields) ? details.null_fields.map(String) : [];
-    for (const n of nulls) if (known.has(n)) mark(n, "This field is required.");
+    // Older backends name a cleared required field only in null_fields.
+    for (const n of nulls) if (known.has(n) && !atFields[n]) mark(n, "Is required");
     if (Object.keys(atFields).length > 0) return { ok: false, errors: atFields, summary: summary(elsewhere) };
     return { ok: false, errors: {}, summary: elsewhere.length > 0 && err.status === 422 ? elsewhere.join("; ") : err.message };
   }

@@ -2,6 +2,7 @@
 """Every failure has the same body: {"error": name, "message": text, "details": optional}."""
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -140,18 +141,115 @@ async def _http_error(request: Request, exc: Exception) -> ORJSONResponse:
     return error_response(exc.status_code, name, message, headers=headers or None)
 
 
+def _count(n: Any, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _num(n: Any) -> str:
+    # A contract's bound of 1000 on a number field reaches pydantic as 1000.0.
+    return str(int(n)) if isinstance(n, float) and n.is_integer() else str(n)
+
+
+def _one_of(ctx: dict[str, Any]) -> str:
+    return f"must be one of {ctx['expected']}"
+
+
+# A person's words for pydantic's error types, by type; the context holds the limits.
+_PLAIN: dict[str, Callable[[dict[str, Any]], str]] = {
+    "missing": lambda _: "is required",
+    "extra_forbidden": lambda _: "is not a field of this request",
+    "string_type": lambda _: "must be text",
+    "string_too_short": lambda c: (
+        "must not be empty" if c["min_length"] == 1 else f"must be at least {_count(c['min_length'], 'character')}"
+    ),
+    "string_too_long": lambda c: f"must be at most {_count(c['max_length'], 'character')}",
+    "string_pattern_mismatch": lambda _: "is not in the expected format",
+    "too_short": lambda c: f"must have at least {_count(c['min_length'], 'item')}",
+    "too_long": lambda c: f"must have at most {_count(c['max_length'], 'item')}",
+    "literal_error": _one_of,
+    "enum": _one_of,
+    "int_type": lambda _: "must be a whole number",
+    "int_parsing": lambda _: "must be a whole number",
+    "int_from_float": lambda _: "must be a whole number",
+    "float_type": lambda _: "must be a number",
+    "float_parsing": lambda _: "must be a number",
+    "finite_number": lambda _: "must be a finite number",
+    "greater_than": lambda c: f"must be greater than {_num(c['gt'])}",
+    "greater_than_equal": lambda c: f"must be at least {_num(c['ge'])}",
+    "less_than": lambda c: f"must be less than {_num(c['lt'])}",
+    "less_than_equal": lambda c: f"must be at most {_num(c['le'])}",
+    "multiple_of": lambda c: f"must be a multiple of {_num(c['multiple_of'])}",
+    "bool_type": lambda _: "must be true or false",
+    "bool_parsing": lambda _: "must be true or false",
+    "uuid_type": lambda _: "must be an id (a UUID)",
+    "uuid_parsing": lambda _: "must be an id (a UUID)",
+    "date_type": lambda _: "must be a date, YYYY-MM-DD",
+    "date_parsing": lambda _: "must be a date, YYYY-MM-DD",
+    "date_from_datetime_parsing": lambda _: "must be a date, YYYY-MM-DD",
+    "datetime_type": lambda _: "must be a date and time, YYYY-MM-DDTHH:MM",
+    "datetime_parsing": lambda _: "must be a date and time, YYYY-MM-DDTHH:MM",
+    "datetime_from_date_parsing": lambda _: "must be a date and time, YYYY-MM-DDTHH:MM",
+    "list_type": lambda _: "must be a list",
+    "dict_type": lambda _: "must be a JSON object",
+    "model_attributes_type": lambda _: "must be a JSON object",
+    "model_type": lambda _: "must be a JSON object",
+    "json_invalid": lambda _: "is not valid JSON",
+    # The app's own checks (app/fieldtypes.py) word their ValueError for a person already.
+    "value_error": lambda c: str(c["error"]),
+}
+
+
+def plain_message(error: Mapping[str, Any]) -> str:
+    """What an error of pydantic says, as a person would: `must be at most 80 characters`.
+
+    Said of the field, whose name goes before it (or a label, in a form). A type without words of
+    its own keeps pydantic's message, its first letter lowered.
+    """
+    ctx = error.get("ctx") or {}
+    words = _PLAIN.get(error.get("type", ""))
+    if words is not None:
+        try:
+            return words(ctx)
+        except (KeyError, TypeError):
+            pass
+    msg = str(error.get("msg", "")) or "is invalid"
+    return msg[:1].lower() + msg[1:]
+
+
+def field_error(loc: Sequence[Any], msg: str, kind: str, message: str) -> dict[str, Any]:
+    """One item of a 422's details: pydantic's `loc`, `msg` and `type` as ever, and for a person the
+    `field` it concerns (None for the whole body) and a plain `message` about it, an item of a
+    list or a key of an object named first (`item 2: must be text`)."""
+    names = [part for part in loc[1:] if isinstance(part, str | int)]
+    field = names[0] if names and isinstance(names[0], str) else None
+    where = [f"item {part + 1}" if isinstance(part, int) else part for part in names[1:]] if field else []
+    return {
+        "loc": list(loc),
+        "msg": msg,
+        "type": kind,
+        "field": field,
+        "message": ": ".join([*[str(w) for w in where], message]),
+    }
+
+
+def _summary(details: Sequence[Mapping[str, Any]]) -> str:
+    said = [f"{d['field']} {d['message']}" if d["field"] else d["message"] for d in details]
+    return f"the request is invalid: {'; '.join(said)}" if said else "the request is invalid"
+
+
 async def _validation_error(_request: Request, exc: Exception) -> ORJSONResponse:
     assert isinstance(exc, RequestValidationError)
-    # Only location, message and type: pydantic's `input` and `ctx` may hold values that are
-    # not JSON (or that echo secrets back).
+    # Every error at once (pydantic checks the whole body), each with its field and plain words.
+    # Only location, message and type of pydantic's: its `input` and `ctx` may hold values that
+    # are not JSON (or that echo secrets back).
     details = [
-        {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in exc.errors()
+        field_error(e.get("loc", ()), e.get("msg", ""), e.get("type", ""), plain_message(e)) for e in exc.errors()
     ]
-    return error_response(422, "validation_error", "the request is invalid", details)
+    return error_response(422, "validation_error", _summary(details), details)
 
 
 async def _invalid_cursor(_request: Request, exc: Exception) -> ORJSONResponse:
-    details = [{"loc": ["query", "after"], "msg": str(exc), "type": "cursor"}]
+    details = [field_error(["query", "after"], str(exc), "cursor", str(exc))]
     return error_response(422, "validation_error", str(exc), details)
 
 

@@ -31,7 +31,7 @@ _ISO_DATETIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d")
 
 def storable_text(value: str) -> str:
     if _UNSTORABLE.search(value):
-        raise ValueError("text must not contain NUL characters or unpaired surrogates")
+        raise ValueError("must not contain NUL characters or unpaired surrogates")
     return value
 
 
@@ -53,13 +53,13 @@ def _iso_date_text(value: Any) -> Any:
     # Before pydantic's own parsing, which also takes numbers (Unix time) for dates.
     if isinstance(value, date) or (isinstance(value, str) and _ISO_DATE.fullmatch(value)):
         return value
-    raise ValueError("a date must be an ISO 8601 string, YYYY-MM-DD")
+    raise ValueError("must be a date, YYYY-MM-DD")
 
 
 def _iso_datetime_text(value: Any) -> Any:
     if isinstance(value, datetime) or (isinstance(value, str) and _ISO_DATETIME.match(value)):
         return value
-    raise ValueError("a datetime must be an ISO 8601 string, YYYY-MM-DDTHH:MM[:SS][offset]")
+    raise ValueError("must be a date and time, YYYY-MM-DDTHH:MM[:SS][offset]")
 
 
 def whole_number(value: Any) -> Any:
@@ -75,8 +75,9 @@ def _email(value: str) -> str:
         # Syntax only, as the `email` format of JSON Schema means: a dotless or `.test` domain is
         # still a well-formed address (email_validator still refuses `.local`, `.invalid`, `.arpa`).
         checked = validate_email(value, check_deliverability=False, test_environment=True, globally_deliverable=False)
-    except EmailNotValidError as exc:
-        raise ValueError(f"not a valid email address: {exc}") from None
+    except EmailNotValidError:
+        # The messages of these ValueErrors are said of the field, in a person's words (app/errors.py).
+        raise ValueError("must be a valid e-mail address") from None
     return checked.normalized
 
 
@@ -91,7 +92,7 @@ def _walk_storable(value: Any, depth: int = 0) -> None:
         for item in value:
             _walk_storable(item, depth + 1)
     elif isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-        raise ValueError("NaN and Infinity are not JSON numbers")
+        raise ValueError("must not hold NaN or Infinity, which JSON cannot")
 
 
 def json_safe(value: Any) -> Any:
@@ -100,7 +101,7 @@ def json_safe(value: Any) -> Any:
     try:
         orjson.dumps(value)
     except TypeError as exc:
-        raise ValueError(f"not storable as JSON: {exc}") from None
+        raise ValueError(f"cannot be stored as JSON ({exc})") from None
     _walk_storable(value)
     return value
 

@@ -68,19 +68,27 @@ def fill(values: dict[str, Any], generators: Mapping[str, str], user_id: str) ->
 
 def check_changes(meta: EntityMeta, changes: Mapping[str, Any]) -> None:
     """Refuses updates of immutable fields and nulls in required ones."""
+    # `errors` says it per field, as a 422 of the request models does (app/errors.py).
     immutable = sorted(meta.immutable.intersection(changes))
     if immutable:
         raise ApiError(
             422,
             "validation_error",
             f"immutable fields cannot change: {', '.join(immutable)}",
-            {"immutable_fields": immutable},
+            {"immutable_fields": immutable, "errors": [_said(name, "cannot change once set") for name in immutable]},
         )
     nulls = sorted(name for name in meta.required.intersection(changes) if changes[name] is None)
     if nulls:
         raise ApiError(
-            422, "validation_error", f"required fields cannot be null: {', '.join(nulls)}", {"null_fields": nulls}
+            422,
+            "validation_error",
+            f"required fields cannot be null: {', '.join(nulls)}",
+            {"null_fields": nulls, "errors": [_said(name, "is required") for name in nulls]},
         )
+
+
+def _said(field: str, message: str) -> dict[str, Any]:
+    return {"field": field, "message": message}
 
 
 def with_links(record: dict[str, Any], links: Mapping[str, str]) -> dict[str, Any]:

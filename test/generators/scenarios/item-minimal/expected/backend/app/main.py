@@ -5,9 +5,13 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Literal
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
 from app import deps, errors
@@ -45,9 +49,60 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
 
 
-app = FastAPI(title="Bench API", lifespan=lifespan, default_response_class=ORJSONResponse)
+# /docs and /redoc are served below from the app's own files: FastAPI's defaults load their
+# scripts from a CDN, which leaves the pages blank without internet.
+app = FastAPI(
+    title="Bench API",
+    lifespan=lifespan,
+    default_response_class=ORJSONResponse,
+    docs_url=None,
+    redoc_url=None,
+)
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
+
+_DOCS_FILES = Path(__file__).parent / "static" / "docs"
+app.mount("/static/docs", StaticFiles(directory=_DOCS_FILES), name="docs-static")
+# A data: URL: the default favicon is fetched from FastAPI's site.
+_NO_FAVICON = "data:,"
+# The pages may load nothing from elsewhere either: ReDoc's "by Redocly" logo and Swagger UI's
+# validator badge would each be a request to a third party. Both pages run inline scripts, and
+# ReDoc's search runs in a worker made from a blob.
+_DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; worker-src 'self' blob:; connect-src 'self'"
+)
+
+
+def _docs_page(page: HTMLResponse) -> HTMLResponse:
+    page.headers["Content-Security-Policy"] = _DOCS_CSP
+    return page
+
+
+@app.get("/docs", include_in_schema=False)
+async def swagger_ui() -> HTMLResponse:
+    return _docs_page(
+        get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url="/static/docs/swagger-ui-bundle.js",
+            swagger_css_url="/static/docs/swagger-ui.css",
+            swagger_favicon_url=_NO_FAVICON,
+        )
+    )
+
+
+@app.get("/redoc", include_in_schema=False)
+async def redoc() -> HTMLResponse:
+    return _docs_page(
+        get_redoc_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title=f"{app.title} - ReDoc",
+            redoc_js_url="/static/docs/redoc.standalone.js",
+            redoc_favicon_url=_NO_FAVICON,
+            with_google_fonts=False,
+        )
+    )
 
 
 class Health(BaseModel):

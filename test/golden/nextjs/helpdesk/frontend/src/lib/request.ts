@@ -51,8 +51,8 @@ export function toApiError(e: unknown): ApiError {
 }
 
 /**
- * Reads field messages out of the error details: a list of pydantic-style items (`loc` + `msg`)
- * or `{field, message}` items. Other details (a failed rule, a guard) name no field and stay in
+ * Reads field messages out of the error details: a list of items with `field` + `message` (the
+ * generated API's 422) or only pydantic's `loc` + `msg`, or such a list under `errors`. Other details (a failed rule, a guard) name no field and stay in
  * the message.
  */
 function fieldErrorsOf(details: unknown): Record<string, string> {
@@ -69,7 +69,8 @@ function fieldErrorsOf(details: unknown): Record<string, string> {
     for (const item of items) {
       if (!item || typeof item !== "object") continue;
       const rec = item as Record<string, unknown>;
-      const message = String(rec.msg ?? rec.message ?? "invalid value");
+      // `message` is the plain one (`must be at most 80 characters`); `msg` is pydantic's own.
+      const message = String(rec.message ?? rec.msg ?? "invalid value");
       let field = typeof rec.field === "string" ? rec.field : "";
       if (!field && Array.isArray(rec.loc)) {
         const names = rec.loc.filter((p): p is string => typeof p === "string" && p !== "body" && p !== "query");

@@ -8,10 +8,12 @@ import { LoaderCircle, LogIn } from "@/components/icons";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { safeNext } from "@/lib/next-path";
 
 /**
  * Signs in through this app's /session route, which asks the backend's /auth/login and keeps the
- * bearer token in an httpOnly cookie: no script of the page ever holds it.
+ * bearer token in an httpOnly cookie: no script of the page ever holds it. Then back to the page
+ * that sent the user here (`?next=`, a path of this app only), or the dashboard.
  */
 export default function LoginPage() {
   const router = useRouter();
@@ -31,7 +33,8 @@ export default function LoginPage() {
         body: JSON.stringify({ email, password }),
       });
       if (answer.ok) {
-        router.push("/");
+        // Read at submit, not render: the page stays static (useSearchParams would need a Suspense boundary).
+        router.replace(safeNext(new URLSearchParams(window.location.search).get("next")));
         router.refresh();
         return;
       }
