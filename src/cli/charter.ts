@@ -7,6 +7,7 @@ import { factoryCommand } from "./commands/factory.js";
 import { forgeCommand } from "./commands/forge.js";
 import { healerCommand } from "./commands/healer.js";
 import { lspCommand } from "./commands/lsp.js";
+import { planCommand } from "./commands/plan.js";
 import { runProgram } from "./run.js";
 import { VERSION } from "./version.js";
 
@@ -24,6 +25,7 @@ export function charterProgram(): Command {
   program.addCommand(extractCommand());
   program.addCommand(devCommand());
   program.addCommand(lspCommand());
+  program.addCommand(planCommand());
   return program;
 }
 
