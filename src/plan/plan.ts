@@ -26,7 +26,7 @@ export interface Plan {
   removed: string[];
   /** Files generate would leave alone: edited by hand, or not charter's. */
   kept: { path: string; reason: string; stale: boolean }[];
-  migration: { file: string; statements: number; destructive: DestructiveStep[] } | null;
+  migration: { file: string; destructive: DestructiveStep[] } | null;
 }
 
 /**
@@ -87,6 +87,8 @@ const ALTER_TYPE = /^\s*ALTER TABLE (?:ONLY )?"?([A-Za-z0-9_]+)"?\s+ALTER COLUMN
 
 /** The statements of a migration that lose data: dropped tables and columns, changed column types. */
 export function describeMigration(file: string, sql: string): Plan["migration"] {
+  // Split at semicolons: a function body's inner statements come out as fragments that start with
+  // no DROP or ALTER TABLE, so they never read as a step.
   const statements = sql
     .split(";")
     .map((s) =>
@@ -107,7 +109,7 @@ export function describeMigration(file: string, sql: string): Plan["migration"] 
     const c = DROP_COLUMN.exec(s) ?? ALTER_TYPE.exec(s);
     if (c) destructive.push({ statement: `${s};`, table: c[1] as string, column: c[2] as string });
   }
-  return { file, statements: statements.length, destructive };
+  return { file, destructive };
 }
 
 /**
