@@ -45,7 +45,14 @@ export class LspClient {
         () => fail(new Error(`no matching diagnostics for ${uri}; last: ${JSON.stringify(this.diagnostics.get(uri))}`)),
         timeoutMs,
       );
-      this.waiters.push({ uri, test, done: (d) => (clearTimeout(timer), done(d)) });
+      this.waiters.push({
+        uri,
+        test,
+        done: (d) => {
+          clearTimeout(timer);
+          done(d);
+        },
+      });
     });
   }
 
