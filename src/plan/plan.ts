@@ -2,6 +2,7 @@ import { diffLines } from "diff";
 import pg from "pg";
 import type { DomainIR } from "../compiler/ir.js";
 import { type GeneratedFile, generateTarget, readExisting, resolveTargets, writeFiles } from "../generators/index.js";
+import { type ApiPlan, planApi } from "./api.js";
 
 /** One file `generate` would write, with how many lines it adds and removes. */
 export interface PlannedFile {
@@ -27,6 +28,8 @@ export interface Plan {
   /** Files generate would leave alone: edited by hand, or not charter's. */
   kept: { path: string; reason: string; stale: boolean }[];
   migration: { file: string; destructive: DestructiveStep[] } | null;
+  /** The API's changes; null when the target has no FastAPI backend. */
+  api: ApiPlan | null;
 }
 
 /**
@@ -67,6 +70,7 @@ export function planGeneration(ir: DomainIR, target: string, output: string): { 
       removed: outcome.removed,
       kept: outcome.kept.map((k) => ({ path: k.path, reason: k.reason, stale: k.stale })),
       migration,
+      api: planApi(output, files),
     },
     files,
   };

@@ -26,6 +26,7 @@ export function planCommand(): Command {
         plan = planGeneration(result.ir, opts.target, opts.output).plan;
       } catch (e) {
         if (e instanceof UnknownTargetError) throw new UserError(e.message, 1);
+        if (e instanceof Error && e.message.startsWith("could not build the OpenAPI document")) throw new UserError(e.message);
         throw e;
       }
       const url = process.env.DATABASE_URL;
@@ -57,6 +58,13 @@ function printPlan(p: Plan): void {
       const rows = d.rows === undefined ? "" : ` — ${d.rows} row(s) affected`;
       lines.push(`  DESTRUCTIVE: ${d.statement.replace(/\s+/g, " ")}${rows}`);
     }
+  }
+  if (p.api) {
+    lines.push(
+      "",
+      `API: ${p.api.operationsAdded.length} operation(s) added, ${p.api.operationsRemoved.length} removed${p.api.breaking ? " — BREAKING" : ""}`,
+    );
+    for (const c of p.api.changes) lines.push(`  ${c.level === "error" ? "BREAKING" : c.level}: ${c.operation}: ${c.text} [${c.id}]`);
   }
   const n = p.added.length + p.changed.length + p.removed.length;
   lines.push("", n === 0 ? "No changes." : `${p.added.length} to add, ${p.changed.length} to change, ${p.removed.length} to remove.`);
