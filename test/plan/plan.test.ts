@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
@@ -79,10 +79,77 @@ describe("charter plan", () => {
     expect(plan.kept).toContainEqual({ path: "backend/db/migrations/snapshot.json", reason: "edited", stale: false });
   });
 
+  it("keeps the data of a renamed field: the column is renamed, nothing is destructive", () => {
+    const fresh = join(work, "renamed");
+    mkdirSync(fresh);
+    writeFileSync(join(fresh, "note.contract.yaml"), entity("note", "    title:\n      type: string\n      required: true\n"));
+    const target = join(work, "renamed-out");
+    expect(charter(["forge", "generate", fresh, "-t", "migrations", "-o", target]).status).toBe(0);
+    writeFileSync(
+      join(fresh, "note.contract.yaml"),
+      entity("note", "    heading:\n      type: string\n      required: true\n      renamed_from: title\n"),
+    );
+    const r = charter(["plan", fresh, "-t", "migrations", "-o", target, "--format", "json"]);
+    expect(r.status).toBe(2);
+    const plan = JSON.parse(r.stdout);
+    expect(plan.migration.destructive).toEqual([]);
+    expect(plan.added[0].path).toMatch(/^backend\/db\/migrations\/0002_.*\.sql$/);
+  });
+
   it("exits 1 with the findings on broken contracts", () => {
     writeFileSync(join(domain(), "bad.contract.yaml"), entity("Bad", "    x:\n      type: string\n"));
     const r = charter(["plan", domain(), "-o", out()]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("bad.contract.yaml");
+  });
+});
+
+describe("charter plan: API changes", () => {
+  let work: string;
+  const domain = (): string => join(work, "domain");
+  const out = (): string => join(work, "out");
+  const plan = (): {
+    status: number | null;
+    plan: { api: { breaking: boolean; operationsRemoved: string[]; changes: { operation: string; id: string; level: string }[] } };
+  } => {
+    const r = charter(["plan", domain(), "-t", "fastapi-prod", "-o", out(), "--format", "json"]);
+    expect(r.stderr).toBe("");
+    return { status: r.status, plan: JSON.parse(r.stdout) };
+  };
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "charter-plan-api-"));
+    cpSync(resolve("examples/helpdesk"), domain(), { recursive: true });
+    expect(charter(["forge", "generate", domain(), "-t", "fastapi-prod", "-o", out()]).status).toBe(0);
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("sees no API change when nothing changed", () => {
+    const { status, plan: p } = plan();
+    expect(status).toBe(0);
+    expect(p.api).toEqual({ operationsAdded: [], operationsRemoved: [], changes: [], breaking: false });
+  });
+
+  it("calls a widened field not breaking", () => {
+    const file = join(domain(), "entities/customer.contract.yaml");
+    writeFileSync(file, readFileSync(file, "utf8").replace("maxLength: 120", "maxLength: 200"));
+    const { status, plan: p } = plan();
+    expect(status).toBe(2);
+    expect(p.api.breaking).toBe(false);
+    expect(p.api.changes).toContainEqual(
+      expect.objectContaining({ operation: "POST /customers", id: "request-property-max-length-increased", level: "info" }),
+    );
+  });
+
+  it("calls a removed endpoint breaking", () => {
+    rmSync(join(domain(), "routes/agent_api.contract.yaml"));
+    rmSync(join(domain(), "pages/agents.contract.yaml"));
+    const { status, plan: p } = plan();
+    expect(status).toBe(2);
+    expect(p.api.breaking).toBe(true);
+    expect(p.api.operationsRemoved).toContain("POST /agents");
+    expect(p.api.changes).toContainEqual(
+      expect.objectContaining({ operation: "GET /agents", id: "api-removed-without-deprecation", level: "error" }),
+    );
   });
 });
