@@ -1,6 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, type Node, type Scalar } from "yaml";
 import { asRecord, asString, asStringArray, type PathSegments } from "../compiler/context.js";
-import { type Kind, STDLIB_MIXINS, SYSTEM_FIELDS } from "../contracts/index.js";
+import { expressionNames, type Kind, parseExpression, STDLIB_MIXINS, SYSTEM_FIELDS } from "../contracts/index.js";
 import type { Entry, Workspace } from "./workspace.js";
 
 /** A name in a contract's text: an FQN or a field name, with its offsets in the source. */
@@ -63,6 +63,11 @@ export function symbolAt(ws: Workspace, e: Entry, offset: number): SymbolAt | nu
     if (e.fqn && samePath(hit.path, ["metadata", "name"])) return { type: "fqn", fqn: e.fqn, occurrence: occ };
     const entity = fieldSiteEntity(ws, e, hit.path);
     if (entity) return { type: "field", entity, field: value, occurrence: occ };
+    const inExpression = expressionSiteEntity(ws, e, hit.path);
+    if (inExpression) {
+      const name = namesIn(e, hit.path, hit.node).find((n) => offset >= n.start && offset <= n.end);
+      if (name) return { type: "field", entity: inExpression, field: name.value, occurrence: name };
+    }
     return null;
   }
   const p = hit.path;
@@ -106,6 +111,48 @@ export function fieldSiteEntity(ws: Workspace, e: Entry, path: PathSegments): st
     }
   }
   return null;
+}
+
+/**
+ * When `path` holds an expression over an entity's fields (a workflow guard's condition, a route's
+ * validation rule), the FQN of that entity.
+ */
+export function expressionSiteEntity(ws: Workspace, e: Entry, path: PathSegments): string | null {
+  if (!e.contract || !e.fqn) return null;
+  const p = path;
+  if (e.kind === "Workflow" && p.length === 4 && p[0] === "spec" && p[1] === "guards" && p[3] === "condition") {
+    return ws.dependentsOf(e.fqn).find((d) => d.kind === "Entity")?.fqn ?? null;
+  }
+  if (e.kind === "Route" && p.length === 6 && p[0] === "spec" && p[1] === "endpoints" && p[3] === "validation" && p[5] === "rule") {
+    return asString(asRecord(e.contract.data.spec).entity) || null;
+  }
+  return null;
+}
+
+/**
+ * The names an expression scalar uses, each with its offsets in the source: the parser says which
+ * names the expression has; the source is scanned for them outside its string literals.
+ */
+function namesIn(e: Entry, path: PathSegments, node: Scalar): Occurrence[] {
+  let names: string[];
+  try {
+    names = expressionNames(parseExpression(String(node.value)));
+  } catch {
+    return [];
+  }
+  const [from, to] = node.range as [number, number, number];
+  const raw = (e.contract as NonNullable<Entry["contract"]>).source.slice(from, to);
+  const out: Occurrence[] = [];
+  let quote = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i] as string;
+    if (c === "'") quote = !quote;
+    if (quote || !/[A-Za-z_]/.test(c) || (i > 0 && /[\w.]/.test(raw[i - 1] as string))) continue;
+    const word = /^[A-Za-z_]\w*/.exec(raw.slice(i))?.[0] ?? "";
+    if (names.includes(word)) out.push({ entry: e, path, start: from + i, end: from + i + word.length, value: word });
+    i += word.length - 1;
+  }
+  return out;
 }
 
 /** The fields an entity has: its own, its mixins' (user and standard) and the system fields. */
@@ -172,8 +219,8 @@ export function fieldOccurrences(ws: Workspace, entity: string, field: string): 
   for (const d of candidates) {
     if (!d.contract) continue;
     for (const { path, node } of scalars(d)) {
-      if (String(node.value) !== field) continue;
-      if (fieldSiteEntity(ws, d, path) === entity) out.push(occurrence(d, path, node, field));
+      if (String(node.value) === field && fieldSiteEntity(ws, d, path) === entity) out.push(occurrence(d, path, node, field));
+      else if (expressionSiteEntity(ws, d, path) === entity) out.push(...namesIn(d, path, node).filter((n) => n.value === field));
     }
   }
   return out;

@@ -205,6 +205,18 @@ describe("charter lsp over stdio", () => {
       .map((u) => u.slice(uri(root).length))
       .sort();
     expect(fieldFiles).toEqual(["/entities/customer.contract.yaml", "/pages/customers.contract.yaml"]);
+    // A field named inside a route's validation rule is renamed there too, and nowhere else in it.
+    const ruleEdit = (await client.connection.sendRequest(RenameRequest.type, {
+      textDocument: { uri: uri(customer) },
+      position: at(text, "    company:", 5),
+      newName: "organisation",
+    })) as WorkspaceEdit;
+    const route = join(root, "routes/customer_api.contract.yaml");
+    const routeText = readFileSync(route, "utf8");
+    const routeEdits = ruleEdit.changes?.[uri(route)] ?? [];
+    expect(routeEdits).toHaveLength(1);
+    expect(routeEdits[0]?.range.start).toEqual(at(routeText, "company)", 0));
+    expect(Object.keys(ruleEdit.changes ?? {})).toHaveLength(3);
   });
 
   it("offers the Healer's tier-1 normaliser as a quick fix", async () => {
