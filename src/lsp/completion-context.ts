@@ -13,7 +13,8 @@ export interface CompletionContext {
   siblings: string[];
 }
 
-const KEY_LINE = /^(\s*)((?:-\s+)*)([^\s:#'"][^:#]*?):(?:\s+(.*))?$/;
+/** A `key:` line; a key may be quoted (a guard's `"open -> done":`). */
+const KEY_LINE = /^(\s*)((?:-\s+)*)("[^"]*"|'[^']*'|[^\s:#'"][^:#]*?):(?:\s+(.*))?$/;
 
 export function completionContext(text: string, offset: number): CompletionContext {
   const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
@@ -26,10 +27,10 @@ export function completionContext(text: string, offset: number): CompletionConte
   const rest = m[3] as string;
   const { path, siblings } = parents(lines, indent, text.slice(lineStart));
   for (let i = 0; i < dashes; i++) path.push(0);
-  const kv = /^([^\s:#'"][^:#]*?):\s*(.*)$/.exec(rest);
+  const kv = /^("[^"]*"|'[^']*'|[^\s:#'"][^:#]*?):\s*(.*)$/.exec(rest);
   if (kv) {
     const value = kv[2] as string;
-    path.push(kv[1] as string);
+    path.push(keyOf(kv[1] as string));
     if (value.startsWith("[")) {
       path.push(0);
       return {
@@ -57,9 +58,9 @@ function parents(above: string[], indent: number, after: string): { path: (strin
     const lineIndent = (/^\s*/.exec(line)?.[0] ?? "").length;
     const dashes = (/^\s*((?:-\s+)*)/.exec(line)?.[1] ?? "").length;
     const keyIndent = lineIndent + dashes;
-    if (k && keyIndent === want && out.length === 0) siblings.push(k[3] as string);
+    if (k && keyIndent === want && out.length === 0) siblings.push(keyOf(k[3] as string));
     if (k && keyIndent < want) {
-      out.push(k[3] as string);
+      out.push(keyOf(k[3] as string));
       want = keyIndent;
     }
     if (dashes > 0 && lineIndent < want) {
@@ -80,6 +81,10 @@ function parents(above: string[], indent: number, after: string): { path: (strin
     if (k && lineIndent === indent && !(k[2] as string)) siblings.push(k[3] as string);
   }
   return { path: out.reverse(), siblings };
+}
+
+function keyOf(s: string): string {
+  return /^(["']).*\1$/.test(s) ? s.slice(1, -1) : s;
 }
 
 function unquote(s: string): string {

@@ -10,6 +10,7 @@ import {
   type Connection,
   type Diagnostic,
   DiagnosticSeverity,
+  DidChangeWatchedFilesNotification,
   type Location,
   type Range,
   ResponseError,
@@ -28,6 +29,7 @@ import type { FullCheckReply, FullCheckRequest } from "./full-check.js";
 import { schemaKeys, schemaValues } from "./schema-complete.js";
 import {
   entityFields,
+  expressionSiteEntity,
   fieldDefinition,
   fieldOccurrences,
   fieldSiteEntity,
@@ -52,6 +54,8 @@ const FULL_CHECK_DELAY_MS = 400;
 export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
   let ws: Workspace | null = null;
+  let loaded = false;
+  let watchFiles = false;
   /** The last full check's findings by file; the domain-wide ones are kept beside each scoped check. */
   let fullFindings = new Map<string, Finding[]>();
   /** Findings shown per file, by what was last published. */
@@ -141,10 +145,11 @@ export function startServer(connection: Connection): void {
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri;
     const root = folder ? fileURLToPath(folder) : process.cwd();
     ws = new Workspace(root);
+    watchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
-        completionProvider: { triggerCharacters: [" ", "/", "[", ","] },
+        completionProvider: { triggerCharacters: [" ", "/", "[", ",", "("] },
         hoverProvider: true,
         definitionProvider: true,
         referencesProvider: true,
@@ -159,6 +164,11 @@ export function startServer(connection: Connection): void {
     if (!ws) return;
     for (const d of documents.all()) ws.overlays.set(fileURLToPath(d.uri), d.getText());
     ws.load();
+    loaded = true;
+    // Files changed outside the editor (git checkout, charter's Healer) are re-read as they change.
+    if (watchFiles) {
+      void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: `**/*${CONTRACT_SUFFIX}` }] });
+    }
     const open = documents.all().map((d) => fileURLToPath(d.uri));
     if (open.length > 0) recheck(open, []);
     runFullCheck();
@@ -170,7 +180,7 @@ export function startServer(connection: Connection): void {
     if (!p.endsWith(CONTRACT_SUFFIX)) return;
     ws.overlays.set(p, doc.getText());
     // Before the domain is loaded (initialized not yet handled), the load will read the overlay.
-    if (ws.entries.size === 0) return;
+    if (!loaded) return;
     const former = ws.update(p);
     recheck([p], [former]);
   };
@@ -233,6 +243,15 @@ export function startServer(connection: Connection): void {
             const fqn = `mixin/stdlib/${m}`;
             if (fqn.startsWith(prefix)) items.push({ label: fqn, kind: CompletionItemKind.Reference, detail: "standard mixin" });
           }
+        }
+        return items;
+      }
+      const inExpression = entry ? expressionSiteEntity(ws, entry, ctx.path) : null;
+      if (inExpression) {
+        const word = /[A-Za-z_]\w*$/.exec(prefix)?.[0] ?? "";
+        for (const [name, f] of entityFields(ws, inExpression)) {
+          if (name.startsWith(word))
+            items.push({ label: name, kind: CompletionItemKind.Field, detail: `${asString(f.def.type)} (${f.from})` });
         }
         return items;
       }

@@ -120,6 +120,15 @@ describe("charter lsp over stdio", () => {
     expect(items(keys)).toEqual(expect.arrayContaining(["table"]));
     // Keys already present are not offered again.
     expect(items(keys)).not.toContain("mixins");
+    // Inside a guard's condition: the fields of the workflow's entity.
+    const workflow = join(root, "workflows/ticket_lifecycle.contract.yaml");
+    const wText = readFileSync(workflow, "utf8");
+    await open(client, workflow, wText);
+    const inCondition = await client.connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: uri(workflow) },
+      position: at(wText, "len(resolution)", "len(reso".length),
+    });
+    expect(items(inCondition)).toEqual(["resolution"]);
   });
 
   it("hovers, goes to definitions and finds references of FQNs and fields", async () => {
