@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { isScalar, type Node } from "yaml";
+import type { Node } from "yaml";
 import { compileDomain, referencesOf } from "../compiler/compile.js";
 import type { PathSegments } from "../compiler/context.js";
 import {
@@ -208,11 +208,9 @@ export class Workspace {
     return out;
   }
 
-  /** The contract's node at `path`, with its source range as offsets. */
+  /** The contract's node at `path` (its `range` gives the offsets in the source). */
   nodeAt(e: Entry, path: PathSegments): Node | null {
-    if (!e.contract) return null;
-    const node = e.contract.doc.getIn(path, true) as Node | undefined;
-    return node && isScalar(node) ? node : ((node as Node | undefined) ?? null);
+    return (e.contract?.doc.getIn(path, true) as Node | undefined) ?? null;
   }
 
   private index(e: Entry): void {
