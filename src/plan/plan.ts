@@ -28,8 +28,10 @@ export interface Plan {
   /** Files generate would leave alone: edited by hand, or not charter's. */
   kept: { path: string; reason: string; stale: boolean }[];
   migration: { file: string; destructive: DestructiveStep[] } | null;
-  /** The API's changes; null when the target has no FastAPI backend. */
+  /** The API's changes; null when the target has no FastAPI backend or they could not be computed. */
   api: ApiPlan | null;
+  /** Why the API could not be compared (no Python with the backend's packages, say). */
+  apiError?: string;
 }
 
 /**
@@ -70,10 +72,19 @@ export function planGeneration(ir: DomainIR, target: string, output: string): { 
       removed: outcome.removed,
       kept: outcome.kept.map((k) => ({ path: k.path, reason: k.reason, stale: k.stale })),
       migration,
-      api: planApi(output, files),
+      ...apiOf(output, files),
     },
     files,
   };
+}
+
+/** The API part of a plan: a failure to build an OpenAPI document is reported, not fatal. */
+function apiOf(output: string, files: readonly GeneratedFile[]): { api: ApiPlan | null; apiError?: string } {
+  try {
+    return { api: planApi(output, files) };
+  } catch (e) {
+    return { api: null, apiError: e instanceof Error ? e.message : String(e) };
+  }
 }
 
 function contentOf(f: GeneratedFile | undefined): string {

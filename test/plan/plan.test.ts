@@ -141,6 +141,14 @@ describe("charter plan: API changes", () => {
     );
   });
 
+  it("still plans the files when no Python can build the OpenAPI document, and says why the API was not compared", () => {
+    const r = charter(["plan", domain(), "-t", "fastapi-prod", "-o", out(), "--format", "json"], { CHARTER_PYTHON: "/nonexistent/python" });
+    expect(r.status).toBe(2);
+    const p = JSON.parse(r.stdout);
+    expect(p.api).toBeNull();
+    expect(p.apiError).toContain("could not build the OpenAPI document");
+  });
+
   it("calls a removed endpoint breaking", () => {
     rmSync(join(domain(), "routes/agent_api.contract.yaml"));
     rmSync(join(domain(), "pages/agents.contract.yaml"));

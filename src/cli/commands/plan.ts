@@ -26,7 +26,6 @@ export function planCommand(): Command {
         plan = planGeneration(result.ir, opts.target, opts.output).plan;
       } catch (e) {
         if (e instanceof UnknownTargetError) throw new UserError(e.message, 1);
-        if (e instanceof Error && e.message.startsWith("could not build the OpenAPI document")) throw new UserError(e.message);
         throw e;
       }
       const url = process.env.DATABASE_URL;
@@ -66,6 +65,7 @@ function printPlan(p: Plan): void {
     );
     for (const c of p.api.changes) lines.push(`  ${c.level === "error" ? "BREAKING" : c.level}: ${c.operation}: ${c.text} [${c.id}]`);
   }
+  if (p.apiError) lines.push("", `API: not compared: ${p.apiError}`);
   const n = p.added.length + p.changed.length + p.removed.length;
   lines.push("", n === 0 ? "No changes." : `${p.added.length} to add, ${p.changed.length} to change, ${p.removed.length} to remove.`);
   process.stdout.write(`${lines.join("\n")}\n`);
