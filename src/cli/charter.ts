@@ -6,6 +6,8 @@ import { extractCommand } from "./commands/extract.js";
 import { factoryCommand } from "./commands/factory.js";
 import { forgeCommand } from "./commands/forge.js";
 import { healerCommand } from "./commands/healer.js";
+import { lspCommand } from "./commands/lsp.js";
+import { planCommand } from "./commands/plan.js";
 import { runProgram } from "./run.js";
 import { VERSION } from "./version.js";
 
@@ -22,6 +24,8 @@ export function charterProgram(): Command {
   program.addCommand(factoryCommand());
   program.addCommand(extractCommand());
   program.addCommand(devCommand());
+  program.addCommand(lspCommand());
+  program.addCommand(planCommand());
   return program;
 }
 

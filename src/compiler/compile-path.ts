@@ -1,7 +1,7 @@
 import type { Finding } from "../contracts/findings.js";
 import { hasErrors, sortFindings } from "../contracts/findings.js";
 import { envelopeFqn } from "../contracts/fqn.js";
-import { type LoadedContract, loadContracts, type ParseCache } from "../contracts/loader.js";
+import { type LoadedContract, type LoadOptions, loadContracts } from "../contracts/loader.js";
 import { validateContractSchema } from "../contracts/schema.js";
 import { compileDomain } from "./compile.js";
 import type { DomainIR } from "./ir.js";
@@ -29,11 +29,12 @@ export interface CheckResult {
 
 /**
  * The whole front of the pipeline: load, validate against the schemas, check semantics, compile.
- * A long-running caller passes a ParseCache so that unchanged files are not parsed again.
+ * A long-running caller passes a ParseCache so that unchanged files are not parsed again, and an
+ * editor its unsaved texts as `sources`.
  */
-export function checkDomain(path: string, options: { cache?: ParseCache | undefined } = {}): CheckResult {
+export function checkDomain(path: string, options: LoadOptions = {}): CheckResult {
   const { cache } = options;
-  const load = loadContracts(path, { cache });
+  const load = loadContracts(path, options);
   const findings: Finding[] = load.findings.map((f) => ({ ...f }));
   const schemaValid: LoadedContract[] = [];
   const fqns = new Map(load.contracts.map((c) => [c, envelopeFqn(c.data)]));

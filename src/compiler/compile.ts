@@ -240,6 +240,16 @@ function indexContracts(loaded: readonly LoadedContract[]): Contract[] {
   return out;
 }
 
+/**
+ * The references one contract makes, as the compiler resolves them (the language server indexes
+ * them for go to definition, rename and which contracts an edit affects).
+ */
+export function referencesOf(loaded: LoadedContract): { to: string; via: DependencyEdge["via"]; path: PathSegments; expect: Kind[] }[] {
+  const out: Reference[] = [];
+  for (const c of indexContracts([loaded])) collectReferences(c, out);
+  return out.map(({ to, via, path, expect }) => ({ to, via, path, expect }));
+}
+
 function collectReferences(c: Contract, out: Reference[]): void {
   const add = (to: unknown, via: Reference["via"], path: PathSegments, expect: Kind[], reverse = false): void => {
     if (typeof to === "string" && to !== "") out.push({ from: c, to, via, path, expect, ...(reverse ? { reverse } : {}) });

@@ -14,7 +14,7 @@ export {
   NUMBER_PREFIX_PATTERN,
   parseFqn,
 } from "./fqn.js";
-export type { LoadedContract, LoadResult, ParseResult } from "./loader.js";
+export type { LoadedContract, LoadOptions, LoadResult, ParseResult } from "./loader.js";
 export {
   CONTRACT_SUFFIX,
   displayPath,

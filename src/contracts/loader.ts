@@ -68,7 +68,7 @@ export function findContractFiles(path: string): string[] {
  * Loads every contract under `path`. Broken files never stop the load: each becomes a located
  * finding and the rest are still parsed, so one run reports every problem.
  */
-export function loadContracts(path: string, options: { cache?: ParseCache | undefined } = {}): LoadResult {
+export function loadContracts(path: string, options: LoadOptions = {}): LoadResult {
   const files = findContractFiles(path);
   const contracts: LoadedContract[] = [];
   const findings: Finding[] = [];
@@ -78,12 +78,22 @@ export function loadContracts(path: string, options: { cache?: ParseCache | unde
   // Each file's display name once: it is the contract's `file` and the listing's entry alike.
   const shown = files.map(displayPath);
   files.forEach((absPath, i) => {
-    const read = ahead && i >= READ_HEAD ? textOf(ahead.next(), absPath) : readContractText(absPath);
+    const fromDisk = ahead && i >= READ_HEAD ? textOf(ahead.next(), absPath) : undefined;
+    const read = options.sources?.get(absPath) ?? fromDisk ?? readContractText(absPath);
     const result = loadContractFile(absPath, options.cache, shown[i], read);
     if ("contract" in result) contracts.push(result.contract);
     for (const f of result.findings) findings.push(f);
   });
   return { contracts, findings, files: shown };
+}
+
+export interface LoadOptions {
+  cache?: ParseCache | undefined;
+  /**
+   * Texts that stand in for files on disk, by absolute path: an editor's unsaved buffers, which the
+   * language server checks exactly as `validate` would check them saved.
+   */
+  sources?: ReadonlyMap<string, string> | undefined;
 }
 
 export function displayPath(absPath: string): string {
