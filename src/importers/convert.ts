@@ -2,7 +2,17 @@ import { valueFitsType } from "../compiler/fields.js";
 import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
 import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
-import type { ContractType, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
+import type {
+  ContractType,
+  ForeignKey,
+  ImportField,
+  ImportModel,
+  ImportNote,
+  ImportOperation,
+  ImportTable,
+  OnDelete,
+  SourceLocation,
+} from "./model.js";
 import { defaultTable, entityName, RESERVED_FIELD_NAMES, snakeCase, uniqueNames } from "./naming.js";
 import { breakCycles, joinTableEnds, pickDisplay, type RefEdge } from "./relations.js";
 import { inferWorkflow } from "./workflows.js";
@@ -140,6 +150,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   }
 
   const refs: RefEdge[] = [];
+  const onDeletes = new Map<string, OnDelete>();
   for (const [entity, b] of built) {
     const t = b.table;
     for (const fk of t.foreignKeys) {
@@ -184,6 +195,8 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
         });
       }
       refs.push({ from: entity, field, to: target, required: def.required === true });
+      const rule = onDeleteRule(fk, def.required === true, `${entity}.${field}`, notes, t.location);
+      if (rule !== undefined) onDeletes.set(`${entity}.${field}`, rule);
     }
   }
   const dropped = new Set(breakCycles([...built.keys()].sort(compareText), refs));
@@ -212,6 +225,8 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     const display = pickDisplay(targetFields);
     const references: Record<string, unknown> = { entity: `entity/${domain}/${r.to}` };
     if (display) references.display = display;
+    const onDelete = onDeletes.get(`${r.from}.${r.field}`);
+    if (onDelete !== undefined) references.on_delete = onDelete;
     def.references = references;
   }
   for (const [entity, b] of built) {
@@ -249,6 +264,38 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (options.pages) contracts.push(buildPage(entity, domain, b.fields, workflowContract !== undefined));
   }
   return { contracts, notes };
+}
+
+/**
+ * The contract's `on_delete` for a foreign key, when it differs from the contract default
+ * (restrict for a required field, set_null for an optional one); what cannot be carried is noted.
+ */
+function onDeleteRule(
+  fk: ForeignKey,
+  required: boolean,
+  subject: string,
+  notes: ImportNote[],
+  location: SourceLocation,
+): OnDelete | undefined {
+  if (fk.onDelete === undefined) return undefined;
+  let rule = fk.onDelete;
+  if (rule === "set_null" && required) {
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: `ON DELETE ${fk.onDeleteSource ?? "SET NULL"} on a required column cannot clear it; on_delete is restrict`,
+      location,
+    });
+    rule = "restrict";
+  } else if (/^set ?default$/i.test(fk.onDeleteSource ?? "")) {
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: `ON DELETE ${fk.onDeleteSource} has no contract equivalent; on_delete is restrict`,
+      location,
+    });
+  }
+  return rule === (required ? "restrict" : "set_null") ? undefined : rule;
 }
 
 function buildFields(

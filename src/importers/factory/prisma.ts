@@ -94,6 +94,11 @@ export function prismaModel(text: string, file: string): ImportModel {
         const cols = kv.get("fields");
         if (cols && cols.length > 0) {
           const fk: ForeignKey = { columns: cols, table: fieldType, targetColumns: kv.get("references") ?? [] };
+          const onDelete = (rel ?? []).map(rec).find((x) => x.type === "keyValue" && x.key === "onDelete")?.value;
+          if (typeof onDelete === "string") {
+            fk.onDeleteSource = onDelete;
+            fk.onDelete = onDelete === "Cascade" ? "cascade" : onDelete === "SetNull" ? "set_null" : "restrict";
+          }
           t.foreignKeys.push(fk);
         }
         continue;

@@ -148,7 +148,15 @@ function toCheck(e: Node): Check {
 }
 
 function foreignKey(columns: string[], ref: Node): ForeignKey {
-  return { columns, table: tableName(arr(ref.table)[0]), targetColumns: arr(ref.definition).map(columnName) };
+  const fk: ForeignKey = { columns, table: tableName(arr(ref.table)[0]), targetColumns: arr(ref.definition).map(columnName) };
+  const action = arr(ref.on_action)
+    .map(rec)
+    .find((a) => a.type === "on delete");
+  // Without ON DELETE, MySQL refuses the delete (NO ACTION, checked at once as RESTRICT).
+  const spelled = String(rec(action?.value).value ?? "no action").toUpperCase();
+  fk.onDelete = spelled === "CASCADE" ? "cascade" : spelled === "SET NULL" ? "set_null" : "restrict";
+  fk.onDeleteSource = spelled;
+  return fk;
 }
 
 function tableName(t: unknown): string {

@@ -1,5 +1,5 @@
 import { loadModule, parseSync } from "libpg-query";
-import type { ForeignKey, ImportTable, SourceLocation } from "../model.js";
+import type { ForeignKey, ImportTable, OnDelete, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 import { type ColumnFacts, columnField } from "./sql.js";
 import type { Check, SchemaState } from "./sql-schema.js";
@@ -202,8 +202,21 @@ function constraint(state: SchemaState, t: ImportTable, c: Node, loc: (o: unknow
   }
 }
 
+/** `fk_del_action` letters: a NO ACTION, r RESTRICT, c CASCADE, n SET NULL, d SET DEFAULT. */
+const PG_ON_DELETE: Record<string, [OnDelete, string]> = {
+  a: ["restrict", "NO ACTION"],
+  r: ["restrict", "RESTRICT"],
+  c: ["cascade", "CASCADE"],
+  n: ["set_null", "SET NULL"],
+  d: ["restrict", "SET DEFAULT"],
+};
+
 function foreignKey(columns: string[], c: Node): ForeignKey {
-  return { columns, table: String(rec(c.pktable).relname), targetColumns: arr(c.pk_attrs).map(stringOf) };
+  const fk: ForeignKey = { columns, table: String(rec(c.pktable).relname), targetColumns: arr(c.pk_attrs).map(stringOf) };
+  const [onDelete, spelled] = PG_ON_DELETE[String(c.fk_del_action ?? "a")] ?? PG_ON_DELETE.a ?? ["restrict", "NO ACTION"];
+  fk.onDelete = onDelete;
+  fk.onDeleteSource = spelled;
+  return fk;
 }
 
 /** A default: a constant (through casts and a unary minus), null, or the expression's text. */
