@@ -138,7 +138,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     notes.push({
       kind: "changed",
       subject: `${entity}.${wf.field}`,
-      reason: `status-like enum became workflow ${wf.name} (the entity's 'state')`,
+      reason: `status-like enum became workflow ${wf.name} (the entity's 'state')${wf.lowercased ? "; its UPPER_CASE values are lower-case states" : ""}`,
     });
     // The workflow owns `state`; a column of that name is kept under another name.
     const clash = b.fields.get("state");
@@ -149,18 +149,30 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     }
   }
 
+  // An entity needs a field of its own: one with nothing besides the id and timestamps (a Django
+  // model of only inherited timestamps, a bare join row) is left out, and references to it stay plain.
+  const empty = new Set([...built].filter(([, b]) => b.fields.size === 0).map(([e]) => e));
+  for (const e of empty) {
+    notes.push({
+      kind: "skipped",
+      subject: e,
+      reason: "no fields of its own besides the id and timestamps; a contract entity needs one, so it is left out",
+      location: (built.get(e) as { table: ImportTable }).table.location,
+    });
+  }
   const refs: RefEdge[] = [];
   const onDeletes = new Map<string, OnDelete>();
   for (const [entity, b] of built) {
     const t = b.table;
     for (const fk of t.foreignKeys) {
-      const target = entityOf(fk.table);
+      const found = entityOf(fk.table);
+      const target = found !== undefined && !empty.has(found) ? found : undefined;
       const cols = fk.columns.map((c) => b.sourceNames.get(c) ?? snakeCase(c));
       if (!target) {
         notes.push({
           kind: "skipped",
           subject: `${entity}.${cols.join(", ")}`,
-          reason: `references '${fk.table}', which is not in the input; kept as a plain field`,
+          reason: `references '${fk.table}', which is ${found ? "left out (no fields of its own)" : "not in the input"}; kept as a plain field`,
           location: t.location,
         });
         continue;
@@ -243,6 +255,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   const contracts: PlannedContract[] = [];
   const operationsByEntity = groupOperations(model.operations, entityOf, notes);
   for (const [entity, b] of [...built].sort(([a], [c]) => compareText(a, c))) {
+    if (empty.has(entity)) continue;
     const t = b.table;
     const spec: Record<string, unknown> = {};
     const table = t.tableName ?? t.name;
@@ -250,9 +263,6 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (b.mixins.length > 0) spec.mixins = b.mixins;
     const workflowContract = workflows.get(entity);
     if (workflowContract) spec.state_machine = workflowContract.fqn;
-    if (b.fields.size === 0 && b.mixins.length === 0) {
-      notes.push({ kind: "changed", subject: entity, reason: "no fields of its own besides the id and timestamps" });
-    }
     spec.fields = Object.fromEntries(b.fields);
     if (workflowContract) contracts.push(workflowContract);
     contracts.push(plannedContract("Entity", entity, domain, entity, spec, t.description, t.location));
@@ -287,7 +297,7 @@ function onDeleteRule(
       location,
     });
     rule = "restrict";
-  } else if (/^set ?default$/i.test(fk.onDeleteSource ?? "")) {
+  } else if (/^set[ _]?default$/i.test(fk.onDeleteSource ?? "")) {
     notes.push({
       kind: "changed",
       subject,
@@ -309,7 +319,7 @@ function buildFields(
     t.fields.map((f) => f.name),
     (raw) => {
       const s = snakeCase(raw);
-      return RESERVED_FIELD_NAMES.has(s) && !/^(status|state)$/.test(raw) ? `${s}_value` : s;
+      return RESERVED_FIELD_NAMES.has(s) && !/^(status|state)$/i.test(raw) ? `${s}_value` : s;
     },
   );
   for (const c of collisions)

@@ -32,6 +32,8 @@ export interface ForeignKey {
   columns: string[];
   table: string;
   targetColumns: string[];
+  /** The constraint's name, when the source gives one (a later DROP CONSTRAINT names it). */
+  name?: string;
   /** What the source does on deleting the referenced row; undefined when it does not say. */
   onDelete?: OnDelete;
   /** The source's own spelling of it ("SET DEFAULT", "NoAction"), for notes. */

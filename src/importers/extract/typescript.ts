@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import ts from "typescript";
 import { readSource } from "../factory/read.js";
-import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+import type { ContractType, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
 
 export interface TypeScriptFindings {
   frameworks: Set<string>;
@@ -159,7 +159,9 @@ function typeormEntity(
   enums: Map<string, (string | number)[]>,
   notes: ImportNote[],
 ): ImportTable {
-  const name = cls.name?.text ?? "Entity";
+  // `UserEntity` is the user: the class-name suffix of the NestJS convention is no part of the name.
+  const className = cls.name?.text ?? "Entity";
+  const name = /^.+Entity$/.test(className) ? className.replace(/Entity$/, "") : className;
   const entityCall = decorator(cls, "Entity");
   const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: at(sf, cls) };
   const first = entityCall?.arguments[0];
@@ -189,9 +191,16 @@ function typeormEntity(
       const targetName = target && ts.isArrowFunction(target) && ts.isIdentifier(target.body) ? target.body.text : tsType;
       const join = options(decorator(m, "JoinColumn")).get("name");
       const column = join && ts.isStringLiteral(join) ? join.text : `${prop}Id`;
-      const nullable = options(rel).get("nullable");
+      const relOptions = options(rel);
+      const nullable = relOptions.get("nullable");
       t.fields.push({ name: column, type: "integer", required: nullable?.kind === ts.SyntaxKind.FalseKeyword, location });
-      t.foreignKeys.push({ columns: [column], table: targetName, targetColumns: [] });
+      const fk: ForeignKey = { columns: [column], table: targetName.replace(/^(.+)Entity$/, "$1"), targetColumns: [] };
+      const onDelete = relOptions.get("onDelete");
+      if (onDelete && ts.isStringLiteral(onDelete)) {
+        fk.onDeleteSource = onDelete.text;
+        fk.onDelete = /^cascade$/i.test(onDelete.text) ? "cascade" : /^set null$/i.test(onDelete.text) ? "set_null" : "restrict";
+      }
+      t.foreignKeys.push(fk);
       continue;
     }
     const primary = decorator(m, "PrimaryGeneratedColumn") ?? decorator(m, "PrimaryColumn");
@@ -230,6 +239,7 @@ function typeormEntity(
     const length = opts.get("length");
     if (length && ts.isNumericLiteral(length)) f.constraints = { maxLength: Number(length.text) };
     const nullable = opts.get("nullable");
+    if (opts.get("unique")?.kind === ts.SyntaxKind.TrueKeyword) f.unique = true;
     const d = opts.get("default");
     f.required = !(nullable?.kind === ts.SyntaxKind.TrueKeyword) && !optional && d === undefined;
     if (d) {
