@@ -386,3 +386,167 @@ export class Comment {
     expect(readdirSync(join(out, "routes")).sort()).toEqual(["comment_api.contract.yaml", "user_api.contract.yaml"]);
   });
 });
+
+describe("OpenAPI (museum-openapi31)", () => {
+  const migrate = (spec: string): { status: number; out: string; dir: string } => {
+    const dir = files({ "openapi.yaml": spec });
+    const out = join(work, `out-${n++}`);
+    const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--dir", out, "--no-llm"]);
+    return { status: r.status, out: `${r.stdout}${r.stderr}`, dir: out };
+  };
+
+  it("folds a resource's request and response schemas into one entity with one route", () => {
+    // museum-openapi31/input/openapi.yaml:41-130 (paths, trimmed) and 369-402 (SpecialEventFields, SpecialEvent; property refs inlined)
+    const r = migrate(`openapi: 3.1.0
+info: {title: Redocly Museum API, version: 1.2.0}
+paths:
+  /special-events:
+    post:
+      summary: Create special events
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/SpecialEvent"}
+      responses:
+        "201":
+          description: Created.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/SpecialEvent"}
+  /special-events/{eventId}:
+    get:
+      summary: Get special event
+      parameters:
+        - {name: eventId, in: path, required: true, schema: {type: string, format: uuid}}
+      responses:
+        "200":
+          description: Success.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/SpecialEvent"}
+    patch:
+      summary: Update special event
+      parameters:
+        - {name: eventId, in: path, required: true, schema: {type: string, format: uuid}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/SpecialEventFields"}
+      responses:
+        "200":
+          description: Success.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/SpecialEvent"}
+components:
+  schemas:
+    SpecialEventFields:
+      type: object
+      properties:
+        name: {type: string, example: Pirate Coding Workshop}
+        location: {type: string}
+        price: {type: number, format: float}
+    SpecialEvent:
+      type: object
+      properties:
+        eventId: {type: string, format: uuid}
+        name: {type: string, example: Pirate Coding Workshop}
+        location: {type: string}
+        price: {type: number, format: float}
+      required: [name, location, price]
+`);
+    expect(r.status, r.out).toBe(0);
+    expect(readdirSync(join(r.dir, "entities"))).toEqual(["special_event.contract.yaml"]);
+    expect(readdirSync(join(r.dir, "routes"))).toEqual(["special_event_api.contract.yaml"]);
+    const route = readFileSync(join(r.dir, "routes/special_event_api.contract.yaml"), "utf8");
+    expect(route).toContain("method: PATCH");
+    expect(route).toContain("method: GET");
+    expect(r.out).toContain("one entity for the schemas of one resource: SpecialEvent, SpecialEventFields");
+  });
+
+  it("unwraps a pagination envelope and folds *Req/Patched* variants, with required-on-create and read-only fields", () => {
+    // The shape drf-spectacular writes for every Django REST framework list (not from the corpus:
+    // no DRF spec is in it yet): Project / ProjectRequest / PatchedProjectRequest / PaginatedProjectList.
+    const r = migrate(`openapi: 3.0.3
+info: {title: Projects, version: 1.0.0}
+paths:
+  /api/projects/:
+    get:
+      responses:
+        "200":
+          description: ""
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/PaginatedProjectList"}
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/ProjectRequest"}
+      responses:
+        "201":
+          description: ""
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Project"}
+  /api/projects/{id}/:
+    patch:
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string, format: uuid}}
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/PatchedProjectRequest"}
+      responses:
+        "200":
+          description: ""
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Project"}
+components:
+  schemas:
+    Project:
+      type: object
+      properties:
+        id: {type: string, format: uuid, readOnly: true}
+        name: {type: string, maxLength: 100}
+        ownerId: {type: string, format: uuid}
+        created: {type: string, format: date-time, readOnly: true}
+      required: [id, name, created]
+    ProjectRequest:
+      type: object
+      properties:
+        name: {type: string, maxLength: 100}
+        ownerId: {type: string, format: uuid}
+      required: [name, ownerId]
+    PatchedProjectRequest:
+      type: object
+      properties:
+        name: {type: string, maxLength: 100}
+    Owner:
+      type: object
+      properties:
+        id: {type: string, format: uuid}
+        email: {type: string, format: email}
+    PaginatedProjectList:
+      type: object
+      properties:
+        count: {type: integer}
+        next: {type: string, nullable: true}
+        results:
+          type: array
+          items: {$ref: "#/components/schemas/Project"}
+`);
+    expect(r.status, r.out).toBe(0);
+    expect(readdirSync(join(r.dir, "entities")).sort()).toEqual(["owner.contract.yaml", "project.contract.yaml"]);
+    const project = readFileSync(join(r.dir, "entities/project.contract.yaml"), "utf8");
+    expect(project).toMatch(/name:\n\s+type: string\n\s+required: true/);
+    expect(project).toMatch(/created:\n\s+type: datetime\n(?!\s+required)/);
+    expect(project).toMatch(/owner_id:\n\s+type: uuid\n\s+required: true\n\s+references:\n\s+entity: entity\/x\/owner/);
+    expect(r.out).toContain("PaginatedProjectList: a list envelope of Project (pagination); unwrapped, not an entity");
+    const route = readFileSync(join(r.dir, "routes/project_api.contract.yaml"), "utf8");
+    expect(route.match(/method:/g)?.length).toBe(3);
+  });
+});
