@@ -376,7 +376,8 @@ function buildFields(
     notes.push({
       kind: "changed",
       subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])),
-      reason: "primary key kept as a required field; the entity's id is an implicit UUID",
+      reason:
+        "primary key kept as a required field; the entity's id is an implicit UUID, and the column's uniqueness is not kept (a contract cannot say unique)",
       location: t.location,
     });
   }

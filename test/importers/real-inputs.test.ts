@@ -514,6 +514,11 @@ components:
         name: {type: string, maxLength: 100}
         ownerId: {type: string, format: uuid}
         created: {type: string, format: date-time, readOnly: true}
+        budget: {type: integer, minimum: 0, exclusiveMinimum: true}
+        settings:
+          oneOf:
+            - {type: object, properties: {color: {type: string}}}
+            - {type: object, properties: {icon: {type: string}}}
       required: [id, name, created]
     ProjectRequest:
       type: object
@@ -546,6 +551,8 @@ components:
     expect(project).toMatch(/created:\n\s+type: datetime\n(?!\s+required)/);
     expect(project).toMatch(/owner_id:\n\s+type: uuid\n\s+required: true\n\s+references:\n\s+entity: entity\/x\/owner/);
     expect(r.out).toContain("PaginatedProjectList: a list envelope of Project (pagination); unwrapped, not an entity");
+    expect(project).toMatch(/budget:\n\s+type: integer\n\s+constraints:\n\s+min: 1/);
+    expect(project).toMatch(/settings:\n\s+type: object/);
     const route = readFileSync(join(r.dir, "routes/project_api.contract.yaml"), "utf8");
     expect(route.match(/method:/g)?.length).toBe(3);
   });

@@ -442,6 +442,18 @@ class OpenApiReader {
   }
 
   private field(name: string, p: Schema, required: boolean, location: SourceLocation): ImportField {
+    const alternatives = [...(Array.isArray(p.oneOf) ? p.oneOf : []), ...(Array.isArray(p.anyOf) ? p.anyOf : [])].map((x) =>
+      this.resolve(x, []),
+    );
+    if (p.type === undefined && alternatives.length > 0 && alternatives.every((x) => isObjectSchema(x) || x.type === "object")) {
+      this.notes.push({
+        kind: "changed",
+        subject: name,
+        reason: `oneOf/anyOf of ${alternatives.length} object schemas becomes an object field (the alternatives are not checked)`,
+        location,
+      });
+      return { name, type: "object", required: required && p.readOnly !== true, location };
+    }
     const declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
     const { type, format } = mapOpenApiType(
       typeof declared === "string" ? declared : undefined,
@@ -464,6 +476,22 @@ class OpenApiReader {
     const c: ImportField["constraints"] = {};
     if (typeof p.minimum === "number") c.min = p.minimum;
     if (typeof p.maximum === "number") c.max = p.maximum;
+    // Exclusive bounds: 3.1 gives the bound itself, 3.0 and Swagger a flag on minimum/maximum. On an
+    // integer the next value is the inclusive bound; on a number it is kept inclusive, noted.
+    const exclusive = (bound: unknown, flag: unknown, inclusive: number | undefined, step: number): number | undefined =>
+      typeof bound === "number" ? bound + step : flag === true && inclusive !== undefined ? inclusive + step : undefined;
+    const step = type === "integer" ? 1 : 0;
+    const lo = exclusive(p.exclusiveMinimum, p.exclusiveMinimum, c.min, step);
+    const hi = exclusive(p.exclusiveMaximum, p.exclusiveMaximum, c.max, -step);
+    if (lo !== undefined) c.min = lo;
+    if (hi !== undefined) c.max = hi;
+    if ((lo !== undefined || hi !== undefined) && type !== "integer")
+      this.notes.push({
+        kind: "changed",
+        subject: name,
+        reason: "an exclusive bound on a number is kept as an inclusive min/max",
+        location,
+      });
     if (typeof p.minLength === "number") c.minLength = p.minLength;
     if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
     if (typeof p.pattern === "string") c.pattern = p.pattern;
