@@ -117,6 +117,16 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
       }
       case "AlterTableStmt": {
         const rel = rec(node.relation);
+        // pg_dump alters sequences and views with ALTER TABLE too (OWNER TO, OWNED BY): not tables of the model.
+        if (node.objtype !== undefined && node.objtype !== "OBJECT_TABLE") {
+          state.skip(`ALTER ${String(node.objtype).replace(/^OBJECT_/, "")}`, at);
+          break;
+        }
+        const cmds = arr(node.cmds).map((x) => String(rec(rec(x).AlterTableCmd).subtype ?? ""));
+        if (cmds.length > 0 && cmds.every((c) => c === "AT_ChangeOwner")) {
+          state.skip("ALTER TABLE ... OWNER TO", at);
+          break;
+        }
         const t = state.table(String(rel.relname));
         if (!t) {
           if (state.partitions.has(String(rel.relname).toLowerCase())) state.skip("ALTER TABLE of a partition", at);
