@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -555,5 +556,35 @@ components:
     expect(project).toMatch(/settings:\n\s+type: object/);
     const route = readFileSync(join(r.dir, "routes/project_api.contract.yaml"), "utf8");
     expect(route.match(/method:/g)?.length).toBe(3);
+  });
+});
+
+describe("extract, Python newer than the host's", () => {
+  it("leaves out a line this Python cannot read and reads the rest of the file", () => {
+    // Python 3.12's `type` statement (PEP 695) beside the fastapi-template-sqlmodel model of
+    // app/models.py:80-83 (a constructed mix: the template itself keeps to older syntax).
+    const dir = files({
+      "app/models.py": `import uuid
+
+from sqlmodel import Field, SQLModel
+
+type ItemTitle = str
+
+
+class Item(SQLModel, table=True):
+    id: uuid.UUID = Field(default_factory=uuid.uuid4, primary_key=True)
+    title: str = Field(min_length=1, max_length=255)
+`,
+    });
+    const out = join(work, `out-${n++}`);
+    const r = runCharter(["extract", dir, "--domain", "x", "--dir", out, "--yes", "--no-llm", "--output", "json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { accepted: string[]; notes: { subject: string; reason: string }[] };
+    expect(summary.accepted).toEqual(["item"]);
+    const note = summary.notes.find((x) => x.subject.endsWith("models.py:5"));
+    // A Python that reads it (3.12+) has nothing to leave out.
+    const minor = Number(/Python 3\.(\d+)/.exec(spawnSync("python3", ["--version"], { encoding: "utf8" }).stdout)?.[1] ?? 99);
+    if (minor < 12) expect(note?.reason).toContain("type ItemTitle = str");
+    else expect(note).toBeUndefined();
   });
 });

@@ -50,6 +50,8 @@ export interface PyFile {
   classes: PyClass[];
   functions: { name: string; line: number; decorators: PyValue[] }[];
   assignments: { name: string; value: PyValue | null; line: number }[];
+  /** Lines this Python could not read (newer syntax), replaced by `pass` so the rest of the file is read. */
+  skipped?: { line: number; message: string; text: string }[];
 }
 
 function scriptPath(): string {
@@ -93,6 +95,13 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
   const out: PythonFindings = { frameworks: new Set(), tables: [], operations: [], notes: [] };
   const enums = new Map<string, string[]>();
   for (const f of files) {
+    for (const s of f.skipped ?? [])
+      out.notes.push({
+        kind: "skipped",
+        subject: `${f.path}:${s.line}`,
+        reason: `this Python cannot read \`${s.text}\` (${s.message}; newer syntax?); the line is left out, the rest of the file is read`,
+        location: { file: f.path, line: s.line },
+      });
     if (f.error) {
       out.notes.push({
         kind: "skipped",
