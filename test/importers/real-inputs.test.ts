@@ -588,3 +588,59 @@ class Item(SQLModel, table=True):
     else expect(note).toBeUndefined();
   });
 });
+
+describe("extract, routes behind a decorator framework (nestjs-realworld-typeorm)", () => {
+  it("reads NestJS @Controller routes and ties them to the entity their path names", () => {
+    // lujakob/nestjs-realworld-example-app src/article/article.controller.ts:17-71 (decorators and
+    // signatures kept, bodies and Swagger decorators trimmed) with src/article/article.entity.ts (trimmed).
+    const dir = files({
+      "article/article.entity.ts": `import { Entity, PrimaryGeneratedColumn, Column } from 'typeorm';
+
+@Entity('article')
+export class ArticleEntity {
+
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column()
+  slug: string;
+
+  @Column()
+  title: string;
+}
+`,
+      "article/article.controller.ts": `import {Get, Post, Body, Put, Delete, Query, Param, Controller} from '@nestjs/common';
+
+@Controller('articles')
+export class ArticleController {
+
+  @Get()
+  async findAll(@Query() query) {}
+
+  @Get('feed')
+  async getFeed(@Query() query) {}
+
+  @Get(':slug')
+  async findOne(@Param('slug') slug) {}
+
+  @Post()
+  async create(@Body('article') articleData) {}
+
+  @Put(':slug')
+  async update(@Param() params, @Body('article') articleData) {}
+
+  @Delete(':slug')
+  async delete(@Param() params) {}
+}
+`,
+    });
+    const out = join(work, `out-${n++}`);
+    const r = runCharter(["extract", dir, "--domain", "x", "--dir", out, "--yes", "--no-llm", "--output", "json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as { frameworks: string[]; notes: { subject: string; reason: string }[] };
+    expect(summary.frameworks).toContain("NestJS");
+    const route = readFileSync(join(out, "routes/article_api.contract.yaml"), "utf8");
+    expect(route.match(/method:/g)?.length).toBe(5);
+    expect(summary.notes.some((x) => x.subject === "GET /articles/feed")).toBe(true);
+  });
+});

@@ -58,6 +58,10 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
     const routes: RouteCall[] = [];
     const visit = (n: ts.Node): void => {
       if (ts.isClassDeclaration(n) && decorator(n, "Entity")) out.tables.push(typeormEntity(sf, n, enums, out.notes));
+      if (ts.isClassDeclaration(n) && decorator(n, "Controller")) {
+        out.frameworks.add("NestJS");
+        out.operations.push(...controllerRoutes(sf, n));
+      }
       if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression)) {
         const method = n.expression.name.text;
         const first = n.arguments[0];
@@ -82,6 +86,30 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
         const path = `${prefix}${r.path === "/" ? "" : r.path}`.replace(/:([A-Za-z_]\w*)/g, "{$1}") || "/";
         out.operations.push({ method: r.method, path, location: r.location });
       }
+    }
+  }
+  return out;
+}
+
+const ROUTE_DECORATORS: Record<string, string> = { Get: "GET", Post: "POST", Put: "PUT", Patch: "PATCH", Delete: "DELETE" };
+
+/** Routes of a decorator framework (NestJS): `@Controller('articles')` with `@Get(':slug')` methods. */
+function controllerRoutes(sf: ts.SourceFile, cls: ts.ClassDeclaration): ImportOperation[] {
+  const arg = decorator(cls, "Controller")?.arguments[0];
+  const prefix =
+    arg && ts.isStringLiteral(arg) ? arg.text : arg ? (options(decorator(cls, "Controller")).get("path")?.getText(sf) ?? "") : "";
+  const out: ImportOperation[] = [];
+  for (const m of cls.members) {
+    if (!ts.isMethodDeclaration(m)) continue;
+    for (const [name, method] of Object.entries(ROUTE_DECORATORS)) {
+      const d = decorator(m, name);
+      if (!d) continue;
+      const sub = d.arguments[0] && ts.isStringLiteral(d.arguments[0]) ? d.arguments[0].text : "";
+      const path = `/${[prefix.replace(/['"]/g, ""), sub].filter(Boolean).join("/")}`
+        .replace(/\/+/g, "/")
+        .replace(/:([A-Za-z_]\w*)/g, "{$1}")
+        .replace(/(.)\/$/, "$1");
+      out.push({ method, path, summary: m.name.getText(sf), location: at(sf, m) });
     }
   }
   return out;
