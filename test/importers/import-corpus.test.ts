@@ -11,6 +11,7 @@ import { CORPUS_DIR, corpusInputs, runCorpusInput } from "../support/import-corp
 const FASTER_HALF = [
   "chinook-mysql",
   "chinook-postgres",
+  "django-styleguide",
   "fastapi-template-sqlmodel",
   "nestjs-realworld-typeorm",
   "northwind-postgres",
