@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, generate, healer, agents, backend, frontend, lighthouse, import, dev, lsp).
+// for some of them (validate, generate, healer, agents, backend, frontend, lighthouse, import, import-corpus, dev,
+// lsp).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -16,6 +17,7 @@ const benches = {
   frontend: ["bench/frontend.mjs"],
   lighthouse: ["--import", tsx, "bench/lighthouse.ts"],
   import: ["bench/import.mjs"],
+  "import-corpus": ["--import", tsx, "bench/import-corpus.ts"],
   dev: ["bench/dev.mjs"],
   lsp: ["bench/lsp.mjs"],
 };

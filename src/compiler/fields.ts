@@ -60,6 +60,12 @@ export function buildField(
           display: typeof refs.display === "string" ? refs.display : null,
           graphEdge: typeof refs.graph_edge === "string" ? refs.graph_edge : null,
           graphDirection: refs.graph_direction === "reverse" ? "reverse" : "forward",
+          onDelete:
+            refs.on_delete === "restrict" || refs.on_delete === "cascade" || refs.on_delete === "set_null"
+              ? refs.on_delete
+              : def.required === true
+                ? "restrict"
+                : "set_null",
         }
       : null,
     renamedFrom: typeof def.renamed_from === "string" ? def.renamed_from : null,
@@ -99,6 +105,14 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
   }
   if (f.references && f.type !== "uuid") {
     reporter.report(contract, at("type"), "field.reference_type", `${pyRepr(f.type)} is not one of ['uuid']`);
+  }
+  if (f.references?.onDelete === "set_null" && f.required) {
+    reporter.report(
+      contract,
+      at("references", "on_delete"),
+      "field.on_delete_required",
+      "on_delete 'set_null' needs an optional field (a required reference cannot be cleared); use 'restrict' or 'cascade', or drop required",
+    );
   }
   if (f.computed) {
     const k = f.computed.kind;

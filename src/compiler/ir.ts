@@ -97,7 +97,14 @@ export interface ReferenceIR {
   display: string | null;
   graphEdge: string | null;
   graphDirection: "forward" | "reverse";
+  /**
+   * What deleting the referenced record does to this one: refuse (409), delete it too, or clear the
+   * field. Unset in the contract: restrict for a required field, set_null for an optional one.
+   */
+  onDelete: OnDeleteRule;
 }
+
+export type OnDeleteRule = "restrict" | "cascade" | "set_null";
 
 export interface FieldIR {
   name: string;

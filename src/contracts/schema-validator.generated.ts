@@ -23,7 +23,7 @@ const schema39 = {"description":"now, now_on_update, current_user, uuid or seque
 const schema40 = {"type":"object","additionalProperties":false,"properties":{"min":{"type":"number"},"max":{"type":"number"},"minLength":{"type":"integer","minimum":0},"maxLength":{"type":"integer","minimum":0},"pattern":{"type":"string"}}};
 const func1 = Object.prototype.hasOwnProperty;
 const pattern5 = new RegExp("^sequence\\(.*\\)$", "u");
-const schema41 = {"type":"object","required":["entity"],"additionalProperties":false,"properties":{"entity":{"$ref":"#/$defs/fqn"},"display":{"type":"string"},"graph_edge":{"$ref":"#/$defs/graphEdge"},"graph_direction":{"enum":["forward","reverse"]}}};
+const schema41 = {"type":"object","required":["entity"],"additionalProperties":false,"properties":{"entity":{"$ref":"#/$defs/fqn"},"display":{"type":"string"},"graph_edge":{"$ref":"#/$defs/graphEdge"},"graph_direction":{"enum":["forward","reverse"]},"on_delete":{"enum":["restrict","cascade","set_null"]}}};
 const schema43 = {"type":"string","pattern":"^[A-Z][A-Z0-9_]*$"};
 const pattern6 = new RegExp("^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$", "u");
 const pattern7 = new RegExp("^[A-Z][A-Z0-9_]*$", "u");
@@ -50,7 +50,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((((key0 === "entity") || (key0 === "display")) || (key0 === "graph_edge")) || (key0 === "graph_direction"))){
+if(!(((((key0 === "entity") || (key0 === "display")) || (key0 === "graph_edge")) || (key0 === "graph_direction")) || (key0 === "on_delete"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -136,14 +136,27 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.on_delete !== undefined){
+let data4 = data.on_delete;
+if(!(((data4 === "restrict") || (data4 === "cascade")) || (data4 === "set_null"))){
+const err8 = {instancePath:instancePath+"/on_delete",schemaPath:"#/properties/on_delete/enum",keyword:"enum",params:{allowedValues: schema41.properties.on_delete.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }

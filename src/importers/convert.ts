@@ -2,7 +2,17 @@ import { valueFitsType } from "../compiler/fields.js";
 import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
 import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
-import type { ContractType, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
+import type {
+  ContractType,
+  ForeignKey,
+  ImportField,
+  ImportModel,
+  ImportNote,
+  ImportOperation,
+  ImportTable,
+  OnDelete,
+  SourceLocation,
+} from "./model.js";
 import { defaultTable, entityName, RESERVED_FIELD_NAMES, snakeCase, uniqueNames } from "./naming.js";
 import { breakCycles, joinTableEnds, pickDisplay, type RefEdge } from "./relations.js";
 import { inferWorkflow } from "./workflows.js";
@@ -128,7 +138,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     notes.push({
       kind: "changed",
       subject: `${entity}.${wf.field}`,
-      reason: `status-like enum became workflow ${wf.name} (the entity's 'state')`,
+      reason: `status-like enum became workflow ${wf.name} (the entity's 'state')${wf.lowercased ? "; its UPPER_CASE values are lower-case states" : ""}`,
     });
     // The workflow owns `state`; a column of that name is kept under another name.
     const clash = b.fields.get("state");
@@ -139,17 +149,30 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     }
   }
 
+  // An entity needs a field of its own: one with nothing besides the id and timestamps (a Django
+  // model of only inherited timestamps, a bare join row) is left out, and references to it stay plain.
+  const empty = new Set([...built].filter(([, b]) => b.fields.size === 0).map(([e]) => e));
+  for (const e of empty) {
+    notes.push({
+      kind: "skipped",
+      subject: e,
+      reason: "no fields of its own besides the id and timestamps; a contract entity needs one, so it is left out",
+      location: (built.get(e) as { table: ImportTable }).table.location,
+    });
+  }
   const refs: RefEdge[] = [];
+  const onDeletes = new Map<string, OnDelete>();
   for (const [entity, b] of built) {
     const t = b.table;
     for (const fk of t.foreignKeys) {
-      const target = entityOf(fk.table);
+      const found = entityOf(fk.table);
+      const target = found !== undefined && !empty.has(found) ? found : undefined;
       const cols = fk.columns.map((c) => b.sourceNames.get(c) ?? snakeCase(c));
       if (!target) {
         notes.push({
           kind: "skipped",
           subject: `${entity}.${cols.join(", ")}`,
-          reason: `references '${fk.table}', which is not in the input; kept as a plain field`,
+          reason: `references '${fk.table}', which is ${found ? "left out (no fields of its own)" : "not in the input"}; kept as a plain field`,
           location: t.location,
         });
         continue;
@@ -184,6 +207,8 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
         });
       }
       refs.push({ from: entity, field, to: target, required: def.required === true });
+      const rule = onDeleteRule(fk, def.required === true, `${entity}.${field}`, notes, t.location);
+      if (rule !== undefined) onDeletes.set(`${entity}.${field}`, rule);
     }
   }
   const dropped = new Set(breakCycles([...built.keys()].sort(compareText), refs));
@@ -212,6 +237,8 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     const display = pickDisplay(targetFields);
     const references: Record<string, unknown> = { entity: `entity/${domain}/${r.to}` };
     if (display) references.display = display;
+    const onDelete = onDeletes.get(`${r.from}.${r.field}`);
+    if (onDelete !== undefined) references.on_delete = onDelete;
     def.references = references;
   }
   for (const [entity, b] of built) {
@@ -228,6 +255,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   const contracts: PlannedContract[] = [];
   const operationsByEntity = groupOperations(model.operations, entityOf, notes);
   for (const [entity, b] of [...built].sort(([a], [c]) => compareText(a, c))) {
+    if (empty.has(entity)) continue;
     const t = b.table;
     const spec: Record<string, unknown> = {};
     const table = t.tableName ?? t.name;
@@ -235,9 +263,6 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (b.mixins.length > 0) spec.mixins = b.mixins;
     const workflowContract = workflows.get(entity);
     if (workflowContract) spec.state_machine = workflowContract.fqn;
-    if (b.fields.size === 0 && b.mixins.length === 0) {
-      notes.push({ kind: "changed", subject: entity, reason: "no fields of its own besides the id and timestamps" });
-    }
     spec.fields = Object.fromEntries(b.fields);
     if (workflowContract) contracts.push(workflowContract);
     contracts.push(plannedContract("Entity", entity, domain, entity, spec, t.description, t.location));
@@ -251,6 +276,38 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   return { contracts, notes };
 }
 
+/**
+ * The contract's `on_delete` for a foreign key, when it differs from the contract default
+ * (restrict for a required field, set_null for an optional one); what cannot be carried is noted.
+ */
+function onDeleteRule(
+  fk: ForeignKey,
+  required: boolean,
+  subject: string,
+  notes: ImportNote[],
+  location: SourceLocation,
+): OnDelete | undefined {
+  if (fk.onDelete === undefined) return undefined;
+  let rule = fk.onDelete;
+  if (rule === "set_null" && required) {
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: `ON DELETE ${fk.onDeleteSource ?? "SET NULL"} on a required column cannot clear it; on_delete is restrict`,
+      location,
+    });
+    rule = "restrict";
+  } else if (/^set[ _]?default$/i.test(fk.onDeleteSource ?? "")) {
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: `ON DELETE ${fk.onDeleteSource} has no contract equivalent; on_delete is restrict`,
+      location,
+    });
+  }
+  return rule === (required ? "restrict" : "set_null") ? undefined : rule;
+}
+
 function buildFields(
   t: ImportTable,
   entity: string,
@@ -262,7 +319,7 @@ function buildFields(
     t.fields.map((f) => f.name),
     (raw) => {
       const s = snakeCase(raw);
-      return RESERVED_FIELD_NAMES.has(s) && !/^(status|state)$/.test(raw) ? `${s}_value` : s;
+      return RESERVED_FIELD_NAMES.has(s) && !/^(status|state)$/i.test(raw) ? `${s}_value` : s;
     },
   );
   for (const c of collisions)
@@ -319,7 +376,8 @@ function buildFields(
     notes.push({
       kind: "changed",
       subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])),
-      reason: "primary key kept as a required field; the entity's id is an implicit UUID",
+      reason:
+        "primary key kept as a required field; the entity's id is an implicit UUID, and the column's uniqueness is not kept (a contract cannot say unique)",
       location: t.location,
     });
   }

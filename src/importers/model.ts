@@ -32,7 +32,15 @@ export interface ForeignKey {
   columns: string[];
   table: string;
   targetColumns: string[];
+  /** The constraint's name, when the source gives one (a later DROP CONSTRAINT names it). */
+  name?: string;
+  /** What the source does on deleting the referenced row; undefined when it does not say. */
+  onDelete?: OnDelete;
+  /** The source's own spelling of it ("SET DEFAULT", "NoAction"), for notes. */
+  onDeleteSource?: string;
 }
+
+export type OnDelete = "restrict" | "cascade" | "set_null";
 
 export interface ImportField {
   /** Name as written in the source. */

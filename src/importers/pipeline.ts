@@ -21,6 +21,8 @@ export interface ImportSummary {
   /** Contracts with parts an LLM suggested, and which parts. */
   llm: { fqn: string; paths: string[] }[];
   dryRun: boolean;
+  /** Why nothing was written, when the plan was refused as a whole (the command then exits 1). */
+  refused: string | null;
   /** Whether an LLM was asked, and what came of it. */
   llmStatus: string;
 }
@@ -57,15 +59,29 @@ export async function maybeEnrich(
   return { contracts: e.contracts, notes: e.notes, llm: e.status };
 }
 
-/** Refuses overwrites (unless forced), then writes every accepted contract at once. */
+/**
+ * All or nothing: when any contract fails validation, or there is no entity at all, nothing is
+ * written and the summary says why; otherwise overwrites are refused (unless forced) and every
+ * contract is written at once.
+ */
 export function writeImport(
   model: ImportModel,
   plan: { checked: CheckedPlan; notes: ImportNote[]; llm: string },
   options: PlanOptions & { force: boolean; dryRun: boolean },
 ): ImportSummary {
+  const refused = refusal(plan.checked);
+  if (refused !== null) return { ...summarise(model, plan, options, []), refused };
   refuseOverwrite(plan.checked.accepted, options.directory, options.force || options.dryRun);
   const written = options.dryRun ? [] : writeContracts(plan.checked.accepted, options.directory);
   return summarise(model, plan, options, written);
+}
+
+/** Why a plan must not be written at all, or null. */
+export function refusal(checked: CheckedPlan): string | null {
+  if (checked.rejected.length > 0)
+    return `${checked.rejected.length} contract(s) failed validation (listed below); a partial domain is never written`;
+  if (!checked.accepted.some((c) => c.kind === "Entity")) return "the input yields no entity (see the notes for what was left out)";
+  return null;
 }
 
 export function summarise(
@@ -100,6 +116,7 @@ export function summarise(
     rejected: checked.rejected.map((r) => ({ fqn: r.contract.fqn, file: r.contract.file, findings: r.findings })),
     llm: checked.accepted.filter((c) => (c.fromLlm ?? []).length > 0).map((c) => ({ fqn: c.fqn, paths: c.fromLlm ?? [] })),
     dryRun: options.dryRun,
+    refused: null,
     llmStatus: plan.llm,
   };
 }

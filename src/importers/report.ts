@@ -7,9 +7,11 @@ export function summaryText(s: ImportSummary): string {
   const out: string[] = [];
   const plural = (n: number, w: string): string => `${n} ${w}${n === 1 ? "" : "s"}`;
   out.push(`Read ${plural(s.files.length, "file")} (${s.format}): ${s.files.join(", ")}`);
-  out.push(
-    `${s.dryRun ? "Would write" : "Wrote"} to ${s.directory}: ${plural(s.entities.length, "entity").replace("entitys", "entities")}, ${plural(s.workflows.length, "workflow")}, ${plural(s.routes.length, "route")}, ${plural(s.pages.length, "page")}`,
-  );
+  if (s.refused !== null) out.push(`Nothing written to ${s.directory}: ${s.refused}`);
+  else
+    out.push(
+      `${s.dryRun ? "Would write" : "Wrote"} to ${s.directory}: ${plural(s.entities.length, "entity").replace("entitys", "entities")}, ${plural(s.workflows.length, "workflow")}, ${plural(s.routes.length, "route")}, ${plural(s.pages.length, "page")}`,
+    );
   for (const w of s.written) out.push(`  ${w}`);
   out.push(s.llmStatus);
   const skipped = s.notes.filter((n) => n.kind === "skipped");
@@ -23,7 +25,7 @@ export function summaryText(s: ImportSummary): string {
     for (const n of skipped) out.push(`  ${n.subject}: ${n.reason}${n.location ? ` [${formatLocation(n.location)}]` : ""}`);
   }
   if (s.rejected.length > 0) {
-    out.push(`Not written, failed validation (${s.rejected.length}):`);
+    out.push(`Failed validation (${s.rejected.length}):`);
     for (const r of s.rejected) {
       out.push(`  ${r.fqn}${r.findings.length === 0 ? ": its entity failed validation" : ""}`);
       for (const f of r.findings) out.push(`    ${formatFinding(f)}`);

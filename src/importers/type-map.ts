@@ -155,6 +155,6 @@ export function mapOpenApiType(type: string | undefined, format: string | undefi
 export function generatedDefault(expression: string): "now" | "uuid" | undefined {
   const e = expression.toLowerCase().replace(/\s+/g, "");
   if (/^(now\(\)|current_timestamp(\(\d*\))?|localtimestamp|current_date|getdate\(\)|sysdate\(\))$/.test(e)) return "now";
-  if (/^(gen_random_uuid\(\)|uuid_generate_v4\(\)|uuid\(\)|uuid4\(\))$/.test(e)) return "uuid";
+  if (/^(gen_random_uuid\(\)|uuid_generate_v[147]\(\)|uuidv[47]\(\)|uuid\(\)|uuid4\(\))$/.test(e)) return "uuid";
   return undefined;
 }

@@ -24,6 +24,8 @@ export interface InferredWorkflow {
   /** The entity field the workflow replaces. */
   field: string;
   spec: Record<string, unknown>;
+  /** Whether the source's values were UPPER_CASE (Prisma's convention) and became snake_case states. */
+  lowercased: boolean;
 }
 
 /**
@@ -35,10 +37,12 @@ export interface InferredWorkflow {
 export function inferWorkflow(entity: string, fields: ReadonlyMap<string, Record<string, unknown>>): InferredWorkflow | undefined {
   for (const [name, def] of fields) {
     if (!STATUS_FIELDS.has(name)) continue;
-    const values = def.enum;
-    if (!Array.isArray(values) || values.length < 2 || values.length > 12) continue;
+    const raw = def.enum;
+    if (!Array.isArray(raw) || raw.length < 2 || raw.length > 12) continue;
+    const upper = raw.every((v) => typeof v === "string" && /^[A-Z][A-Z0-9_]*$/.test(v));
+    const values = upper ? raw.map((v) => String(v).toLowerCase()) : raw;
     if (!values.every((v): v is string => typeof v === "string" && /^[a-z][a-z0-9_]*$/.test(v))) continue;
-    const initial = def.default;
+    const initial = upper && typeof def.default === "string" ? def.default.toLowerCase() : def.default;
     if (typeof initial !== "string" || !values.includes(initial)) continue;
     const states: Record<string, unknown> = {};
     const transitions: Record<string, string[]> = {};
@@ -50,7 +54,7 @@ export function inferWorkflow(entity: string, fields: ReadonlyMap<string, Record
       transitions[v] = terminal ? [] : values.filter((w) => w !== v);
     }
     if (Object.values(states).every((s) => (s as { terminal?: boolean }).terminal)) continue;
-    return { name: `${entity}_lifecycle`, field: name, spec: { initial, states, transitions } };
+    return { name: `${entity}_lifecycle`, field: name, spec: { initial, states, transitions }, lowercased: upper };
   }
   return undefined;
 }

@@ -116,6 +116,7 @@ describe("compiled IR of the helpdesk example", () => {
       display: "name",
       graphEdge: "RAISED_BY",
       graphDirection: "forward",
+      onDelete: "restrict",
     });
     expect(t.softDelete).toBe(true);
     expect(t.searchFields).toEqual(expect.arrayContaining(["title", "description", "reporter_email"]));

@@ -79,6 +79,7 @@ describe("the generated black-box suite (--target tests)", () => {
       transitions: unknown[];
       rules: unknown[];
       access: unknown[];
+      deletes: unknown[];
     };
     expect(cases.uncovered).toEqual([]);
     for (const run of [1, 2]) {
@@ -86,8 +87,8 @@ describe("the generated black-box suite (--target tests)", () => {
       expect(r.failed, `run ${run}:\n${r.output}`).toBe(0);
       expect(r.status, `run ${run}:\n${r.output}`).toBe(0);
       expect(r.skipped, r.output).toBe(0);
-      // routes x 4 + rules + transitions + users x 2 + access cases
-      expect(r.passed).toBe(3 * 4 + cases.rules.length + cases.transitions.length + 3 * 2 + cases.access.length);
+      // routes x 4 + rules + transitions + users x 2 + access cases + on_delete cases
+      expect(r.passed).toBe(3 * 4 + cases.rules.length + cases.transitions.length + 3 * 2 + cases.access.length + cases.deletes.length);
     }
   }, 600_000);
 
@@ -126,8 +127,9 @@ describe("the generated black-box suite (--target tests)", () => {
       const cases = JSON.parse(readFileSync(join(plain, "runtime", "tests", "cases.json"), "utf8")) as {
         rules: unknown[];
         transitions: unknown[];
+        deletes: unknown[];
       };
-      expect(r.passed, r.output).toBe(3 * 4 + cases.rules.length + cases.transitions.length);
+      expect(r.passed, r.output).toBe(3 * 4 + cases.rules.length + cases.transitions.length + cases.deletes.length);
       expect(r.output).toContain("the domain has no auth Infra contract");
     } finally {
       await plainApp.stop();

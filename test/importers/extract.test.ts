@@ -117,7 +117,11 @@ describe("charter extract --yes", () => {
     const book = fields(dir, "book");
     expect(book.format).toEqual({ type: "string", default: "paper", enum: ["paper", "hard", "ebook"], constraints: { maxLength: 5 } });
     expect(book.pages).toEqual({ type: "integer", default: 0, constraints: { min: 0 } });
-    expect(book.author_id).toEqual({ type: "uuid", required: true, references: { entity: "entity/library/author", display: "name" } });
+    expect(book.author_id).toEqual({
+      type: "uuid",
+      required: true,
+      references: { entity: "entity/library/author", display: "name", on_delete: "cascade" },
+    });
     expect(book.editor_id).toEqual({ type: "uuid", references: { entity: "entity/library/author", display: "name" } });
     expect(spec(dir, "entities/book.contract.yaml").mixins).toEqual(["mixin/stdlib/timestamped"]);
     expect(spec(dir, "workflows/loan_lifecycle.contract.yaml")).toMatchObject({ initial: "active" });

@@ -53,7 +53,7 @@ describe("factory migrate --format sql", () => {
     expect(order.customer_id).toEqual({
       type: "uuid",
       required: true,
-      references: { entity: "entity/shop/customer", display: "full_name" },
+      references: { entity: "entity/shop/customer", display: "full_name", on_delete: "cascade" },
     });
     expect(order.status).toBeUndefined();
     const wf = contract(r.dir, "workflows/order_lifecycle.contract.yaml").spec as Record<string, unknown>;

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { topologicalOrder } from "../../compiler/graph.js";
+import { formatFinding } from "../../contracts/findings.js";
 import type { PlannedContract } from "../../importers/convert.js";
 import { ImportError } from "../../importers/model.js";
 import { UserError } from "../output.js";
@@ -11,6 +12,7 @@ interface ExtractOptions {
   dir?: string;
   yes?: boolean;
   force?: boolean;
+  routes?: boolean;
   pages?: boolean;
   workflows: boolean;
   llm: boolean;
@@ -21,7 +23,8 @@ export function extractCommand(): Command {
   const command = new Command("extract")
     .description("reverse-engineer contracts from an existing code base (SQLAlchemy/SQLModel, Django, FastAPI, TypeORM, Express, Prisma)")
     .argument("<path>", "the code base (a directory or one file)")
-    .option("-y, --yes", "accept every entity without asking");
+    .option("-y, --yes", "accept every entity without asking")
+    .option("--routes", "a Route per entity (routes found in the code base are used anyway)");
   return withImportOptions(command).action(async (path: string, opts: ExtractOptions) => {
     const target = importTarget(opts.domain, opts.output, opts.dir);
     const progress = (line: string): void => {
@@ -32,7 +35,8 @@ export function extractCommand(): Command {
       const { convertModel } = await import("../../importers/convert.js");
       const { discover, extractModel } = await import("../../importers/extract/index.js");
       const { reviewEntities } = await import("../../importers/extract/review.js");
-      const { maybeEnrich } = await import("../../importers/pipeline.js");
+      const { maybeEnrich, refusal } = await import("../../importers/pipeline.js");
+      const { checkPlanned } = await import("../../importers/check.js");
       const { refuseOverwrite } = await import("../../importers/write.js");
       progress("[1/4] discover");
       const found = discover(path);
@@ -43,7 +47,7 @@ export function extractCommand(): Command {
       const options = {
         domain: opts.domain,
         directory: target.directory,
-        routes: "operations" as const,
+        routes: opts.routes === true ? ("all" as const) : ("operations" as const),
         pages: opts.pages === true,
         workflows: opts.workflows,
       };
@@ -51,6 +55,14 @@ export function extractCommand(): Command {
       const enriched = await maybeEnrich(conversion.contracts, options, opts.llm, path);
       progress(`  ${enriched.llm}`);
       conversion.notes.push(...enriched.notes);
+      // All or nothing: a plan with a contract that fails validation, or with no entity, writes nothing.
+      const checked = checkPlanned(enriched.contracts, target.directory);
+      const refused = refusal(checked);
+      if (refused !== null) {
+        for (const n of conversion.notes) process.stderr.write(`  ${n.kind}: ${n.subject}: ${n.reason}\n`);
+        for (const r of checked.rejected) for (const f of r.findings) process.stderr.write(`  ${formatFinding(f)}\n`);
+        throw new UserError(`nothing written to ${target.directory}: ${refused}`);
+      }
       refuseOverwrite(enriched.contracts, target.directory, opts.force === true);
       const units = entityUnits(enriched.contracts);
       const outcome = await reviewEntities(units, target.directory, {

@@ -59,7 +59,7 @@ export function factoryCommand(): Command {
       const plan = await planImport(model, { ...options, llm: opts.llm });
       const summary = writeImport(model, plan, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
       process.stdout.write(target.json ? summaryJson(summary) : summaryText(summary));
-      if (summary.rejected.length > 0) process.exitCode = 1;
+      if (summary.refused !== null) process.exitCode = 1;
     } catch (e) {
       if (e instanceof ImportError) throw new UserError(e.message);
       throw e;

@@ -77,6 +77,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     const seq = seqField?.computed?.kind === "sequence" ? seqField.computed : null;
     const writable = e.fields.filter((f) => f.writable);
     const refs = e.fields.filter((f) => f.references).map((f) => [f.name, f.references?.entityName ?? ""] as const);
+    const cascades = e.fields.filter((f) => f.references?.onDelete === "cascade").map((f) => f.name);
     const hasCreatedAt = e.fields.some((f) => f.name === "created_at");
     const serverDefaults = e.fields.filter((f) => !f.writable && f.hasDefault && f.computed === null && f.name !== "state");
     const strings = (names: readonly string[]): PyExpr => tuple(names.map(pyStr));
@@ -110,8 +111,9 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
       // Only where the contract asks: the other entities keep the default and domain.py its bytes.
       ...(e.listTotal === "counter" ? [kw("row_counter", "True")] : []),
       kw("references", dict(refs.map(([k, v]) => [pyStr(k), pyStr(v)] as const))),
-      // Same rule as the postgres target's foreign keys: required references RESTRICT, others SET NULL.
-      kw("restrict_delete", nameSet(e.fields.filter((f) => f.references && f.required).map((f) => f.name))),
+      // The postgres target's foreign keys, for the memory adapter: `on_delete` of each reference.
+      kw("restrict_delete", nameSet(e.fields.filter((f) => f.references?.onDelete === "restrict").map((f) => f.name))),
+      ...(cascades.length > 0 ? [kw("cascade_delete", nameSet(cascades))] : []),
       kw("default_order", strings(hasCreatedAt ? ["created_at", "id"] : ["id"])),
       ...(serverDefaults.length > 0
         ? [kw("server_defaults", dict(serverDefaults.map((f) => [pyStr(f.name), pyValue(f.default)] as const)))]

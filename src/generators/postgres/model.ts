@@ -1,4 +1,4 @@
-import type { DomainIR, EntityIR, FieldIR } from "../../compiler/index.js";
+import type { DomainIR, EntityIR, FieldIR, OnDeleteRule } from "../../compiler/index.js";
 import {
   AGENT_RUNS_TABLE,
   AUTH_USERS_TABLE,
@@ -71,7 +71,7 @@ export interface CheckModel {
   value: (string | number | boolean)[] | number | string;
 }
 
-export type OnDelete = "RESTRICT" | "SET NULL";
+export type OnDelete = "RESTRICT" | "CASCADE" | "SET NULL";
 
 export interface ForeignKeyModel {
   name: string;
@@ -118,6 +118,8 @@ export function buildSchemaModel(ir: DomainIR): SchemaModel {
   return { tables, sequences: [...sequences].sort() };
 }
 
+const ON_DELETE_SQL: Record<OnDeleteRule, OnDelete> = { restrict: "RESTRICT", cascade: "CASCADE", set_null: "SET NULL" };
+
 function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): TableModel {
   const t = entity.table;
   const columns: ColumnModel[] = [];
@@ -141,7 +143,7 @@ function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): Ta
         column: f.name,
         refKey: f.references.entity,
         refTable,
-        onDelete: f.required ? "RESTRICT" : "SET NULL",
+        onDelete: ON_DELETE_SQL[f.references.onDelete],
       });
       indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
     }

@@ -15,6 +15,7 @@ export interface SuiteCases {
   rules: RuleCase[];
   transitions: TransitionCase[];
   access: AccessCase[];
+  deletes: DeleteCase[];
   /** What could not be turned into a test, with the reason (printed by the suite, never silent). */
   uncovered: string[];
 }
@@ -80,6 +81,17 @@ export interface AccessCase {
   status: 401 | 403;
 }
 
+/** Deleting a referenced record, and what its `on_delete` makes of the record that references it. */
+export interface DeleteCase {
+  id: string;
+  /** The referencing entity and its reference field. */
+  entity: string;
+  field: string;
+  /** The referenced entity, deleted in the test. */
+  target: string;
+  onDelete: "restrict" | "cascade" | "set_null";
+}
+
 const OPERATIONS: Operation[] = ["list", "get", "create", "update", "delete", "transition"];
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {
@@ -112,6 +124,7 @@ class CaseBuilder {
       rules: [],
       transitions: [],
       access: [],
+      deletes: [],
       uncovered: [],
     };
   }
@@ -129,6 +142,10 @@ class CaseBuilder {
       const entity = this.entityByFqn.get(route.entity);
       if (!entity || !this.cases.entities[entity.name]) continue;
       this.routeCases(entity, route);
+    }
+    for (const route of routes) {
+      const entity = this.entityByFqn.get(route.entity);
+      if (entity && this.cases.entities[entity.name]) this.deleteCases(entity, route);
     }
     for (const wf of [...this.ir.workflows].sort((a, b) => (a.fqn < b.fqn ? -1 : 1))) {
       for (const fqn of wf.entities) {
@@ -232,6 +249,28 @@ class CaseBuilder {
       if ((update?.validation ?? []).every((r) => holds(r.expr, after))) return { [f.name]: value };
     }
     return null;
+  }
+
+  /** One case per reference whose target the suite can create and delete while it reads the referrer back. */
+  private deleteCases(entity: EntityIR, route: RouteIR): void {
+    const ec = this.cases.entities[entity.name];
+    if (!ec || !route.endpoints.some((e) => e.operation === "get")) return;
+    for (const f of entity.fields) {
+      if (!f.references) continue;
+      const ref = ec.payload[f.name];
+      const target = this.entityByFqn.get(f.references.entity);
+      const targetRoute = target ? this.routeByEntity.get(target.fqn) : undefined;
+      if (!target || !targetRoute || typeof ref !== "object" || ref === null) continue;
+      // A soft delete is an update: the referencing record never sees it.
+      if (target.softDelete || !targetRoute.endpoints.some((e) => e.operation === "delete")) continue;
+      this.cases.deletes.push({
+        id: `${entity.name}.${f.name} on_delete ${f.references.onDelete}`,
+        entity: entity.name,
+        field: f.name,
+        target: target.name,
+        onDelete: f.references.onDelete,
+      });
+    }
   }
 
   private routeCases(entity: EntityIR, route: RouteIR): void {

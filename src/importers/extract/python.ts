@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable } from "../model.js";
+import type { ContractType, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable } from "../model.js";
 import { ImportError } from "../model.js";
 import { mapTypeName } from "../type-map.js";
 import { pydanticModels } from "./pydantic.js";
@@ -50,6 +50,8 @@ export interface PyFile {
   classes: PyClass[];
   functions: { name: string; line: number; decorators: PyValue[] }[];
   assignments: { name: string; value: PyValue | null; line: number }[];
+  /** Lines this Python could not read (newer syntax), replaced by `pass` so the rest of the file is read. */
+  skipped?: { line: number; message: string; text: string }[];
 }
 
 function scriptPath(): string {
@@ -93,6 +95,13 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
   const out: PythonFindings = { frameworks: new Set(), tables: [], operations: [], notes: [] };
   const enums = new Map<string, string[]>();
   for (const f of files) {
+    for (const s of f.skipped ?? [])
+      out.notes.push({
+        kind: "skipped",
+        subject: `${f.path}:${s.line}`,
+        reason: `this Python cannot read \`${s.text}\` (${s.message}; newer syntax?); the line is left out, the rest of the file is read`,
+        location: { file: f.path, line: s.line },
+      });
     if (f.error) {
       out.notes.push({
         kind: "skipped",
@@ -109,6 +118,9 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
           c.body.map((a) => String(str(a.value) ?? num(a.value) ?? a.name)),
         );
   }
+  const classes = new Map<string, PyClass>();
+  for (const f of files) for (const c of f.error ? [] : f.classes) if (!classes.has(c.name)) classes.set(c.name, c);
+  const djangoImported = files.some((f) => f.imports.some((i) => /\bdjango\b/.test(i)));
   for (const f of files) {
     if (f.error) continue;
     const imports = f.imports.join(" ");
@@ -118,15 +130,57 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
     if (/\bpydantic\b/.test(imports)) out.frameworks.add("Pydantic");
     if (/\bfastapi\b/.test(imports)) out.frameworks.add("FastAPI");
     for (const c of f.classes) {
-      if (c.bases.some((b) => /(^|\.)Model$/.test(b) && /django/.test(imports))) out.tables.push(djangoModel(f.path, c, out.notes));
-      else if (c.body.some((a) => a.name === "__tablename__") || (c.keywords.table?.kind === "const" && c.keywords.table.value === true))
-        out.tables.push(sqlalchemyModel(f.path, c, enums, out.notes));
+      if (djangoImported && isDjangoModel(c, classes)) {
+        if (isAbstract(c)) {
+          out.notes.push({
+            kind: "changed",
+            subject: c.name,
+            reason: "abstract Django model (Meta: abstract = True): not an entity; its fields go to the models that inherit it",
+            location: { file: f.path, line: c.line },
+          });
+          continue;
+        }
+        out.tables.push(djangoModel(f.path, inherited(c, classes), out.notes));
+      } else if (c.body.some((a) => a.name === "__tablename__") || (c.keywords.table?.kind === "const" && c.keywords.table.value === true))
+        out.tables.push(sqlalchemyModel(f.path, inherited(c, classes), enums, out.notes));
     }
     out.operations.push(...fastapiRoutes(f));
   }
   // After the ORM models: a Pydantic schema only becomes an entity when no ORM model exists.
   out.tables.push(...pydanticModels(files, out.tables, out.notes));
   return out;
+}
+
+/** A Django model: `models.Model` among its bases, or a base class of the code base that is one. */
+function isDjangoModel(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen = new Set<string>()): boolean {
+  if (seen.has(c.name)) return false;
+  seen.add(c.name);
+  return c.bases.some(
+    (b) => /(^|\.)Model$/.test(b) || (classes.has(last(b)) && isDjangoModel(classes.get(last(b)) as PyClass, classes, seen)),
+  );
+}
+
+function isAbstract(c: PyClass): boolean {
+  const abstract = c.inner.find((i) => i.name === "Meta")?.body.find((a) => a.name === "abstract")?.value;
+  return abstract?.kind === "const" && abstract.value === true;
+}
+
+/**
+ * The class with the fields of its bases in the code base (a project's TimestampedModel, SQLModel's
+ * `UserBase`), bases first, its own assignments winning; Meta stays its own.
+ */
+function inherited(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen = new Set<string>()): PyClass {
+  if (seen.has(c.name)) return c;
+  seen.add(c.name);
+  const own = new Set(c.body.map((a) => a.name));
+  const fromBases = c.bases
+    .map((b) => classes.get(last(b)))
+    .filter((b): b is PyClass => b !== undefined && b !== c)
+    .flatMap((b) => inherited(b, classes, seen).body)
+    .filter((a) => !own.has(a.name) && !a.name.startsWith("__"));
+  const names = new Set<string>();
+  const body = [...fromBases.filter((a) => !names.has(a.name) && names.add(a.name)), ...c.body];
+  return { ...c, body };
 }
 
 function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>, notes: ImportNote[]): ImportTable {
@@ -155,7 +209,11 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     const typeName = typeArg ? last(typeArg.kind === "call" ? (typeArg.func ?? "") : (typeArg.id ?? "")) : undefined;
     const annotated = a.annotation?.replace(/^Mapped\[(.*)\]$/, "$1");
     const optional = annotated !== undefined && /(\| None|Optional\[)/.test(annotated);
-    const baseAnnotation = annotated?.replace(/\s*\|\s*None/, "").replace(/^Optional\[(.*)\]$/, "$1");
+    // `uuid.UUID` and `datetime.datetime` are the same types as `UUID` and `datetime`.
+    const baseAnnotation = annotated
+      ?.replace(/\s*\|\s*None/, "")
+      .replace(/^Optional\[(.*)\]$/, "$1")
+      .replace(/^(uuid|datetime)\.(UUID|datetime|date)$/, "$2");
     let type: ContractType | undefined;
     if (typeName === "Enum" && typeArg?.kind === "call") {
       const e = typeArg.args?.[0];
@@ -200,10 +258,17 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     if (num(kw.le) !== undefined) bounds.max = num(kw.le) as number;
     if (Object.keys(bounds).length > 0 && (f.type === "integer" || f.type === "number")) f.constraints = { ...f.constraints, ...bounds };
     const fk = args.find((x) => x.kind === "call" && last(x.func ?? "") === "ForeignKey");
-    const target = str(fk?.args?.[0]);
+    // SQLModel spells it `Field(foreign_key="user.id", ondelete="CASCADE")`.
+    const target = str(fk?.args?.[0]) ?? (fn === "Field" ? str(kw.foreign_key) : undefined);
     if (target) {
       const [tbl, col] = target.split(".");
-      t.foreignKeys.push({ columns: [a.name], table: tbl ?? target, targetColumns: col ? [col] : [] });
+      const key: ForeignKey = { columns: [a.name], table: tbl ?? target, targetColumns: col ? [col] : [] };
+      const ondelete = str(kw.ondelete) ?? str(fk?.kwargs?.ondelete);
+      if (ondelete) {
+        key.onDeleteSource = ondelete.toUpperCase();
+        key.onDelete = /^cascade$/i.test(ondelete) ? "cascade" : /^set null$/i.test(ondelete) ? "set_null" : "restrict";
+      }
+      t.foreignKeys.push(key);
     }
     const nullable = kw.nullable;
     if (kw.primary_key?.kind === "const" && kw.primary_key.value === true) t.primaryKey = [a.name];
@@ -269,7 +334,14 @@ function djangoModel(file: string, c: PyClass, notes: ImportNote[]): ImportTable
     if (DJANGO_REL.has(kind)) {
       const target = call.args?.[0];
       const targetName = target?.kind === "name" ? last(target.id ?? "") : (str(target) ?? "");
-      t.foreignKeys.push({ columns: [name], table: targetName.split(".").pop() ?? targetName, targetColumns: [] });
+      const key: ForeignKey = { columns: [name], table: targetName.split(".").pop() ?? targetName, targetColumns: [] };
+      // on_delete=models.CASCADE / SET_NULL / PROTECT / RESTRICT (DO_NOTHING and SET_DEFAULT refuse as the database would).
+      const onDelete = kw.on_delete?.kind === "name" ? last(kw.on_delete.id ?? "") : undefined;
+      if (onDelete) {
+        key.onDeleteSource = onDelete;
+        key.onDelete = onDelete === "CASCADE" ? "cascade" : onDelete === "SET_NULL" ? "set_null" : "restrict";
+      }
+      t.foreignKeys.push(key);
       f.type = "integer";
     }
     const nullable = kw.null?.kind === "const" && kw.null.value === true;

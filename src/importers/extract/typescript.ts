@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import ts from "typescript";
 import { readSource } from "../factory/read.js";
-import type { ContractType, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+import type { ContractType, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
 
 export interface TypeScriptFindings {
   frameworks: Set<string>;
@@ -58,6 +58,10 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
     const routes: RouteCall[] = [];
     const visit = (n: ts.Node): void => {
       if (ts.isClassDeclaration(n) && decorator(n, "Entity")) out.tables.push(typeormEntity(sf, n, enums, out.notes));
+      if (ts.isClassDeclaration(n) && decorator(n, "Controller")) {
+        out.frameworks.add("NestJS");
+        out.operations.push(...controllerRoutes(sf, n));
+      }
       if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression)) {
         const method = n.expression.name.text;
         const first = n.arguments[0];
@@ -82,6 +86,30 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
         const path = `${prefix}${r.path === "/" ? "" : r.path}`.replace(/:([A-Za-z_]\w*)/g, "{$1}") || "/";
         out.operations.push({ method: r.method, path, location: r.location });
       }
+    }
+  }
+  return out;
+}
+
+const ROUTE_DECORATORS: Record<string, string> = { Get: "GET", Post: "POST", Put: "PUT", Patch: "PATCH", Delete: "DELETE" };
+
+/** Routes of a decorator framework (NestJS): `@Controller('articles')` with `@Get(':slug')` methods. */
+function controllerRoutes(sf: ts.SourceFile, cls: ts.ClassDeclaration): ImportOperation[] {
+  const arg = decorator(cls, "Controller")?.arguments[0];
+  const prefix =
+    arg && ts.isStringLiteral(arg) ? arg.text : arg ? (options(decorator(cls, "Controller")).get("path")?.getText(sf) ?? "") : "";
+  const out: ImportOperation[] = [];
+  for (const m of cls.members) {
+    if (!ts.isMethodDeclaration(m)) continue;
+    for (const [name, method] of Object.entries(ROUTE_DECORATORS)) {
+      const d = decorator(m, name);
+      if (!d) continue;
+      const sub = d.arguments[0] && ts.isStringLiteral(d.arguments[0]) ? d.arguments[0].text : "";
+      const path = `/${[prefix.replace(/['"]/g, ""), sub].filter(Boolean).join("/")}`
+        .replace(/\/+/g, "/")
+        .replace(/:([A-Za-z_]\w*)/g, "{$1}")
+        .replace(/(.)\/$/, "$1");
+      out.push({ method, path, summary: m.name.getText(sf), location: at(sf, m) });
     }
   }
   return out;
@@ -159,7 +187,9 @@ function typeormEntity(
   enums: Map<string, (string | number)[]>,
   notes: ImportNote[],
 ): ImportTable {
-  const name = cls.name?.text ?? "Entity";
+  // `UserEntity` is the user: the class-name suffix of the NestJS convention is no part of the name.
+  const className = cls.name?.text ?? "Entity";
+  const name = /^.+Entity$/.test(className) ? className.replace(/Entity$/, "") : className;
   const entityCall = decorator(cls, "Entity");
   const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: at(sf, cls) };
   const first = entityCall?.arguments[0];
@@ -189,9 +219,16 @@ function typeormEntity(
       const targetName = target && ts.isArrowFunction(target) && ts.isIdentifier(target.body) ? target.body.text : tsType;
       const join = options(decorator(m, "JoinColumn")).get("name");
       const column = join && ts.isStringLiteral(join) ? join.text : `${prop}Id`;
-      const nullable = options(rel).get("nullable");
+      const relOptions = options(rel);
+      const nullable = relOptions.get("nullable");
       t.fields.push({ name: column, type: "integer", required: nullable?.kind === ts.SyntaxKind.FalseKeyword, location });
-      t.foreignKeys.push({ columns: [column], table: targetName, targetColumns: [] });
+      const fk: ForeignKey = { columns: [column], table: targetName.replace(/^(.+)Entity$/, "$1"), targetColumns: [] };
+      const onDelete = relOptions.get("onDelete");
+      if (onDelete && ts.isStringLiteral(onDelete)) {
+        fk.onDeleteSource = onDelete.text;
+        fk.onDelete = /^cascade$/i.test(onDelete.text) ? "cascade" : /^set null$/i.test(onDelete.text) ? "set_null" : "restrict";
+      }
+      t.foreignKeys.push(fk);
       continue;
     }
     const primary = decorator(m, "PrimaryGeneratedColumn") ?? decorator(m, "PrimaryColumn");
@@ -230,6 +267,7 @@ function typeormEntity(
     const length = opts.get("length");
     if (length && ts.isNumericLiteral(length)) f.constraints = { maxLength: Number(length.text) };
     const nullable = opts.get("nullable");
+    if (opts.get("unique")?.kind === ts.SyntaxKind.TrueKeyword) f.unique = true;
     const d = opts.get("default");
     f.required = !(nullable?.kind === ts.SyntaxKind.TrueKeyword) && !optional && d === undefined;
     if (d) {

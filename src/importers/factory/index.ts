@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import type { ImportModel } from "../model.js";
 import { ImportError } from "../model.js";
@@ -21,7 +21,7 @@ export function detectFormat(file: string, format?: string): FactoryFormat {
   if (ext === ".prisma") return "prisma";
   if (ext === ".sql") return "sql";
   try {
-    if (statSync(file).isDirectory()) return "sql";
+    if (statSync(file).isDirectory()) return readdirSync(file).some((f) => f.endsWith(".prisma")) ? "prisma" : "sql";
   } catch {
     // A missing file is reported by the reader, with its name.
   }

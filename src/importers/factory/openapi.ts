@@ -12,6 +12,15 @@ const rec = (v: unknown): Schema => (v !== null && typeof v === "object" && !Arr
 const METHODS = ["get", "post", "put", "patch", "delete"];
 /** Schemas that describe an error payload, not a resource. */
 const ERROR_NAME = /(^|[^a-z])(error|problem)(s|details?)?$/i;
+/** Names of a resource's request and response variants: `ProjectReq`, `PatchedProject`, `UserCreate`, `UserPublic`. */
+const VARIANT_SUFFIX =
+  /(Create|Update|Patch|Partial|Put|Post|Upsert)?(Req|Request|Input|Body|Payload|Params|Create|Update|Patch|Response|Resp|Out|Output|Read|Detail|Details|Public|Private|Base|Dto|DTO|Fields)$/;
+const VARIANT_PREFIX = /^(Patched|Create|Update|New|Edit|Writable|Readonly|ReadOnly)(?=[A-Z])/;
+/** Properties of a list envelope that hold its records. */
+const ENVELOPE_KEYS = ["data", "results", "items", "content", "records", "rows", "list", "entries"];
+/** What a request variant is for: its fields are writable, its `required` is required-on-create. */
+const REQUEST_VARIANT =
+  /(Req|Request|Input|Body|Payload|Params|Create|Update|Patch|Put|Post|Upsert)$|^(Patched|Create|Update|New|Edit|Writable)/;
 
 /**
  * Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (YAML or JSON) into the neutral model.
@@ -96,11 +105,22 @@ class OpenApiReader {
     this.base = swagger2 ? "/definitions/" : "/components/schemas/";
   }
 
+  /** A schema name -> the resource (entity) it describes, for variants and list envelopes. */
+  private readonly resourceOf = new Map<string, string>();
+
   read(): ImportModel {
     const tables: ImportTable[] = [];
     const parts = this.allOfParts();
+    const groups = this.resources(parts);
     for (const name of Object.keys(this.schemas)) {
       const pointer = `${this.base}${escapePointer(name)}`;
+      const resource = this.resourceOf.get(name);
+      if (resource !== undefined && resource !== name) continue;
+      const variants = groups.get(name);
+      if (variants && variants.length > 1) {
+        tables.push(this.folded(name, variants));
+        continue;
+      }
       const whole = parts.get(name);
       if (whole) {
         this.notes.push({
@@ -120,6 +140,7 @@ class OpenApiReader {
       tables.push(this.table(name, schema, pointer));
     }
     const names = new Set(tables.map((t) => t.name));
+    this.idReferences(tables);
     const operations = this.operations(names);
     for (const [name, t] of this.inline) {
       tables.push(t);
@@ -131,6 +152,138 @@ class OpenApiReader {
       });
     }
     return { format: "openapi", files: [this.file], tables, operations, notes: this.notes };
+  }
+
+  /**
+   * One entity per resource: the request, response and list-envelope schemas of a resource
+   * (`ProjectReq`/`Project`, `PaginatedProjectList`, `UserCreate`/`UserPublic`) are grouped under
+   * the resource's name; each variant and envelope is noted. Returns resource -> its schema names.
+   */
+  private resources(parts: ReadonlyMap<string, string>): Map<string, string[]> {
+    const names = Object.keys(this.schemas).filter((n) => !parts.has(n) && !ERROR_NAME.test(n));
+    const objects = new Set(names.filter((n) => isObjectSchema(this.resolve({ $ref: `#${this.base}${escapePointer(n)}` }, []))));
+    const groups = new Map<string, string[]>();
+    // List envelopes first: an object whose records property is an array of a named schema.
+    for (const n of objects) {
+      const item = this.envelopeOf(this.resolve({ $ref: `#${this.base}${escapePointer(n)}` }, []));
+      if (item !== undefined && item !== n) {
+        this.resourceOf.set(n, item);
+        this.notes.push({
+          kind: "changed",
+          subject: n,
+          reason: `a list envelope of ${item} (pagination); unwrapped, not an entity`,
+          location: this.locate(`${this.base}${escapePointer(n)}`),
+        });
+      }
+    }
+    const stem = (n: string): string => n.replace(VARIANT_PREFIX, "").replace(VARIANT_SUFFIX, "");
+    const byStem = new Map<string, string[]>();
+    for (const n of objects) {
+      if (this.resourceOf.has(n)) continue;
+      const s = stem(n) || n;
+      byStem.set(s, [...(byStem.get(s) ?? []), n]);
+    }
+    for (const [s, members] of byStem) {
+      // A stem names a resource when a schema has that very name, or when several variants share it.
+      if (members.length < 2 && !members.includes(s)) continue;
+      const canonical = members.includes(s) ? s : (members.find((m) => !REQUEST_VARIANT.test(m)) ?? s);
+      groups.set(
+        canonical,
+        members.sort((a, b) => (a === canonical ? -1 : b === canonical ? 1 : a.localeCompare(b))),
+      );
+      for (const m of members) this.resourceOf.set(m, canonical);
+    }
+    // Envelopes point at the resource of their item.
+    for (const [n, item] of [...this.resourceOf]) {
+      const r = this.resourceOf.get(item);
+      if (r !== undefined && r !== item && n !== item) this.resourceOf.set(n, r);
+    }
+    return groups;
+  }
+
+  /** The schema name of the records a list envelope holds (`{results: [Project], count}`), if it is one. */
+  private envelopeOf(s: Schema): string | undefined {
+    const props = rec(s.properties);
+    for (const key of ENVELOPE_KEYS) {
+      const p = rec(props[key]);
+      const items = p.type === "array" || p.items ? p.items : undefined;
+      const ref = rec(items).$ref;
+      if (typeof ref === "string" && ref.startsWith(`#${this.base}`))
+        return ref
+          .slice(this.base.length + 1)
+          .replace(/~1/g, "/")
+          .replace(/~0/g, "~");
+    }
+    return undefined;
+  }
+
+  /**
+   * The entity of a resource from its variants: every field of any of them; a field only responses
+   * carry is read-only (never required), one only requests carry is write-only (noted); `required`
+   * is the create request's when there is one, else the resource schema's.
+   */
+  private folded(name: string, variants: readonly string[]): ImportTable {
+    const tableOf = (n: string): ImportTable => {
+      const pointer = `${this.base}${escapePointer(n)}`;
+      return this.table(name, this.resolve({ $ref: `#${pointer}` }, []), pointer);
+    };
+    const requests = variants.filter((v) => REQUEST_VARIANT.test(v) && v !== name);
+    const responses = variants.filter((v) => !requests.includes(v));
+    const create = requests.find(
+      (v) => /Create|Req|Request|Input|Post|New|Body|Payload/.test(v) && !/^Patched|Update|Patch|Partial/.test(v),
+    );
+    const main = tableOf(responses[0] ?? (variants[0] as string));
+    const requestFields = new Map<string, ImportField>();
+    for (const r of requests) for (const f of tableOf(r).fields) if (!requestFields.has(f.name)) requestFields.set(f.name, f);
+    const createRequired = create
+      ? new Set(
+          tableOf(create)
+            .fields.filter((f) => f.required)
+            .map((f) => f.name),
+        )
+      : undefined;
+    const fields: ImportField[] = [];
+    const seen = new Set<string>();
+    for (const v of [...responses, ...requests]) {
+      const t = v === (responses[0] ?? variants[0]) ? main : tableOf(v);
+      for (const f of t.fields) {
+        if (seen.has(f.name)) continue;
+        seen.add(f.name);
+        const out = { ...f };
+        if (requests.length > 0 && !requestFields.has(f.name) && f.name !== "id") out.required = false;
+        else if (createRequired) out.required = createRequired.has(f.name);
+        if (requests.length > 0 && !responses.some((r) => r === v) && responses.length > 0)
+          this.notes.push({
+            kind: "changed",
+            subject: `${name}.${f.name}`,
+            reason: `write-only (only in ${v}); kept as a field`,
+            location: f.location ?? main.location,
+          });
+        fields.push(out);
+      }
+      for (const fk of t.foreignKeys) if (!main.foreignKeys.some((x) => x.columns[0] === fk.columns[0])) main.foreignKeys.push(fk);
+    }
+    this.notes.push({
+      kind: "changed",
+      subject: name,
+      reason: `one entity for the schemas of one resource: ${variants.join(", ")}${requests.length > 0 ? " (fields only in responses are read-only, not required)" : ""}`,
+      location: main.location,
+    });
+    return { ...main, fields, primaryKey: fields.some((f) => f.name === "id") ? ["id"] : [] };
+  }
+
+  /** `ownerId` / `owner_id` of uuid type, where `owner` (or `owners`) is an entity: a reference to it. */
+  private idReferences(tables: ImportTable[]): void {
+    const byName = new Map(tables.map((t) => [snakeCase(t.name), t.name]));
+    for (const t of tables) {
+      for (const f of t.fields) {
+        const m = /^(.+?)_?(id|Id|ID)$/.exec(f.name);
+        if (!m || f.type !== "uuid" || t.foreignKeys.some((fk) => fk.columns.includes(f.name))) continue;
+        const stem = snakeCase(m[1] as string);
+        const target = byName.get(stem) ?? byName.get(stem.replace(/s$/, ""));
+        if (target) t.foreignKeys.push({ columns: [f.name], table: target, targetColumns: [] });
+      }
+    }
   }
 
   /** Entities inferred from inline schemas, by the name of the path's last static segment. */
@@ -248,7 +401,8 @@ class OpenApiReader {
       .replace(/~1/g, "/")
       .replace(/~0/g, "~");
     const target = this.resolve(schema, []);
-    return isObjectSchema(target) && !ERROR_NAME.test(name) ? name : undefined;
+    if (!isObjectSchema(target) || ERROR_NAME.test(name)) return undefined;
+    return this.resourceOf.get(name) ?? name;
   }
 
   private table(name: string, schema: Schema, pointer: string): ImportTable {
@@ -288,6 +442,18 @@ class OpenApiReader {
   }
 
   private field(name: string, p: Schema, required: boolean, location: SourceLocation): ImportField {
+    const alternatives = [...(Array.isArray(p.oneOf) ? p.oneOf : []), ...(Array.isArray(p.anyOf) ? p.anyOf : [])].map((x) =>
+      this.resolve(x, []),
+    );
+    if (p.type === undefined && alternatives.length > 0 && alternatives.every((x) => isObjectSchema(x) || x.type === "object")) {
+      this.notes.push({
+        kind: "changed",
+        subject: name,
+        reason: `oneOf/anyOf of ${alternatives.length} object schemas becomes an object field (the alternatives are not checked)`,
+        location,
+      });
+      return { name, type: "object", required: required && p.readOnly !== true, location };
+    }
     const declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
     const { type, format } = mapOpenApiType(
       typeof declared === "string" ? declared : undefined,
@@ -310,6 +476,22 @@ class OpenApiReader {
     const c: ImportField["constraints"] = {};
     if (typeof p.minimum === "number") c.min = p.minimum;
     if (typeof p.maximum === "number") c.max = p.maximum;
+    // Exclusive bounds: 3.1 gives the bound itself, 3.0 and Swagger a flag on minimum/maximum. On an
+    // integer the next value is the inclusive bound; on a number it is kept inclusive, noted.
+    const exclusive = (bound: unknown, flag: unknown, inclusive: number | undefined, step: number): number | undefined =>
+      typeof bound === "number" ? bound + step : flag === true && inclusive !== undefined ? inclusive + step : undefined;
+    const step = type === "integer" ? 1 : 0;
+    const lo = exclusive(p.exclusiveMinimum, p.exclusiveMinimum, c.min, step);
+    const hi = exclusive(p.exclusiveMaximum, p.exclusiveMaximum, c.max, -step);
+    if (lo !== undefined) c.min = lo;
+    if (hi !== undefined) c.max = hi;
+    if ((lo !== undefined || hi !== undefined) && type !== "integer")
+      this.notes.push({
+        kind: "changed",
+        subject: name,
+        reason: "an exclusive bound on a number is kept as an inclusive min/max",
+        location,
+      });
     if (typeof p.minLength === "number") c.minLength = p.minLength;
     if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
     if (typeof p.pattern === "string") c.pattern = p.pattern;

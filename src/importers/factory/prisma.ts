@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { getSchema } from "@mrleebo/prisma-ast";
 import type { ContractType, ForeignKey, ImportField, ImportModel, ImportNote, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
@@ -19,15 +21,32 @@ const PRISMA_TYPES: Record<string, ContractType> = {
   Bytes: "string",
 };
 
-/** Reads a Prisma schema (`schema.prisma`) with @mrleebo/prisma-ast into the neutral model. */
-export function readPrismaSchema(file: string): ImportModel {
-  return prismaModel(readSource(file), file);
+/**
+ * Reads a Prisma schema with @mrleebo/prisma-ast into the neutral model: one `schema.prisma`, or a
+ * folder of `.prisma` files (Prisma's multi-file schema), read as one schema.
+ */
+export function readPrismaSchema(path: string): ImportModel {
+  let files = [path];
+  try {
+    if (statSync(path).isDirectory())
+      files = readdirSync(path)
+        .filter((f) => f.endsWith(".prisma"))
+        .sort()
+        .map((f) => join(path, f));
+  } catch {
+    // A missing file is reported by the reader, with its name.
+  }
+  if (files.length === 0) throw new ImportError("no .prisma files in the directory", { file: path });
+  return prismaModelOf(files.map((file) => ({ file, text: readSource(file) })));
 }
 
 export function prismaModel(text: string, file: string): ImportModel {
-  let schema: Node;
+  return prismaModelOf([{ file, text }]);
+}
+
+function parsePrisma(text: string, file: string): Node {
   try {
-    schema = rec(getSchema(text));
+    return rec(getSchema(text));
   } catch (e) {
     const token = rec(rec(e).token);
     const loc: SourceLocation = { file };
@@ -36,9 +55,16 @@ export function prismaModel(text: string, file: string): ImportModel {
     const found = typeof token.image === "string" ? `unexpected ${JSON.stringify(token.image)}` : "syntax error";
     throw new ImportError(`invalid Prisma schema: ${found}`, loc);
   }
+}
+
+function prismaModelOf(sources: readonly { file: string; text: string }[]): ImportModel {
   const notes: ImportNote[] = [];
-  const list = arr(schema.list).map(rec);
-  const lineOf = lineFinder(text, file);
+  // Each declaration keeps the file it came from, for locations.
+  const list = sources.flatMap(({ file, text }) =>
+    arr(parsePrisma(text, file).list)
+      .map(rec)
+      .map((n): Node => ({ ...n, __lineOf: lineFinder(text, file) })),
+  );
   const enums = new Map<string, string[]>();
   for (const e of list.filter((n) => n.type === "enum")) {
     enums.set(
@@ -54,6 +80,7 @@ export function prismaModel(text: string, file: string): ImportModel {
   const tables: ImportTable[] = [];
   for (const m of models) {
     const name = String(m.name);
+    const lineOf = m.__lineOf as ReturnType<typeof lineFinder>;
     const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: lineOf(`model ${name}`) };
     const props = arr(m.properties).map(rec);
     for (const p of props.filter((x) => x.type === "attribute")) {
@@ -75,7 +102,7 @@ export function prismaModel(text: string, file: string): ImportModel {
     }
     for (const p of props.filter((x) => x.type === "field")) {
       const fieldName = String(p.name);
-      const fieldType = String(p.fieldType);
+      const fieldType = typeName(p.fieldType);
       const attrs = new Map(
         arr(p.attributes)
           .map(rec)
@@ -94,6 +121,11 @@ export function prismaModel(text: string, file: string): ImportModel {
         const cols = kv.get("fields");
         if (cols && cols.length > 0) {
           const fk: ForeignKey = { columns: cols, table: fieldType, targetColumns: kv.get("references") ?? [] };
+          const onDelete = (rel ?? []).map(rec).find((x) => x.type === "keyValue" && x.key === "onDelete")?.value;
+          if (typeof onDelete === "string") {
+            fk.onDeleteSource = onDelete;
+            fk.onDelete = onDelete === "Cascade" ? "cascade" : onDelete === "SetNull" ? "set_null" : "restrict";
+          }
           t.foreignKeys.push(fk);
         }
         continue;
@@ -107,8 +139,21 @@ export function prismaModel(text: string, file: string): ImportModel {
       if (p.array === true) {
         f.itemsType = f.type;
         f.type = "array";
+        if (f.enum)
+          notes.push({
+            kind: "changed",
+            subject: `${name}.${fieldName}`,
+            reason: `a list of ${fieldType} values: a contract array has no enum of its items; kept as an array of strings`,
+            location,
+          });
         delete f.enum;
-      }
+      } else if (fieldType === "Json")
+        notes.push({
+          kind: "changed",
+          subject: `${name}.${fieldName}`,
+          reason: "Json becomes an object field: JSON arrays and plain values are refused by the contract's type",
+          location,
+        });
       if (p.optional !== true && p.array !== true) f.required = true;
       if (attrs.has("id")) t.primaryKey = [fieldName];
       if (attrs.has("unique")) f.unique = true;
@@ -117,6 +162,13 @@ export function prismaModel(text: string, file: string): ImportModel {
       if (mapped) f.name = unquote(mapped[0]) ?? fieldName;
       const def = attrs.get("default")?.[0];
       if (def !== undefined) applyDefault(f, def);
+      if (rec(def).type === "function" && rec(def).name === "now" && f.generated === undefined)
+        notes.push({
+          kind: "changed",
+          subject: `${name}.${fieldName}`,
+          reason: "@default(now()) has no contract equivalent outside a creation time; the field is optional instead",
+          location,
+        });
       t.fields.push(f);
     }
     // A relation's `fields:` name the Prisma field; when that field is @map-ped, the column is renamed too.
@@ -131,14 +183,16 @@ export function prismaModel(text: string, file: string): ImportModel {
     }
     tables.push(t);
   }
-  return { format: "prisma", files: [file], tables, operations: [], notes };
+  return { format: "prisma", files: sources.map((s) => s.file), tables, operations: [], notes };
 }
 
 function applyDefault(f: ImportField, value: unknown): void {
   const fn = rec(value);
   if (fn.type === "function") {
     const name = String(fn.name);
-    if (name === "now") f.generated = "now";
+    // Only a creation time is the database's to fill; another now() default is a value clients may set.
+    if (name === "now" && /^(created|inserted)(_?at|_?on)$/i.test(f.name)) f.generated = "now";
+    else if (name === "now") f.required = false;
     else if (name === "uuid" || name === "cuid" || name === "ulid" || name === "nanoid") f.generated = "uuid";
     else if (name === "autoincrement") f.generated = "increment";
     return;
@@ -148,6 +202,14 @@ function applyDefault(f: ImportField, value: unknown): void {
   else if (f.type === "boolean") f.default = value === "true";
   else if (f.type === "integer" || f.type === "number") f.default = Number(value);
   else f.default = unquote(value) ?? value;
+}
+
+/** A field's type as written: `String`, or `Unsupported("tsvector")` (prisma-ast gives it as a node). */
+function typeName(t: unknown): string {
+  if (typeof t === "string") return t;
+  const fn = rec(t);
+  if (fn.type === "function") return `${String(fn.name)}(${arr(fn.params).map(String).join(", ")})`;
+  return JSON.stringify(t);
 }
 
 function unquote(v: unknown): string | undefined {

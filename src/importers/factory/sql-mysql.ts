@@ -33,7 +33,7 @@ export function applyMysql(state: SchemaState, stmt: SqlStatement, at: SourceLoc
   }
   let ast: unknown;
   try {
-    ast = parser.astify(stmt.text, { database: "MySQL" });
+    ast = parser.astify(mysqlSpellings(state, stmt.text, at), { database: "MySQL" });
   } catch (e) {
     const loc = rec(rec(rec(e).location).start);
     const line = typeof loc.line === "number" ? stmt.line + loc.line - 1 : stmt.line;
@@ -46,6 +46,20 @@ export function applyMysql(state: SchemaState, stmt: SqlStatement, at: SourceLoc
     return;
   }
   for (const node of arr(ast).map(rec)) applyNode(state, node, at);
+}
+
+/**
+ * Valid MySQL the grammar lacks, respelled before parsing: the national character types are their
+ * plain forms (MySQL stores both as utf8), and `BINARY` after a character type (a case-sensitive
+ * collation, noted) is dropped.
+ */
+function mysqlSpellings(state: SchemaState, text: string, at: SourceLocation): string {
+  let out = text.replace(/\bN(VARCHAR|CHAR)\b/gi, "$1").replace(/\bNATIONAL\s+(VARCHAR|CHAR)\b/gi, "$1");
+  out = out.replace(/(\b(?:VAR)?CHAR\s*\(\s*\d+\s*\))\s+BINARY\b/gi, (_m, type: string) => {
+    state.note(`${type} BINARY`, "a case-sensitive (binary) collation; the contract's strings compare as the database does", at, "changed");
+    return type;
+  });
+  return out;
 }
 
 function applyNode(state: SchemaState, node: Node, at: SourceLocation): void {
@@ -93,10 +107,21 @@ function addColumn(state: SchemaState, t: ImportTable, def: Node, at: SourceLoca
   const rawType = String(d.dataType ?? "").toLowerCase();
   const facts: ColumnFacts = { name: columnName(def.column), rawType };
   if (typeof d.length === "number") facts.length = d.length;
-  if (rawType === "enum" || rawType === "set")
-    facts.enumValues = arr(rec(d.expr).value)
-      .map((v) => str(rec(v).value))
-      .filter((v): v is string => v !== undefined);
+  const listed = arr(rec(d.expr).value)
+    .map((v) => str(rec(v).value))
+    .filter((v): v is string => v !== undefined);
+  if (rawType === "enum") facts.enumValues = listed;
+  else if (rawType === "set") {
+    // A SET holds any number of its values: a list, whose allowed values a contract cannot enforce.
+    facts.rawType = "varchar";
+    facts.isArray = true;
+    state.note(
+      `${t.name}.${facts.name}`,
+      `SET(${listed.join(", ")}) becomes an array of strings; its allowed values are not enforced`,
+      at,
+      "changed",
+    );
+  }
   if (rec(def.nullable).type === "not null") facts.notNull = true;
   if (def.primary_key) facts.primaryKey = true;
   if (def.unique || def.unique_or_primary === "unique") facts.unique = true;
@@ -105,8 +130,11 @@ function addColumn(state: SchemaState, t: ImportTable, def: Node, at: SourceLoca
   if (comment) facts.comment = comment;
   if (def.default_val) {
     const v = rec(rec(def.default_val).value);
+    if (rec(v.over).type === "on update") facts.onUpdateNow = true;
     const constant = literal(v);
-    facts.defaultValue = constant !== undefined ? { constant } : v.type === "null" ? { null: true } : { expression: expressionText(v) };
+    // `CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP` is read as its default; the ON UPDATE part is the flag above.
+    const expression = expressionText(v).replace(/\s+ON\s+UPDATE\s+.*$/i, "");
+    facts.defaultValue = constant !== undefined ? { constant } : v.type === "null" ? { null: true } : { expression };
   }
   t.fields.push(columnField(state, t, facts, at));
   if (def.reference_definition) t.foreignKeys.push(foreignKey([facts.name], rec(def.reference_definition)));
@@ -148,7 +176,15 @@ function toCheck(e: Node): Check {
 }
 
 function foreignKey(columns: string[], ref: Node): ForeignKey {
-  return { columns, table: tableName(arr(ref.table)[0]), targetColumns: arr(ref.definition).map(columnName) };
+  const fk: ForeignKey = { columns, table: tableName(arr(ref.table)[0]), targetColumns: arr(ref.definition).map(columnName) };
+  const action = arr(ref.on_action)
+    .map(rec)
+    .find((a) => a.type === "on delete");
+  // Without ON DELETE, MySQL refuses the delete (NO ACTION, checked at once as RESTRICT).
+  const spelled = String(rec(action?.value).value ?? "no action").toUpperCase();
+  fk.onDelete = spelled === "CASCADE" ? "cascade" : spelled === "SET NULL" ? "set_null" : "restrict";
+  fk.onDeleteSource = spelled;
+  return fk;
 }
 
 function tableName(t: unknown): string {
@@ -168,8 +204,11 @@ function literal(v: Node): string | number | boolean | undefined {
     case "string":
     case "double_quote_string":
       return typeof v.value === "string" ? v.value : undefined;
-    case "number":
-      return typeof v.value === "number" ? v.value : undefined;
+    case "number": {
+      // The grammar keeps decimals as text ("4.99").
+      const n = typeof v.value === "number" ? v.value : Number(v.value);
+      return Number.isFinite(n) ? n : undefined;
+    }
     case "bool":
     case "boolean":
       return typeof v.value === "boolean" ? v.value : undefined;

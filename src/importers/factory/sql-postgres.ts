@@ -1,7 +1,7 @@
 import { loadModule, parseSync } from "libpg-query";
-import type { ForeignKey, ImportTable, SourceLocation } from "../model.js";
+import type { ForeignKey, ImportField, ImportTable, OnDelete, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
-import { type ColumnFacts, columnField } from "./sql.js";
+import { applyDefault, type ColumnFacts, columnField } from "./sql.js";
 import type { Check, SchemaState } from "./sql-schema.js";
 import type { SqlStatement } from "./sql-statements.js";
 
@@ -18,7 +18,17 @@ export function loadPostgresParser(): Promise<void> {
 }
 
 /** Statement kinds the data model is built from; everything else is counted as skipped. */
-const MODEL_STATEMENTS = new Set(["CreateStmt", "CreateEnumStmt", "AlterTableStmt", "IndexStmt", "DropStmt", "CommentStmt"]);
+const MODEL_STATEMENTS = new Set([
+  "CreateStmt",
+  "CreateEnumStmt",
+  "CreateDomainStmt",
+  "AlterTableStmt",
+  "IndexStmt",
+  "DropStmt",
+  "CommentStmt",
+  "AlterEnumStmt",
+  "RenameStmt",
+]);
 
 /** One statement, parsed by libpg-query, applied to the schema. */
 export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: SourceLocation): void {
@@ -53,8 +63,49 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
       case "CreateEnumStmt":
         state.addEnumType(lastName(node.typeName), arr(node.vals).map(stringOf));
         break;
+      case "AlterEnumStmt": {
+        const type = lastName(node.typeName);
+        if (typeof node.newVal === "string") {
+          if (!state.addEnumValue(type, node.newVal)) state.note(`ALTER TYPE ${type}`, "the type is not defined before it", at);
+        } else if (typeof node.oldVal === "string")
+          state.note(`ALTER TYPE ${type} RENAME VALUE`, "enum values renamed in place are not followed", at);
+        break;
+      }
+      case "RenameStmt": {
+        const rel = String(rec(node.relation).relname ?? "");
+        const to = String(node.newname ?? "");
+        if (node.renameType === "OBJECT_TABLE") state.renameTable(rel, to);
+        else if (node.renameType === "OBJECT_COLUMN") {
+          const t = state.table(rel);
+          if (t) state.renameColumn(t, String(node.subname), to);
+        } else if (node.renameType === "OBJECT_TYPE") state.renameEnumType(lastName(rec(rec(node.object).List).items), to);
+        else state.skip(`RENAME (${String(node.renameType ?? "").replace(/^OBJECT_/, "")})`, at);
+        break;
+      }
+      case "CreateDomainStmt": {
+        const names = arr(rec(node.typeName).names).map(stringOf);
+        state.domains.set(lastName(node.domainname).toLowerCase(), {
+          rawType: names[names.length - 1] ?? "text",
+          checks: arr(node.constraints)
+            .map((c) => rec(rec(c).Constraint))
+            .filter((c) => c.contype === "CONSTR_CHECK")
+            .map((c) => rec(c.raw_expr)),
+        });
+        break;
+      }
       case "CreateStmt": {
         const rel = rec(node.relation);
+        const parent = arr(node.inhRelations).map((r) => String(rec(rec(r).RangeVar).relname))[0];
+        if (parent !== undefined) {
+          state.partitions.set(String(rel.relname).toLowerCase(), parent);
+          state.note(
+            String(rel.relname),
+            `${node.partbound ? "a partition" : "inherits the rows"} of ${parent}: its rows are ${parent}'s, not a separate entity`,
+            loc(rel.location),
+            "changed",
+          );
+          break;
+        }
         const t = state.createTable(String(rel.relname), loc(rel.location), node.if_not_exists === true);
         if (!t) break;
         for (const el of arr(node.tableElts).map(rec)) {
@@ -66,27 +117,77 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
       }
       case "AlterTableStmt": {
         const rel = rec(node.relation);
+        // pg_dump alters sequences and views with ALTER TABLE too (OWNER TO, OWNED BY): not tables of the model.
+        if (node.objtype !== undefined && node.objtype !== "OBJECT_TABLE") {
+          state.skip(`ALTER ${String(node.objtype).replace(/^OBJECT_/, "")}`, at);
+          break;
+        }
+        const cmds = arr(node.cmds).map((x) => String(rec(rec(x).AlterTableCmd).subtype ?? ""));
+        if (cmds.length > 0 && cmds.every((c) => c === "AT_ChangeOwner")) {
+          state.skip("ALTER TABLE ... OWNER TO", at);
+          break;
+        }
         const t = state.table(String(rel.relname));
         if (!t) {
-          state.note("ALTER TABLE", `table '${String(rel.relname)}' is not defined before it`, loc(rel.location));
+          if (state.partitions.has(String(rel.relname).toLowerCase())) state.skip("ALTER TABLE of a partition", at);
+          else state.note("ALTER TABLE", `table '${String(rel.relname)}' is not defined before it`, loc(rel.location));
           break;
         }
         for (const c of arr(node.cmds).map((x) => rec(rec(x).AlterTableCmd))) {
           const def = rec(c.def);
-          if (c.subtype === "AT_AddConstraint") constraint(state, t, rec(def.Constraint), loc);
-          else if (c.subtype === "AT_AddColumn") addColumn(state, t, rec(def.ColumnDef), loc);
+          if (c.subtype === "AT_AttachPartition") {
+            const child = String(rec(rec(def.PartitionCmd).name).relname);
+            state.dropTable(child);
+            state.partitions.set(child.toLowerCase(), t.name);
+            state.note(
+              child,
+              `a partition of ${t.name} (ATTACH PARTITION): its rows are ${t.name}'s, not a separate entity`,
+              at,
+              "changed",
+            );
+          } else if (c.subtype === "AT_AddConstraint") constraint(state, t, rec(def.Constraint), loc);
+          else if (c.subtype === "AT_SetNotNull" || c.subtype === "AT_DropNotNull") {
+            const f = t.fields.find((x) => x.name === c.name);
+            if (f) f.required = c.subtype === "AT_SetNotNull";
+          } else if (c.subtype === "AT_AlterColumnType") {
+            const i = t.fields.findIndex((x) => x.name === c.name);
+            const old = t.fields[i];
+            if (old) {
+              // The new type read as a new column; what the column already had (NOT NULL, default, text) stays.
+              const probe: ImportTable = { ...t, fields: [], primaryKey: [], foreignKeys: [] };
+              addColumn(state, probe, { ...rec(def.ColumnDef), colname: old.name }, loc);
+              const next = probe.fields[0];
+              if (next) {
+                const kept: ImportField = { ...next, required: old.required === true };
+                if (old.default !== undefined) kept.default = old.default;
+                if (old.generated !== undefined) kept.generated = old.generated;
+                if (old.description !== undefined) kept.description = old.description;
+                t.fields[i] = kept;
+              }
+            }
+          } else if (c.subtype === "AT_DropConstraint" && typeof c.name === "string") {
+            t.foreignKeys = t.foreignKeys.filter((fk) => fk.name !== c.name);
+          } else if (c.subtype === "AT_AddColumn") addColumn(state, t, rec(def.ColumnDef), loc);
           else if (c.subtype === "AT_DropColumn") t.fields = t.fields.filter((f) => f.name !== c.name);
           else if (c.subtype === "AT_ColumnDefault" && typeof c.name === "string") {
             const f = t.fields.find((x) => x.name === c.name);
-            const d = defaultOf(rec(def));
-            if (f && d && "expression" in d && /^nextval\(/i.test(d.expression)) f.generated = "increment";
-            else if (f && d && "constant" in d) f.default = d.constant;
+            if (f) {
+              // SET DEFAULT replaces what the column had; DROP DEFAULT (no expression) removes it.
+              delete f.default;
+              delete f.generated;
+              const d = Object.keys(rec(def)).length > 0 ? defaultOf(rec(def)) : undefined;
+              if (d) applyDefault(state, t, f, d, at);
+            }
           } else state.skip(`ALTER TABLE ${String(c.subtype ?? "").replace(/^AT_/, "")}`, at);
         }
         break;
       }
       case "IndexStmt": {
         const rel = rec(node.relation);
+        if (state.partitions.has(String(rel.relname).toLowerCase())) {
+          state.skip("CREATE INDEX on a partition", at);
+          break;
+        }
         const cols = arr(node.indexParams).map((p) => String(rec(rec(p).IndexElem).name ?? "(expression)"));
         state.index(
           state.table(String(rel.relname)),
@@ -133,13 +234,16 @@ function addColumn(state: SchemaState, t: ImportTable, col: Node, loc: (o: unkno
   const typeName = rec(col.typeName);
   const names = arr(typeName.names).map(stringOf);
   const rawType = names[names.length - 1] ?? "text";
-  const facts: ColumnFacts = { name: String(col.colname), rawType: rawType === "bpchar" ? "char" : rawType };
+  const domain = state.domains.get(rawType.toLowerCase());
+  const baseType = domain?.rawType ?? rawType;
+  const facts: ColumnFacts = { name: String(col.colname), rawType: baseType === "bpchar" ? "char" : baseType };
   const mods = arr(typeName.typmods).map((m) => rec(rec(rec(m).A_Const).ival).ival);
   if (typeof mods[0] === "number" && /char/.test(facts.rawType)) facts.length = mods[0];
   if (arr(typeName.arrayBounds).length > 0) facts.isArray = true;
   const at = loc(col.location);
   const checks: Node[] = [];
   const fks: ForeignKey[] = [];
+  let generated: string | undefined;
   for (const c of arr(col.constraints).map((x) => rec(rec(x).Constraint))) {
     switch (c.contype) {
       case "CONSTR_NOTNULL":
@@ -166,13 +270,27 @@ function addColumn(state: SchemaState, t: ImportTable, col: Node, loc: (o: unkno
       case "CONSTR_CHECK":
         checks.push(rec(c.raw_expr));
         break;
+      case "CONSTR_GENERATED":
+        generated = "GENERATED ALWAYS AS (...)";
+        break;
       default:
         break;
     }
   }
+  if (generated) {
+    // A client could write the field, and nothing would compute it: it is left out, said so.
+    state.note(
+      `${t.name}.${facts.name}`,
+      `${generated} is computed by the database; a contract field would be writable, so it is left out`,
+      at,
+    );
+    return;
+  }
   t.fields.push(columnField(state, t, facts, at));
   t.foreignKeys.push(...fks);
   for (const e of checks) state.applyCheck(t, toCheck(e), at);
+  // A domain's CHECKs speak of VALUE: here, this column.
+  for (const e of domain?.checks ?? []) state.applyCheck(t, onColumn(toCheck(rec(e)), "value", facts.name), at);
 }
 
 function constraint(state: SchemaState, t: ImportTable, c: Node, loc: (o: unknown) => SourceLocation): void {
@@ -185,9 +303,13 @@ function constraint(state: SchemaState, t: ImportTable, c: Node, loc: (o: unknow
     case "CONSTR_UNIQUE":
       state.markUnique(t, keys, at);
       return;
-    case "CONSTR_FOREIGN":
-      t.foreignKeys.push(foreignKey(arr(c.fk_attrs).map(stringOf), c));
+    case "CONSTR_FOREIGN": {
+      // Migrations drop and re-add a key to change it: a key on the same columns replaces the earlier one.
+      const fk = foreignKey(arr(c.fk_attrs).map(stringOf), c);
+      t.foreignKeys = t.foreignKeys.filter((x) => x.columns.join() !== fk.columns.join());
+      t.foreignKeys.push(fk);
       return;
+    }
     case "CONSTR_CHECK":
       state.applyCheck(t, toCheck(rec(c.raw_expr)), at);
       return;
@@ -202,8 +324,22 @@ function constraint(state: SchemaState, t: ImportTable, c: Node, loc: (o: unknow
   }
 }
 
+/** `fk_del_action` letters: a NO ACTION, r RESTRICT, c CASCADE, n SET NULL, d SET DEFAULT. */
+const PG_ON_DELETE: Record<string, [OnDelete, string]> = {
+  a: ["restrict", "NO ACTION"],
+  r: ["restrict", "RESTRICT"],
+  c: ["cascade", "CASCADE"],
+  n: ["set_null", "SET NULL"],
+  d: ["restrict", "SET DEFAULT"],
+};
+
 function foreignKey(columns: string[], c: Node): ForeignKey {
-  return { columns, table: String(rec(c.pktable).relname), targetColumns: arr(c.pk_attrs).map(stringOf) };
+  const fk: ForeignKey = { columns, table: String(rec(c.pktable).relname), targetColumns: arr(c.pk_attrs).map(stringOf) };
+  if (typeof c.conname === "string") fk.name = c.conname;
+  const [onDelete, spelled] = PG_ON_DELETE[String(c.fk_del_action ?? "a")] ?? PG_ON_DELETE.a ?? ["restrict", "NO ACTION"];
+  fk.onDelete = onDelete;
+  fk.onDeleteSource = spelled;
+  return fk;
 }
 
 /** A default: a constant (through casts and a unary minus), null, or the expression's text. */
@@ -279,6 +415,12 @@ function toCheck(e: Node): Check {
     if (arg && ["length", "char_length", "character_length"].includes(name)) return { kind: "length", column: arg, op, value: bound };
   }
   return { kind: "other", text: column ? `a condition on ${column}` : "a condition" };
+}
+
+function onColumn(c: Check, from: string, to: string): Check {
+  if (c.kind === "and") return { kind: "and", parts: c.parts.map((p) => onColumn(p, from, to)) };
+  if (c.kind === "other") return c;
+  return c.column.toLowerCase() === from ? { ...c, column: to } : c;
 }
 
 function unwrapCast(e: Node): Node {

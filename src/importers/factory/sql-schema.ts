@@ -19,6 +19,10 @@ export class SchemaState {
   private readonly enumTypes = new Map<string, string[]>();
   readonly notes: ImportNote[] = [];
   private readonly skipped = new Map<string, { count: number; first: SourceLocation }>();
+  /** Domains (`CREATE DOMAIN year AS integer CHECK (VALUE >= 1901)`) by lower-case name: base type and CHECK expressions. */
+  readonly domains = new Map<string, { rawType: string; checks: unknown[] }>();
+  /** Partitions and inheriting tables by lower-case name, with their parent: their rows are the parent's. */
+  readonly partitions = new Map<string, string>();
 
   tables(): ImportTable[] {
     return [...this.byName.values()];
@@ -48,6 +52,43 @@ export class SchemaState {
 
   addEnumType(name: string, values: string[]): void {
     this.enumTypes.set(name.toLowerCase(), values);
+  }
+
+  /** `ALTER TYPE ... ADD VALUE`: in place, so the fields of that type see it too. */
+  addEnumValue(name: string, value: string): boolean {
+    const values = this.enumTypes.get(name.toLowerCase());
+    if (!values) return false;
+    if (!values.includes(value)) values.push(value);
+    return true;
+  }
+
+  renameEnumType(from: string, to: string): void {
+    const values = this.enumTypes.get(from.toLowerCase());
+    if (!values) return;
+    this.enumTypes.delete(from.toLowerCase());
+    this.enumTypes.set(to.toLowerCase(), values);
+  }
+
+  /** `ALTER TABLE a RENAME TO b`, foreign keys of the other tables following it. */
+  renameTable(from: string, to: string): void {
+    const t = this.byName.get(from.toLowerCase());
+    if (!t) return;
+    this.byName.delete(from.toLowerCase());
+    t.name = to;
+    this.byName.set(to.toLowerCase(), t);
+    for (const other of this.byName.values())
+      for (const fk of other.foreignKeys) if (fk.table.toLowerCase() === from.toLowerCase()) fk.table = to;
+  }
+
+  /** `ALTER TABLE t RENAME COLUMN a TO b`: the field, its key and its foreign keys, here and in the tables pointing at it. */
+  renameColumn(t: ImportTable, from: string, to: string): void {
+    const f = t.fields.find((x) => x.name === from);
+    if (f) f.name = to;
+    t.primaryKey = t.primaryKey.map((c) => (c === from ? to : c));
+    for (const fk of t.foreignKeys) fk.columns = fk.columns.map((c) => (c === from ? to : c));
+    for (const other of this.byName.values())
+      for (const fk of other.foreignKeys)
+        if (fk.table.toLowerCase() === t.name.toLowerCase()) fk.targetColumns = fk.targetColumns.map((c) => (c === from ? to : c));
   }
 
   enumType(name: string): string[] | undefined {

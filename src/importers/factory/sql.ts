@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ContractType, ImportField, ImportModel, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
@@ -19,23 +19,14 @@ export type SqlDialect = "postgres" | "mysql";
  * skipped and counted in the summary.
  */
 export async function readSqlSchema(path: string, dialect?: SqlDialect): Promise<ImportModel> {
-  let files: string[];
-  try {
-    files = statSync(path).isDirectory()
-      ? readdirSync(path)
-          .filter((f) => f.endsWith(".sql"))
-          .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
-          .map((f) => join(path, f))
-      : [path];
-  } catch {
-    files = [path];
-  }
-  if (files.length === 0) throw new ImportError("no .sql files in the directory", { file: path });
+  const files = migrationFiles(path);
+  if (files.length === 0) throw new ImportError("no .sql files in the directory (nor <name>/migration.sql folders)", { file: path });
+  const texts = files.map((file) => ({ file, text: readSource(file) }));
+  // One dialect for the whole history: the one Prisma locked, else what the files say together.
+  const d = dialect ?? lockedDialect(path) ?? detectDialect(texts.map((t) => t.text).join("\n"));
+  if (d === "postgres") await loadPostgresParser();
   const state = new SchemaState();
-  for (const file of files) {
-    const text = readSource(file);
-    const d = dialect ?? detectDialect(text);
-    if (d === "postgres") await loadPostgresParser();
+  for (const { file, text } of texts) {
     for (const stmt of splitStatements(text, d)) {
       const at: SourceLocation = { file, line: stmt.line, column: stmt.column };
       if (d === "postgres") applyPostgres(state, stmt, at);
@@ -45,9 +36,37 @@ export async function readSqlSchema(path: string, dialect?: SqlDialect): Promise
   return { format: "sql", files, tables: state.tables(), operations: [], notes: state.finishNotes() };
 }
 
-/** MySQL's tell-tale signs: backquoted names, AUTO_INCREMENT, ENGINE=. */
+/**
+ * The files of a schema: the file itself, or a directory's `.sql` files and its `<name>/migration.sql`
+ * folders (Prisma Migrate's layout), all in name order (numbers compared as numbers).
+ */
+function migrationFiles(path: string): string[] {
+  try {
+    if (!statSync(path).isDirectory()) return [path];
+  } catch {
+    return [path];
+  }
+  const out: { key: string; file: string }[] = [];
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith(".sql")) out.push({ key: entry.name, file: join(path, entry.name) });
+    else if (entry.isDirectory() && existsSync(join(path, entry.name, "migration.sql")))
+      out.push({ key: entry.name, file: join(path, entry.name, "migration.sql") });
+  }
+  return out.sort((a, b) => a.key.localeCompare(b.key, "en", { numeric: true })).map((x) => x.file);
+}
+
+/** `provider` of Prisma's migration_lock.toml beside the migrations, when there is one. */
+function lockedDialect(path: string): SqlDialect | undefined {
+  const lock = join(path, "migration_lock.toml");
+  if (!existsSync(lock)) return undefined;
+  const provider = /^\s*provider\s*=\s*"([^"]+)"/m.exec(readSource(lock))?.[1];
+  return provider === "mysql" ? "mysql" : provider === "postgresql" ? "postgres" : undefined;
+}
+
+/** MySQL's tell-tale signs, outside comments: backquoted names, AUTO_INCREMENT, ENGINE=. */
 export function detectDialect(text: string): SqlDialect {
-  return /`|\bAUTO_INCREMENT\b|\bENGINE\s*=/i.test(text) ? "mysql" : "postgres";
+  const code = text.replace(/--[^\n]*/g, "").replace(/\/\*[\s\S]*?\*\//g, "");
+  return /`|\bAUTO_INCREMENT\b|\bENGINE\s*=/i.test(code) ? "mysql" : "postgres";
 }
 
 /** A column of either dialect, once its parser has read it. */
@@ -61,6 +80,8 @@ export interface ColumnFacts {
   primaryKey?: boolean;
   unique?: boolean;
   autoIncrement?: boolean;
+  /** `DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP`: the row's time of last change. */
+  onUpdateNow?: boolean;
   comment?: string;
   /** A constant default, or the text of an expression default. */
   defaultValue?: { constant: string | number | boolean } | { expression: string } | { null: true };
@@ -88,15 +109,56 @@ export function columnField(state: SchemaState, t: ImportTable, c: ColumnFacts, 
   if (c.primaryKey) t.primaryKey = [c.name];
   if (c.unique) f.unique = true;
   if (c.comment) f.description = c.comment;
-  const d = c.defaultValue;
-  if (d && "constant" in d) f.default = f.type === "boolean" && typeof d.constant === "number" ? d.constant !== 0 : d.constant;
-  else if (d && "expression" in d) {
+  if (c.defaultValue) applyDefault(state, t, f, c.defaultValue, at, c.onUpdateNow === true);
+  return f;
+}
+
+/**
+ * A column default: a constant (a time written as text becomes ISO 8601; `'now'::date` is the
+ * database's clock), a sequence or a known function, else a note.
+ */
+export function applyDefault(
+  state: SchemaState,
+  t: ImportTable,
+  f: ImportField,
+  d: NonNullable<ColumnFacts["defaultValue"]>,
+  at: SourceLocation,
+  onUpdate = false,
+): void {
+  if ("constant" in d) {
+    const value = f.type === "boolean" && typeof d.constant === "number" ? d.constant !== 0 : d.constant;
+    if ((f.type === "date" || f.type === "datetime") && typeof value === "string") {
+      if (/^(now|today|current_timestamp|current_date)$/i.test(value.trim())) {
+        f.generated = onUpdate ? "now_on_update" : "now";
+        return;
+      }
+      const iso = isoTime(value, f.type);
+      if (iso === undefined) {
+        state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} is not a ${f.type}; left out`, at);
+        return;
+      }
+      if (iso !== value) state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} written as ${iso} (ISO 8601)`, at, "changed");
+      f.default = iso;
+      return;
+    }
+    f.default = value;
+  } else if ("expression" in d) {
     if (/^nextval\(/i.test(d.expression)) f.generated = "increment";
     else {
       const g = generatedDefault(d.expression);
-      if (g) f.generated = g;
-      else state.note(`${t.name}.${c.name}`, `default expression ${d.expression} is not a constant; left out`, at);
+      if (g) f.generated = g === "now" && onUpdate ? "now_on_update" : g;
+      else state.note(`${t.name}.${f.name}`, `default expression ${d.expression} is not a constant; left out`, at);
     }
   }
-  return f;
+}
+
+/** A date or timestamp as SQL writes it (`1970-01-01 00:00:00 +00:00`) in ISO 8601, or undefined. */
+function isoTime(text: string, type: "date" | "datetime"): string | undefined {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const [, day, time, zone] = m;
+  if (type === "date") return time === undefined ? day : undefined;
+  const z =
+    zone === undefined ? "Z" : zone === "Z" ? "Z" : /^[+-]\d{2}$/.test(zone) ? `${zone}:00` : zone.replace(/^([+-]\d{2})(\d{2})$/, "$1:$2");
+  return `${day}T${time ?? "00:00:00"}${z}`;
 }

@@ -139,3 +139,25 @@ def test_validation_rule_refuses(api: Api, case: dict[str, Any]) -> None:
         response = api.call(name, "update", "PATCH", api.path(name, record["id"]), json=case["body"])
     assert response.status_code == case["status"], response.text
     assert response.json()["error"] == case["error"]
+
+
+@pytest.mark.parametrize("case", cases("deletes"))
+def test_delete_follows_on_delete(api: Api, case: dict[str, Any]) -> None:
+    name, field, target = case["entity"], case["field"], case["target"]
+    needs_actor(api, name, "create")
+    needs_actor(api, name, "get")
+    needs_actor(api, target, "delete")
+    record = api.create(name)
+    target_id = record[field]
+    deleted = api.call(target, "delete", "DELETE", api.path(target, target_id))
+    after = api.call(name, "get", "GET", api.path(name, record["id"]))
+    if case["onDelete"] == "restrict":
+        assert deleted.status_code == 409, deleted.text
+        assert deleted.json()["error"] == "conflict"
+        assert after.status_code == 200 and after.json()[field] == target_id
+    elif case["onDelete"] == "cascade":
+        assert deleted.status_code == 204, deleted.text
+        assert after.status_code == 404, after.text
+    else:
+        assert deleted.status_code == 204, deleted.text
+        assert after.status_code == 200 and after.json()[field] is None, after.text

@@ -32,7 +32,12 @@ def value(node):
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return {"kind": "list", "items": [value(e) for e in node.elts]}
     if isinstance(node, ast.Subscript):
-        return {"kind": "subscript", "value": ast.unparse(node.value), "slice": value(node.slice), "source": ast.unparse(node)}
+        return {
+            "kind": "subscript",
+            "value": ast.unparse(node.value),
+            "slice": value(node.slice),
+            "source": ast.unparse(node),
+        }
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
         return {"kind": "const", "value": -node.operand.value}
     return {"kind": "other", "source": ast.unparse(node)}
@@ -85,7 +90,9 @@ def read_class(node):
     inner = []
     for stmt in node.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            body.append({"name": stmt.targets[0].id, "annotation": None, "value": value(stmt.value), "line": stmt.lineno})
+            body.append(
+                {"name": stmt.targets[0].id, "annotation": None, "value": value(stmt.value), "line": stmt.lineno}
+            )
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             body.append(
                 {
@@ -110,11 +117,32 @@ def read_class(node):
     }
 
 
+def parse_tolerant(source, path):
+    """Parses the file; a line this Python cannot read (syntax newer than it, `type X = ...`) is
+    replaced by `pass` at its indentation and parsing goes on, up to 50 lines: the rest of the file
+    is still read. Returns the tree and the lines given up, or raises the first SyntaxError."""
+    lines = source.decode("utf-8", errors="replace").split("\n")
+    skipped = []
+    first = None
+    for _ in range(50):
+        try:
+            return ast.parse("\n".join(lines), filename=path), skipped
+        except SyntaxError as e:
+            first = first or e
+            n = (e.lineno or 0) - 1
+            if n < 0 or n >= len(lines) or lines[n].strip() in ("", "pass"):
+                raise first from None
+            indent = len(lines[n]) - len(lines[n].lstrip())
+            skipped.append({"line": n + 1, "message": e.msg, "text": lines[n].strip()[:80]})
+            lines[n] = " " * indent + "pass"
+    raise first
+
+
 def read_file(path):
     with open(path, "rb") as f:
         source = f.read()
     try:
-        tree = ast.parse(source, filename=path)
+        tree, skipped = parse_tolerant(source, path)
     except SyntaxError as e:
         return {"path": path, "error": {"message": e.msg, "line": e.lineno, "column": e.offset}}
     imports = []
@@ -130,10 +158,19 @@ def read_file(path):
         if isinstance(node, ast.ClassDef):
             classes.append(read_class(node))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.append({"name": node.name, "line": node.lineno, "decorators": [value(d) for d in node.decorator_list]})
+            functions.append(
+                {"name": node.name, "line": node.lineno, "decorators": [value(d) for d in node.decorator_list]}
+            )
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assignments.append({"name": node.targets[0].id, "value": value(node.value), "line": node.lineno})
-    return {"path": path, "imports": sorted(set(imports)), "classes": classes, "functions": functions, "assignments": assignments}
+    return {
+        "path": path,
+        "imports": sorted(set(imports)),
+        "classes": classes,
+        "functions": functions,
+        "assignments": assignments,
+        "skipped": skipped,
+    }
 
 
 def main():

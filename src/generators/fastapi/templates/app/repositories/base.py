@@ -46,9 +46,10 @@ class EntityMeta:
     # Column -> entity name of the record it references (checked by the memory adapter; the
     # database checks them with foreign keys).
     references: Mapping[str, str] = field(default_factory=dict)
-    # Reference columns that block deleting the record they point to (ON DELETE RESTRICT: the
-    # required ones); the database sets the other references to null (ON DELETE SET NULL).
+    # Reference columns by `on_delete`: those that block deleting the record they point to (ON
+    # DELETE RESTRICT) and those whose rows go with it (CASCADE); the others are set to null.
     restrict_delete: frozenset[str] = frozenset()
+    cascade_delete: frozenset[str] = frozenset()
     default_order: tuple[str, ...] = ("id",)
     # Defaults of the columns clients cannot set (the soft-delete flag): the database has them as
     # column defaults; the memory adapter applies them from here.

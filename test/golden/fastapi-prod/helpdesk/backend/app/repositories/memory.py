@@ -252,25 +252,41 @@ class MemoryRepository(Repository):
             return response
 
     def _release(self, record_id: UUID) -> None:
-        """What the foreign keys do on DELETE: refuse while a required reference points here
-        (RESTRICT, 409 as PostgreSQL answers), else set the optional references to null.
-        Soft-deleted referrers count: their rows are kept, as in the database."""
-        referrers = self._store.referrers(self.meta.name)
-        for repo, column in referrers:
-            if column not in repo.meta.restrict_delete:
-                continue
-            for other_id, row in repo._rows.items():
-                if row.get(column) == record_id and not (repo is self and other_id == record_id):
-                    raise ApiError(
-                        409,
-                        "conflict",
-                        f"{self.meta.name} {record_id} is still referenced from {repo.meta.table}.{column}",
-                        {"entity": repo.meta.name, "field": column},
-                    )
-        for repo, column in referrers:
-            for row in repo._rows.values():
-                if row.get(column) == record_id:
-                    row[column] = None
+        """What the foreign keys do on DELETE, as PostgreSQL does it for the whole statement: every
+        record reached through CASCADE references goes too, a RESTRICT reference to any of them
+        refuses it all (409), and the other references are set to null. Soft-deleted referrers
+        count: their rows are kept, as in the database."""
+        doomed: dict[tuple[str, UUID], MemoryRepository] = {(self.meta.name, record_id): self}
+        pending = [(self, record_id)]
+        while pending:
+            target, target_id = pending.pop()
+            for repo, column in self._store.referrers(target.meta.name):
+                if column not in repo.meta.cascade_delete:
+                    continue
+                for other_id, row in repo._rows.items():
+                    key = (repo.meta.name, other_id)
+                    if row.get(column) == target_id and key not in doomed:
+                        doomed[key] = repo
+                        pending.append((repo, other_id))
+        for (name, target_id), target in doomed.items():
+            for repo, column in self._store.referrers(name):
+                if column not in repo.meta.restrict_delete:
+                    continue
+                for other_id, row in repo._rows.items():
+                    if row.get(column) == target_id and (repo.meta.name, other_id) not in doomed:
+                        raise ApiError(
+                            409,
+                            "conflict",
+                            f"{target.meta.name} {target_id} is still referenced from {repo.meta.table}.{column}",
+                            {"entity": repo.meta.name, "field": column},
+                        )
+        for (name, target_id), target in doomed.items():
+            if target_id != record_id or target is not self:
+                target._rows.pop(target_id, None)
+            for repo, column in self._store.referrers(name):
+                for row in repo._rows.values():
+                    if row.get(column) == target_id:
+                        row[column] = None
 
     async def delete(self, record_id: UUID, user_id: str, events: Sequence[str] = ()) -> bool:
         async with self._locks.hold(record_id):
