@@ -23,9 +23,12 @@ const FAILING_ROW = /\bFailing row contains \([^\n]*/g;
 const INPUT_VALUE = /\binput_value=[\s\S]*?(?=, input_type=|\]\s*$|\]\n)/g;
 /** A quoted literal, single or double, not an apostrophe inside a word. */
 const QUOTED = /(?<![\w\\])(["'])((?:\\.|(?!\1)[^\\\n])*)\1(?!\w)/g;
-/** Words after which a quoted literal names a thing of the schema or the code, not a value. */
+/**
+ * Words after which a quoted identifier names a thing of the schema or the code, not a value (a
+ * KeyError's key is the code's own lookup: `KeyError: 'status'` and `KeyError: 'owner'` are two bugs).
+ */
 const NAMES_A_THING =
-  /\b(?:column|constraint|relation|table|index|schema|database|role|function|sequence|view|trigger|domain|extension|operator|type|attribute|module|named|name|argument|field|property|class|object|File|savepoint|cursor|channel|enum|mixin)\s*$/i;
+  /\b(?:column|constraint|relation|table|index|schema|database|role|function|sequence|view|trigger|domain|extension|operator|type|attribute|module|named|name|argument|field|property|class|object|File|savepoint|cursor|channel|enum|mixin|KeyError:)\s*$/i;
 const IDENTIFIER = /^[A-Za-z_][\w.]*$/;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;

@@ -46,6 +46,11 @@ const CASES: { message: string; values: string[]; kept: string[] }[] = [
     kept: ["ValueError", "'email':", "'name':", "'salary':"],
   },
   {
+    message: "KeyError: 'field_3'",
+    values: [],
+    kept: ["KeyError: 'field_3'"],
+  },
+  {
     message: "AttributeError: 'NoneType' object has no attribute 'email'",
     values: [],
     kept: ["AttributeError: 'NoneType' object has no attribute 'email'"],
