@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,7 +6,7 @@ import type { Ticket } from "../../src/healer/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { FakeLlm } from "../support/fake-llm.js";
-import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
+import { databaseUrl, freshDatabase, PG_HOST, PG_PORT, PG_USER, psql } from "../support/postgres.js";
 import { listFiles, makeProject } from "./helpers.js";
 import { type HealerProcess, startHealerProcess } from "./serve-process.js";
 
@@ -18,46 +19,53 @@ import { type HealerProcess, startHealerProcess } from "./serve-process.js";
  * dropped under the app is database drift.
  */
 
-let fake: FakeLlm;
-let healer: HealerProcess;
-let healerUrl = "";
-const healerLog = (): string => healer?.output() ?? "";
-let app: RunningBackend;
-let root: string;
-let db: string;
+describe.each(["sqlite", "postgres"] as const)("generated app -> Healer (%s ticket store)", (store) => {
+  let fake: FakeLlm;
+  let healer: HealerProcess;
+  let healerUrl = "";
+  const healerLog = (): string => healer?.output() ?? "";
+  let app: RunningBackend;
+  let root: string;
+  let db: string;
+  /** The ticket store's own database, on the PostgreSQL store. */
+  let ticketDb = "";
 
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
+  async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const v = await probe();
+      if (v !== undefined) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out; Healer log:\n${healerLog()}\napp log:\n${app?.logs()}`);
   }
-  throw new Error(`timed out; Healer log:\n${healerLog()}\napp log:\n${app?.logs()}`);
-}
 
-beforeAll(async () => {
-  fake = await FakeLlm.start();
-  root = makeProject(join(REPO_ROOT, "examples", "helpdesk"), "helpdesk");
-  healer = await startHealerProcess(root, fake.env());
-  healerUrl = healer.url;
-  db = freshDatabase("charter_healer_loop_9");
-  app = await startGeneratedBackend({
-    domainDir: join(root, "domains", "helpdesk"),
-    outDir: join(root, "runtime"),
-    backend: "postgres",
-    databaseUrl: databaseUrl(db),
-    env: { SVC_HEALER_URL: healerUrl, AUTH_ENABLED: "false" },
+  beforeAll(async () => {
+    fake = await FakeLlm.start();
+    root = makeProject(join(REPO_ROOT, "examples", "helpdesk"), "helpdesk");
+    const env: Record<string, string> = { ...fake.env() };
+    if (store === "postgres") {
+      ticketDb = freshDatabase("charter_healer_loop_tickets");
+      env.HEALER_DATABASE_URL = databaseUrl(ticketDb);
+    }
+    healer = await startHealerProcess(root, env);
+    healerUrl = healer.url;
+    db = freshDatabase(`charter_healer_loop_${store}`);
+    app = await startGeneratedBackend({
+      domainDir: join(root, "domains", "helpdesk"),
+      outDir: join(root, "runtime"),
+      backend: "postgres",
+      databaseUrl: databaseUrl(db),
+      env: { SVC_HEALER_URL: healerUrl, AUTH_ENABLED: "false" },
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await healer?.stop();
+    await fake?.close();
   });
-}, 600_000);
 
-afterAll(async () => {
-  await app?.stop();
-  await healer?.stop();
-  await fake?.close();
-});
-
-describe("generated app -> Healer", () => {
   it("the same failure with 50 different rows is one ticket with 50 occurrences, a proposal to review, and no row value stored", async () => {
     const customer = readFileSync(join(root, "domains/helpdesk/entities/customer.contract.yaml"), "utf8");
     fake.reply({
@@ -131,7 +139,18 @@ describe("generated app -> Healer", () => {
     expect(view).not.toMatch(leaked);
     expect(view).toContain('id="approve"');
     const stored = listFiles(join(root, ".forge"));
-    expect(stored).toContain("healer/healer.db");
+    if (store === "sqlite") expect(stored).toContain("healer/healer.db");
+    else {
+      const dump = execFileSync(
+        "pg_dump",
+        ["-h", PG_HOST, "-p", String(PG_PORT), "-U", PG_USER, "--data-only", "--schema=healer", ticketDb],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(dump).toContain("customers_no_example");
+      expect(dump).not.toMatch(leaked);
+    }
     for (const f of stored) expect(readFileSync(join(root, ".forge", f)).toString("latin1"), f).not.toMatch(leaked);
 
     const notifications = readFileSync(join(root, ".forge/healer/notifications.jsonl"), "utf8")
