@@ -5,7 +5,9 @@
  *    that no report was lost (the tickets' occurrences add up to the requests answered);
  *    once on each ticket store: SQLite (the default) and PostgreSQL (HEALER_DATABASE_URL, a fresh
  *    database on 127.0.0.1:5432), with the ratio of the two;
- *  - tier 1 latency from a report to the fix applied and the code regenerated, on a 20-entity domain.
+ *  - tier 1 latency from a report to the fix applied and the code regenerated, on a 20-entity domain;
+ *  - the cost of redacting one realistic runtime report (asyncpg message with its row, a
+ *    traceback of 20 frames) in process: what every runtime ingest pays before it is stored.
  * Run: npm run bench -- healer (needs wrk: apt-get install wrk)
  */
 import { spawnSync } from "node:child_process";
@@ -13,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkDomain } from "../src/compiler/index.js";
+import { redactContext, redactText } from "../src/healer/index.js";
 import { type HealerProcess, startHealerProcess } from "../test/healer/serve-process.js";
 import { FakeLlm, NO_PROVIDER_ENV } from "../test/support/fake-llm.js";
 import { databaseUrl, freshDatabase } from "../test/support/postgres.js";
@@ -295,9 +298,35 @@ async function benchTier1(): Promise<void> {
   }
 }
 
+/** Median µs to redact one runtime report's message and context, over 2,000 distinct reports. */
+function benchRedaction(): void {
+  const frame = (i: number) =>
+    `  File "/app/app/repositories/postgres.py", line ${200 + i}, in _insert\n    row = await executor.fetchrow(self._insert_sql(columns, bool(events)), *args)\n`;
+  const reports = Array.from({ length: 2000 }, (_, i) => {
+    const message = `asyncpg.exceptions.CheckViolationError: new row for relation "customers" violates check constraint "customers_no_example"\nDETAIL:  Failing row contains (3f0e8a52-1c1b-4e0e-9a55-${String(i).padStart(12, "0")}, Person ${i}, person${i}@example.com, Company ${i}, free, null, 2026-11-25 10:00:00+00).`;
+    const stacktrace = `Traceback (most recent call last):\n${Array.from({ length: 20 }, (_, f) => frame(f)).join("")}${message}\n`;
+    return { message, context: { path: "/customers/", method: "POST", status_code: 500, stacktrace } };
+  });
+  // Warm-up: the regular expressions compiled and the code optimised before anything is timed.
+  for (const r of reports.slice(0, 500)) redactContext(r.context);
+  const times: number[] = [];
+  for (const r of reports) {
+    const t0 = process.hrtime.bigint();
+    redactText(r.message);
+    redactContext(r.context);
+    times.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  times.sort((a, b) => a - b);
+  const bytes = reports[0] ? reports[0].message.length + reports[0].context.stacktrace.length : 0;
+  console.log(
+    `redaction of one runtime report (${bytes} bytes: message with its row, 20-frame traceback): p50 ${percentile(times, 50).toFixed(0)} µs, p99 ${percentile(times, 99).toFixed(0)} µs (${reports.length} reports, in process)`,
+  );
+}
+
 console.log("Healer benchmark (targets: ingest >= 5000 reports/s over HTTP with none lost, tier 1 p50 < 100 ms)");
 const only = process.env.HEALER_BENCH_ONLY;
-if (only !== "tier1") {
+if (!only || only === "redaction") benchRedaction();
+if (only !== "tier1" && only !== "redaction") {
   // HEALER_BENCH_STORES=sqlite (or postgres) runs one store only.
   const stores = (process.env.HEALER_BENCH_STORES ?? "sqlite,postgres").split(",");
   const sqlite = stores.includes("sqlite") ? await benchIngest("sqlite") : null;
@@ -306,4 +335,4 @@ if (only !== "tier1") {
     console.log(`ingest, PostgreSQL store / SQLite store: ${(postgres / sqlite).toFixed(2)} (same machine, same run)`);
   }
 }
-if (only !== "ingest") await benchTier1();
+if (only !== "ingest" && only !== "redaction") await benchTier1();

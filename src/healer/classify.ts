@@ -20,6 +20,33 @@ export interface ClassifyInput {
   code?: string | undefined;
   /** The finding's schema path, which tells one pattern from another. */
   schemaPath?: string | undefined;
+  /**
+   * Whether the contracts define a table or a column, when the caller knows them: a missing one the
+   * contracts define is database drift; one they do not define was invented by the generated code.
+   */
+  defines?: ((kind: "table" | "column", name: string) => boolean) | undefined;
+}
+
+/** A table or column the database says it does not have. */
+export interface MissingObject {
+  kind: "table" | "column";
+  name: string;
+}
+
+/**
+ * PostgreSQL's (and SQLite's) wording for a missing column or table, and asyncpg's exception names;
+ * a qualified name (`t.col`, `public.tickets`) is reduced to its last part.
+ */
+export function missingObjectOf(message: string): MissingObject | null {
+  const column = /\bcolumn "?(?:\w+"?\.)?"?(\w+)"?(?: of relation "?\w+"?)? does not exist|\bno such column: (?:\w+\.)?(\w+)/i.exec(
+    message,
+  );
+  if (column) return { kind: "column", name: (column[1] ?? column[2]) as string };
+  const table = /\brelation "(?:\w+\.)?(\w+)" does not exist|\bno such table: (?:\w+\.)?(\w+)/i.exec(message);
+  if (table) return { kind: "table", name: (table[1] ?? table[2]) as string };
+  if (/\bUndefinedColumnError\b/.test(message)) return { kind: "column", name: "" };
+  if (/\bUndefinedTableError\b/.test(message)) return { kind: "table", name: "" };
+  return null;
 }
 
 export const TIER1_TYPES = ["naming", "fqn_format", "graph_edge", "number_prefix"] as const;
@@ -126,7 +153,6 @@ const CONTRACT_RULES: readonly { type: string; tier: Tier; priority: Priority; t
 /** Errors no contract change can fix (SPEC.md "Errors": not fixable by a contract). */
 const NOT_CONTRACT_RULES: readonly { fixableBy: Exclude<FixableBy, "contract">; re: RegExp; reason: string }[] = [
   { fixableBy: "generator", re: /invalid (input syntax for type )?uuid/i, reason: "invalid UUID" },
-  { fixableBy: "generator", re: /column .*does not exist/i, reason: "column does not exist" },
   { fixableBy: "generator", re: /syntax error at or near/i, reason: "SQL syntax error" },
   { fixableBy: "generator", re: /\b(ImportError|ModuleNotFoundError)\b/, reason: "ImportError or ModuleNotFoundError" },
   { fixableBy: "generator", re: /\b(NameError|AttributeError)\b/, reason: "NameError or AttributeError" },
@@ -149,7 +175,19 @@ function doesNotMatch(message: string, pattern: string): boolean {
  */
 export function classifyError(input: ClassifyInput): Classification {
   const { message } = input;
-  const notContract = NOT_CONTRACT_RULES.find((r) => r.re.test(message));
+  const missing = missingObjectOf(message);
+  let notContract: { fixableBy: Exclude<FixableBy, "contract">; reason: string } | undefined;
+  if (missing) {
+    const what = missing.name ? `${missing.kind} "${missing.name}" does not exist` : `a ${missing.kind} does not exist`;
+    if (!missing.name || !input.defines || input.defines(missing.kind, missing.name)) {
+      const status = input.statusCode ?? statusInMessage(message);
+      const priority: Priority = status !== undefined && status >= 500 ? "critical" : "high";
+      return { errorType: DATABASE_DRIFT, tier: 3, priority, fixableBy: "data", reason: what };
+    }
+    notContract = { fixableBy: "generator", reason: `${what} and no contract defines it` };
+  } else {
+    notContract = NOT_CONTRACT_RULES.find((r) => r.re.test(message));
+  }
   const fixableBy: FixableBy = notContract?.fixableBy ?? "contract";
   const runtime = input.source === "runtime" || (input.statusCode !== undefined && input.statusCode >= 500);
   if (!runtime) {
@@ -173,8 +211,17 @@ function statusInMessage(message: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * The class of a table or column the contracts define but the database lacks: migrations not
+ * generated or not applied. No contract change fixes it, and the generator is not at fault.
+ */
+export const DATABASE_DRIFT = "database_drift";
+
 /** The message stored with a ticket that no contract change can fix. */
 export function notFixableDiagnostic(c: Classification): string {
+  if (c.errorType === DATABASE_DRIFT) {
+    return `not fixable by a contract change: the database is behind the contracts (${c.reason}); generate the migrations (charter forge generate DOMAIN --target migrations) and apply them (python -m app.migrate in the backend, or restart it: it migrates on start)`;
+  }
   if (c.fixableBy === "generator") {
     return `not fixable by a contract change: this looks like a generator bug (${c.reason}); fix the generator or report it, then regenerate`;
   }

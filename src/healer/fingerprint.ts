@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { redactText } from "./redact.js";
 
 /**
  * Reduces a message to what stays the same when one error repeats: ids, timestamps, addresses and
@@ -16,10 +17,22 @@ export function normaliseMessage(message: string): string {
     .slice(0, 1000);
 }
 
-/** The dedup key of SPEC.md/DESIGN.md: contract, error type and normalised message. */
-export function fingerprintOf(contractFqn: string | null | undefined, errorType: string, message: string): string {
+/**
+ * A runtime message without the values it quotes (row values, literals, numbers given as values):
+ * the same failure with another row is the same problem. Validation messages keep their quotes.
+ */
+export function normaliseRuntimeMessage(message: string): string {
+  return normaliseMessage(redactText(message));
+}
+
+/**
+ * The dedup key of SPEC.md/DESIGN.md: contract, error type and normalised message; a runtime
+ * report's message is normalised without its values.
+ */
+export function fingerprintOf(contractFqn: string | null | undefined, errorType: string, message: string, source?: string): string {
+  const normalised = source === "runtime" ? normaliseRuntimeMessage(message) : normaliseMessage(message);
   return createHash("sha256")
-    .update(`${contractFqn ?? ""}\u0000${errorType}\u0000${normaliseMessage(message)}`)
+    .update(`${contractFqn ?? ""}\u0000${errorType}\u0000${normalised}`)
     .digest("hex")
     .slice(0, 32);
 }

@@ -4,6 +4,7 @@ import type { CheckResult } from "../compiler/index.js";
 import { checkDomain } from "../compiler/index.js";
 import type { Finding, LoadedContract } from "../contracts/index.js";
 import { ParseCache, parseContractSource, validateContractSchema } from "../contracts/index.js";
+import { buildSchemaModel } from "../generators/postgres/model.js";
 import { CONFIGURE_HINT, selectProvider } from "../llm/index.js";
 import { type ApplyResult, applyProposal, type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "./apply.js";
 import { removeStaleTemps } from "./atomic.js";
@@ -19,6 +20,7 @@ import { normaliseContract, projectPath } from "./normalise.js";
 import { Notifier } from "./notify.js";
 import { openTicketStore } from "./open-store.js";
 import { NO_PROVIDER_NOTE, type Proposer, type ProposerInput } from "./proposer.js";
+import { redactContext, redactText } from "./redact.js";
 import { unsafeFqnReason } from "./safety.js";
 import { type IngestResult, type NewTicket, PROCESS_OWNER, type TicketStore } from "./store.js";
 import {
@@ -189,10 +191,14 @@ export class Healer {
     }
     if (typeof report.error !== "string" || report.error.trim() === "")
       throw new HealerError("invalid_report", "error must be a non-empty string");
-    const context: TicketContext = { ...(report.context ?? {}) };
+    let context: TicketContext = { ...(report.context ?? {}) };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
+    // A runtime report quotes the rows it failed on: the ticket keeps none of their values.
+    const runtime = report.source === "runtime";
+    const message = runtime ? redactText(report.error) : report.error;
+    if (runtime) context = redactContext(context);
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
-    const c = classifyError({ source: report.source, message: report.error, statusCode: status, ...findingOf(context) });
+    const c = classifyError({ source: report.source, message, statusCode: status, defines: this.defines, ...findingOf(context) });
     const fqn = report.contract_fqn ?? null;
     if (fqn !== null) {
       if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
@@ -203,12 +209,12 @@ export class Healer {
       source: report.source,
       contract_fqn: fqn,
       error_type: c.errorType,
-      raw_error: report.error,
+      raw_error: message,
       context,
       tier: c.tier,
       priority: c.priority,
       fixable_by: c.fixableBy,
-      fingerprint: fingerprintOf(fqn, c.errorType, report.error),
+      fingerprint: fingerprintOf(fqn, c.errorType, message, report.source),
       foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
     };
   }
@@ -308,7 +314,13 @@ export class Healer {
     let t = claimed;
     try {
       const status = typeof t.context.status_code === "number" ? t.context.status_code : undefined;
-      const c = classifyError({ source: t.source, message: t.raw_error, statusCode: status, ...findingOf(t.context) });
+      const c = classifyError({
+        source: t.source,
+        message: t.raw_error,
+        statusCode: status,
+        defines: this.defines,
+        ...findingOf(t.context),
+      });
       if (c.errorType !== t.error_type || c.tier !== t.tier || c.priority !== t.priority || c.fixableBy !== t.fixable_by) {
         t =
           (await this.store.update(t.id, "analyzing", {
@@ -581,6 +593,34 @@ export class Healer {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  /** The tables and columns the contracts generate, read when a report names a missing one; kept a second. */
+  private schemaNames: { at: number; names: Set<string> | null } | undefined;
+
+  /**
+   * Whether the generated schema has a table or column of this name: a missing one it has is
+   * database drift, one it lacks is the generated code's own invention. An invalid domain cannot
+   * tell, and counts as defining it (drift is the milder verdict: nothing gets blamed wrongly).
+   */
+  private readonly defines = (kind: "table" | "column", name: string): boolean => {
+    if (!this.schemaNames || Date.now() - this.schemaNames.at > 1000) {
+      let names: Set<string> | null = null;
+      try {
+        const ir = checkDomain(this.layout.domainsDir, { cache: this.parseCache }).ir;
+        if (ir) {
+          names = new Set();
+          for (const table of buildSchemaModel(ir).tables) {
+            names.add(`table\u0000${table.name}`);
+            for (const column of table.columns) names.add(`column\u0000${column.name}`);
+          }
+        }
+      } catch {
+        names = null;
+      }
+      this.schemaNames = { at: Date.now(), names };
+    }
+    return this.schemaNames.names?.has(`${kind}\u0000${name}`) ?? true;
+  };
 
   private scanRootOf(t: Ticket): string {
     return resolve(this.layout.root, t.context.scan_root ?? this.layout.domainsDir);

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
-import { classifyError, Healer } from "../../src/healer/index.js";
+import { classifyError, Healer, missingObjectOf, notFixableDiagnostic } from "../../src/healer/index.js";
 import { BASE_DOMAIN, brokenExamples, makeProject, TIER1 } from "./helpers.js";
 
 describe("classification patterns of SPEC.md", () => {
@@ -46,9 +46,31 @@ describe("classification patterns of SPEC.md", () => {
     });
   });
 
-  it("a column-does-not-exist runtime error with status 500 is fixable by generator, tier 3, critical", () => {
-    const c = classifyError({ source: "runtime", message: 'column "total_amount" does not exist', statusCode: 500 });
+  it("a missing column the contracts define is database drift: tier 3, critical, not a contract or generator fix", () => {
+    const defines = (kind: string, name: string) => kind === "column" && name === "total_amount";
+    const c = classifyError({ source: "runtime", message: 'column "total_amount" does not exist', statusCode: 500, defines });
+    expect(c).toMatchObject({ errorType: "database_drift", tier: 3, priority: "critical", fixableBy: "data" });
+    expect(notFixableDiagnostic(c)).toMatch(
+      /database is behind the contracts \(column "total_amount" does not exist\).*--target migrations/,
+    );
+  });
+
+  it("a missing column the contracts do not define is a generator bug", () => {
+    const defines = () => false;
+    const c = classifyError({ source: "runtime", message: 'column "total_amount" does not exist', statusCode: 500, defines });
     expect(c).toMatchObject({ errorType: "runtime_500", tier: 3, priority: "critical", fixableBy: "generator" });
+    expect(notFixableDiagnostic(c)).toMatch(/generator bug \(column "total_amount" does not exist and no contract defines it\)/);
+  });
+
+  it.each([
+    ['asyncpg.exceptions.UndefinedColumnError: column "phone" does not exist', "column", "phone"],
+    ["UndefinedColumnError: column t.phone does not exist", "column", "phone"],
+    ['column "phone" of relation "customers" does not exist', "column", "phone"],
+    ['asyncpg.exceptions.UndefinedTableError: relation "public.customers" does not exist', "table", "customers"],
+    ["sqlite3.OperationalError: no such table: customers", "table", "customers"],
+  ] as const)("drift: %s names the %s %s", (message, kind, name) => {
+    expect(missingObjectOf(message)).toEqual({ kind, name });
+    expect(classifyError({ source: "runtime", message, statusCode: 500 }).errorType).toBe("database_drift");
   });
 
   it("an unknown message keeps an empty type and waits for a proposer's judgement (tier 2)", () => {
@@ -69,7 +91,7 @@ describe("errors no contract change can fix", () => {
   it.each([
     ["generator", 'invalid input syntax for type uuid: "abc"'],
     ["generator", "ValueError: invalid UUID 'abc'"],
-    ["generator", 'asyncpg.exceptions.UndefinedColumnError: column "x" does not exist'],
+    ["data", 'asyncpg.exceptions.UndefinedColumnError: column "x" does not exist'],
     ["generator", 'syntax error at or near "FROM"'],
     ["generator", "ImportError: cannot import name 'Foo'"],
     ["generator", "ModuleNotFoundError: No module named 'app.routes.x'"],

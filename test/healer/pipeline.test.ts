@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import type { Proposer, ProposerInput, ProposerResult } from "../../src/healer/index.js";
 import { Healer, HealerError, NO_PROVIDER_NOTE } from "../../src/healer/index.js";
-import { FIXTURES, makeProject } from "./helpers.js";
+import { BASE_DOMAIN, FIXTURES, makeProject } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
 
@@ -211,8 +211,25 @@ describe("runtime reports", () => {
     expect(ticket).toMatchObject({ tier: 3, priority: "critical", error_type: "runtime_500", fixable_by: "generator" });
     const done = await healer.processTicket(ticket.id);
     expect(done.status).toBe("failed");
-    expect(done.resolution_note).toMatch(/generator bug \(column does not exist\)/);
+    expect(done.resolution_note).toMatch(/generator bug \(column "total_amount" does not exist and no contract defines it\)/);
     expect(healer.notifier.sent.map((n) => n.event)).toEqual(["queued", "failed"]);
+    await healer.close();
+  });
+
+  it("a missing column the contracts define is database drift: failed with the hint to run the migrations", async () => {
+    const healer = new Healer({ projectRoot: makeProject(BASE_DOMAIN), console: null, env: {}, regenerate: noRegen });
+    const { ticket } = await healer.report({
+      source: "runtime",
+      contract_fqn: "entity/shop/customer",
+      error: 'asyncpg.exceptions.UndefinedColumnError: column "email" does not exist',
+      context: { status_code: 500, request_path: "/customers", method: "GET" },
+    });
+    expect(ticket).toMatchObject({ tier: 3, priority: "critical", error_type: "database_drift", fixable_by: "data" });
+    const done = await healer.processTicket(ticket.id);
+    expect(done.status).toBe("failed");
+    expect(done.resolution_note).toMatch(/database is behind the contracts \(column "email" does not exist\)/);
+    expect(done.resolution_note).toContain("charter forge generate DOMAIN --target migrations");
+    expect(done.resolution_note).not.toMatch(/generator bug/);
     await healer.close();
   });
 

@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Browser, Page } from "playwright-core";
@@ -38,7 +39,10 @@ afterEach(async () => {
 });
 
 /** A served project whose customer contract lacks a field type, with one proposal waiting. */
-async function proposedTicket(edit: (src: string) => string = (s) => s): Promise<{ url: string; root: string; id: string; page: Page }> {
+async function proposedTicket(
+  edit: (src: string) => string = (s) => s,
+  pageOptions: { bypassCSP?: boolean } = {},
+): Promise<{ url: string; root: string; id: string; page: Page }> {
   const root = makeProject(join(FIXTURES, "broken", "missing_field"));
   const file = join(root, CUSTOMER);
   writeFileSync(file, edit(readFileSync(file, "utf8")));
@@ -68,7 +72,7 @@ async function proposedTicket(edit: (src: string) => string = (s) => s): Promise
   });
   const { ticket_id, status } = (await r.json()) as { ticket_id: string; status: string };
   expect(status).toBe("proposed");
-  const page = await browser.newPage();
+  const page = await browser.newPage(pageOptions);
   page.setDefaultTimeout(15_000);
   await page.goto(`${url}/healer/tickets/${ticket_id}/view`);
   return { url, root, id: ticket_id, page };
@@ -136,4 +140,77 @@ describe("the ticket view page in Chromium", () => {
     expect(html).toContain("&lt;script&gt;window.__pwned = 1&lt;/script&gt;");
     await page.close();
   });
+
+  it("reads in the order of a decision and is operable by keyboard: skip link, Tab to Approve, Enter, the result flashes", async () => {
+    const { url, id, page } = await proposedTicket((s) => s, { bypassCSP: true });
+    // Decision and diff first, then the error, then the trace and the full contract, collapsed.
+    const order = await page.$$eval("main > section, main > details", (els) => els.map((e) => e.id));
+    expect(order).toEqual(["decision", "diff", "error-section", "trace", "after"]);
+    expect(await page.$eval("#trace", (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.$eval("#after", (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.locator("#diff pre").isVisible()).toBe(true);
+    await expect(page.locator("#diff pre .add").first().textContent()).resolves.toBe("+      type: email");
+    await expect(page.locator("#decision #verification").textContent()).resolves.toMatch(/domain validates.*every target generates/s);
+    const headings = await page.$$eval("h1, h2", (hs) => hs.map((h) => `${h.tagName} ${h.textContent?.trim()}`));
+    expect(headings.slice(0, 4)).toEqual([
+      `H1 Ticket ${id} proposed`,
+      "H2 Decision",
+      "H2 Diff of domains/shop/entities/customer.contract.yaml",
+      "H2 Error",
+    ]);
+    await expectNoSeriousViolations(page);
+
+    // The first Tab reaches the skip link, shown while focused; Enter jumps to the decision.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to the decision");
+    expect((await page.locator(".skip").boundingBox())?.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("decision");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("approve");
+    // The focus is visible: an outline of its own, not the browser's default alone.
+    const outline = await page.$eval("#approve", (b) => {
+      const st = getComputedStyle(b);
+      return `${st.outlineStyle} ${st.outlineWidth}`;
+    });
+    expect(outline).toBe("solid 3px");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${url}/healer/tickets/${id}/view?done=applied`);
+    await expect(page.locator("#flash").textContent()).resolves.toBe("Approved: the fix was applied and the code regenerated.");
+    expect(await page.locator("#flash").getAttribute("role")).toBe("status");
+    await expect(page.locator("h1 .badge").textContent()).resolves.toBe("applied");
+    await expectNoSeriousViolations(page);
+
+    await page.goto(`${url}/healer`);
+    await expect(page.locator("#tickets a").first().getAttribute("href")).resolves.toBe(`/healer/tickets/${id}/view`);
+    await expectNoSeriousViolations(page);
+    await page.close();
+  });
+
+  it("the index lists what waits for a decision first", async () => {
+    const { url, id, page } = await proposedTicket((s) => s, { bypassCSP: true });
+    await page.goto(`${url}/healer`);
+    const order = await page.$$eval("main h2", (hs) => hs.map((h) => h.textContent));
+    expect(order).toEqual(["Waiting for a decision (1)", "All tickets"]);
+    await expect(page.locator("#waiting tbody a").getAttribute("href")).resolves.toBe(`/healer/tickets/${id}/view`);
+    await expectNoSeriousViolations(page);
+    await page.close();
+  });
 });
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core on the page as it stands: no serious or critical violation of any rule. */
+async function expectNoSeriousViolations(page: Page): Promise<void> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { html: string }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document);
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.html).slice(0, 3) }));
+  });
+  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
+}
