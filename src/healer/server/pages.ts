@@ -9,6 +9,8 @@ export interface PageOptions {
   tokenRequired: boolean;
   /** One-line message after a form action (`?done=approved`). */
   flash?: string | undefined;
+  /** When the fix of an applied ticket went live in the running app (`.forge/live.json`, written by `charter dev`). */
+  liveSince?: string | undefined;
 }
 
 const STYLE = `
@@ -111,6 +113,7 @@ ${p.related.map((r) => html`<p><code>${r.file}</code></p><ul>${r.changes.map(cha
 <h1>Ticket <code>${t.id}</code> ${badge(t.status)}</h1>
 <p class="muted">${t.contract_fqn ?? "no contract"} &middot; tier ${t.tier} &middot; ${t.priority} &middot; ${t.error_type || "unclassified"} &middot; fixable by ${t.fixable_by}</p>
 ${t.resolution_note ? html`<div class="card" id="note"><strong>Note:</strong> ${t.resolution_note}</div>` : ""}
+${liveLine(t, options.liveSince)}
 <h2>Error</h2>
 <div class="card"><pre id="error">${t.raw_error}</pre>
 <table>
@@ -126,6 +129,14 @@ ${stack ? html`<h2>Stack trace</h2><pre id="stacktrace">${stack}</pre>` : ""}
 ${proposal}
 ${actions}`;
   return layout(`Ticket ${t.id.slice(0, 8)} (${t.status})`, body);
+}
+
+/** Issue 29: whether the running app serves the applied fix yet. */
+function liveLine(t: Ticket, liveSince: string | undefined): SafeHtml | string {
+  if (t.status !== "applied" || !t.diff_id) return "";
+  return liveSince
+    ? html`<p class="flash" id="live">The new code is live since ${liveSince}.</p>`
+    : html`<p class="muted" id="live">Not live yet: the running app has not been restarted on this fix.</p>`;
 }
 
 /** `/healer`: the queue at a glance, newest activity first, each row linking to its view page. */
