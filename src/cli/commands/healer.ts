@@ -125,8 +125,10 @@ export function healerCommand(): Command {
   const healer = new Command("healer").description("turn contract and runtime errors into tickets and contract fixes").addHelpText(
     "after",
     `
-State lives in the project root (--project, default the current directory): .forge/healer/healer.db,
-.forge/healer/notifications.jsonl and .forge/diffs/; regenerated code goes to runtime/. With
+State lives in the project root: .forge/healer/healer.db, .forge/healer/notifications.jsonl and
+.forge/diffs/; regenerated code goes to runtime/. The root is --project, else derived from PATH (a
+project root with domains/, domains/ itself, or one domain folder, whose parent is then the root and
+which is the only folder written), else the current directory. With
 HEALER_DATABASE_URL=postgres://... the tickets live in PostgreSQL instead (schema "healer", created on
 first use), and several \`healer serve\` replicas share that one queue.
 
