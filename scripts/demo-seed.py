@@ -1,25 +1,57 @@
 """Seeds the demo's helpdesk API with a few records through its own HTTP API (never the database),
-so the first look at /docs or the frontend shows data. Usage: demo-seed.py BASE_URL"""
+so the first look at /docs or the frontend shows data.
 
+Usage: demo-seed.py DEV_PID API_URL [OTHER_URL...]
+
+Seeds only once `charter dev` (DEV_PID) is running and every service (the API and each OTHER_URL:
+the Healer, the frontend) answers, so a failed start seeds nothing into whatever else holds the
+port; and only into an empty store, so a restart on PostgreSQL (or a restored memory store) gets
+no duplicates."""
+
+import os
 import sys
 import time
 
 import httpx
 
-base = sys.argv[1]
-for _ in range(120):
+dev_pid = int(sys.argv[1])
+base = sys.argv[2]
+services = [f"{base}/health", *sys.argv[3:]]
+
+
+def running(pid: int) -> bool:
     try:
-        if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-            break
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code < 500
     except httpx.HTTPError:
-        pass
+        return False
+
+
+deadline = time.monotonic() + 30 * 60  # the first run installs and builds the frontend
+while not all(answers(url) for url in services):
+    if not running(dev_pid):
+        sys.exit("charter dev is not running; nothing seeded")
+    if time.monotonic() > deadline:
+        sys.exit("the demo's services did not all come up; nothing seeded")
     time.sleep(0.5)
-else:
-    sys.exit(f"the API at {base} did not come up")
 
 login = httpx.post(f"{base}/auth/login", json={"email": "admin@example.com", "password": "admin-password"})
 login.raise_for_status()
 client = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {login.json()['access_token']}"})
+
+
+existing = client.get("/customers", params={"limit": 1})
+existing.raise_for_status()
+if existing.json()["items"]:
+    print(f"the store at {base} already holds data; not seeding again")
+    sys.exit(0)
 
 
 def create(path: str, body: dict) -> dict:

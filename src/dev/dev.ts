@@ -1,9 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, type FSWatcher, readdirSync, statSync, watch } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkDomain, type DomainIR } from "../compiler/index.js";
+import { type CheckResult, checkDomain, type DomainIR } from "../compiler/index.js";
 import type { Finding } from "../contracts/index.js";
 import { generateTarget, writeFiles } from "../generators/index.js";
+import { markLive } from "../healer/live.js";
+import { projectFromPath } from "../healer/project.js";
 import { BackendRunner } from "./backend.js";
 import { ensureFrontendBuild, ensurePythonEnv, stopSteps } from "./install.js";
 import type { Log } from "./log.js";
@@ -18,12 +20,13 @@ export interface HealerLauncher {
 }
 
 export interface DevOptions {
-  /** Contract folder to serve and watch. */
+  /**
+   * The PATH given: a project root, `domains/` or one domain folder (DESIGN.md "Project model");
+   * the domain under it is served and watched, the Healer's `.forge/` lives at the derived root.
+   */
   contracts: string;
   /** Output root of the generated code (`runtime/`). */
   output: string;
-  /** Where the Healer keeps `.forge/` (the project root). */
-  projectRoot: string;
   host: string;
   port: number;
   healerPort: number;
@@ -55,7 +58,8 @@ const START_TIMEOUT_MS = 60_000;
  */
 export async function runDev(o: DevOptions): Promise<void> {
   const log = o.log;
-  const contracts = resolve(o.contracts);
+  const project = projectFromPath(o.contracts);
+  const contracts = project.scanDir;
   const output = resolve(o.output);
   const first = checkDomain(contracts);
   if (!first.ir || first.findings.some((f) => f.severity === "error")) {
@@ -97,10 +101,12 @@ export async function runDev(o: DevOptions): Promise<void> {
   if (pages) await ensurePortFree(o.host, o.frontendPort, "frontend", "set FRONTEND_PORT (or --frontend-port) to another port");
 
   const backendTargets = postgres ? ["fastapi-prod", "postgres", "migrations"] : ["fastapi-prod", "postgres"];
-  generate(ir, output, pages ? [...backendTargets, "nextjs"] : backendTargets);
+  const targets = pages ? [...backendTargets, "nextjs"] : backendTargets;
+  const firstOutput = generate(ir, output, targets);
   log.info(`generated ${ir.domain} into ${o.output}`);
   const supervisor = new Supervisor(log);
   supervisorRef = supervisor;
+  const unguard = guardInternalErrors(log, supervisor);
   const apiUrl = `http://${o.host}:${o.port}`;
   const healerUrl = `http://${o.host}:${o.healerPort}`;
   const frontendUrl = `http://${o.host}:${o.frontendPort}`;
@@ -114,6 +120,9 @@ export async function runDev(o: DevOptions): Promise<void> {
 
   // A secret of this run unless one is given: no placeholder warning, and tokens outlive restarts.
   const authSecret = o.env.AUTH_SECRET ?? randomBytes(32).toString("hex");
+  // The memory store keeps its records across restarts: saved on shutdown, restored on start.
+  const snapshot = join(project.forgeDir, "dev", "memory.snapshot");
+  mkdirSync(join(project.forgeDir, "dev"), { recursive: true });
   let watcher: Closable | null = null;
   try {
     const env = await step(ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt")));
@@ -129,14 +138,17 @@ export async function runDev(o: DevOptions): Promise<void> {
         DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
         AUTH_SECRET: authSecret,
         SVC_HEALER_URL: healerUrl,
+        ...(postgres ? {} : { MEMORY_SNAPSHOT: snapshot }),
       },
     });
 
+    // The Healer only rewrites contracts (--no-regenerate): the watcher below regenerates and
+    // restarts, so both kinds of fix (its own and the user's) take the one path to the running app.
     const healer = supervisor.start({
       name: "healer",
       command: o.healer.command,
-      args: [...o.healer.args, "--host", o.host, "--port", String(o.healerPort), contracts],
-      cwd: o.projectRoot,
+      args: [...o.healer.args, "--no-regenerate", "--host", o.host, "--port", String(o.healerPort), resolve(o.contracts)],
+      cwd: project.root,
       env: { ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
     });
     watchExit(healer);
@@ -144,55 +156,59 @@ export async function runDev(o: DevOptions): Promise<void> {
       throw new DevError("the Healer service did not start (see its log above)");
     }
     if (!(await step(backend.restart()))) throw new DevError("the backend did not start (see its log above)");
+    const frontend = new FrontendRunner(supervisor, log, {
+      host: o.host,
+      port: o.frontendPort,
+      env: o.env,
+      apiUrl,
+      outputDir: join(output, "frontend"),
+      cacheDir: o.cacheDir,
+      isStopping: () => stopping,
+    });
     if (pages) {
       const build = await step(ensureFrontendBuild(log, join(output, "frontend"), o.cacheDir, apiUrl));
       if (!build.built) log.info("frontend: reusing the cached production build");
-      const frontend = supervisor.start({
-        name: "frontend",
-        command: process.execPath,
-        args: ["server.js"],
-        cwd: build.serverDir,
-        // API_URL: the frontend's server renders the pages with the API's data, at this run's API.
-        env: {
-          ...o.env,
-          PORT: String(o.frontendPort),
-          HOSTNAME: o.host,
-          NODE_ENV: "production",
-          NEXT_TELEMETRY_DISABLED: "1",
-          API_URL: apiUrl,
-        },
-      });
-      watchExit(frontend);
-      if (!(await step(waitForHttp(frontendUrl, () => frontend.running(), START_TIMEOUT_MS)))) {
+      if (!(await step(frontend.start(build.serverDir, firstOutput.frontend)))) {
         throw new DevError("the frontend did not start (see its log above)");
       }
     }
+    let runningBackend = firstOutput.backend;
+    markLive(project.root, project.forgeDir, servedContracts(first), new Date().toISOString());
+    const scans = healerScanner(log, healerUrl, o.env.SVC_HEALER_TOKEN);
     printAddresses(o, ir, { apiUrl, healerUrl, frontendUrl, pages });
-    // On a contract change: validate, regenerate, restart the backend; an invalid domain changes nothing.
+    // On a contract change: validate, regenerate, restart what changed. An invalid domain changes
+    // nothing running; the Healer is asked to scan it (tier 1 fixes rewrite the file, which
+    // brings us back here; tiers 2 and 3 wait for approval on its page).
     const reload = async (changedAt: number): Promise<void> => {
       const r = checkDomain(contracts);
       if (!r.ir || r.findings.some((f) => f.severity === "error")) {
         o.printFindings(r.findings.filter((f) => f.severity === "error"));
         log.error("the contracts do not validate; the running backend keeps serving the last good version");
+        scans.request();
         return;
       }
-      const changed = generate(r.ir, output, pages ? [...backendTargets, "nextjs"] : backendTargets);
-      const backendChanged = changed.some((p) => p.startsWith("backend/"));
-      if (!backendChanged) {
+      const out = generate(r.ir, output, targets);
+      // Compared with what the running backend was started from, not with the files on disk: they
+      // may have been written by someone else (a Healer regenerating) and still not be running.
+      if (out.backend === runningBackend) {
         log.info("contracts changed; the generated backend is the same");
-        return;
+        markLive(project.root, project.forgeDir, servedContracts(r), new Date().toISOString());
+      } else {
+        log.info(`contracts changed: ${out.changed.length} generated files updated; restarting the backend`);
+        if ((await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"))).installed) await backend.discardSpare();
+        const restartAt = Date.now();
+        if (await backend.restart()) {
+          runningBackend = out.backend;
+          const now = Date.now();
+          log.info(
+            `backend live again ${now - changedAt} ms after the change (validate + generate ${restartAt - changedAt} ms, restart ${now - restartAt} ms)`,
+          );
+          for (const id of markLive(project.root, project.forgeDir, servedContracts(r), new Date(now).toISOString())) {
+            log.info(`healer fix ${id} is live`);
+          }
+        } else if (!stopping) log.error("the regenerated backend did not load (see its log above); the previous one keeps serving");
       }
-      log.info(`contracts changed: ${changed.length} generated files updated; restarting the backend`);
-      if ((await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"))).installed) await backend.discardSpare();
-      const restartAt = Date.now();
-      if (await backend.restart()) {
-        const now = Date.now();
-        log.info(
-          `backend live again ${now - changedAt} ms after the change (validate + generate ${restartAt - changedAt} ms, restart ${now - restartAt} ms)`,
-        );
-      } else if (!stopping) log.error("the regenerated backend did not load (see its log above); the previous one keeps serving");
-      if (changed.some((p) => p.startsWith("frontend/")))
-        log.info("the frontend changed too: it is rebuilt on the next start of charter dev");
+      if (pages) frontend.refresh(out.frontend);
     };
     watcher = watchContracts(contracts, reload, (e) => log.error(`reloading failed: ${e instanceof Error ? e.message : String(e)}`));
     const signal = await shutdown;
@@ -207,15 +223,186 @@ export async function runDev(o: DevOptions): Promise<void> {
     watcher?.close();
     stopSteps();
     await supervisor.stopAll();
+    unguard();
   }
   if (!interrupted) log.info("stopped");
 }
 
-/** Generates `targets` into `output`; returns the paths whose bytes changed. */
-function generate(ir: DomainIR, output: string, targets: string[]): string[] {
+/** What one generation produced: the paths whose bytes changed, and a hash of the backend's and the frontend's files. */
+interface Generated {
+  changed: string[];
+  backend: string;
+  frontend: string;
+}
+
+/** Generates `targets` into `output`. */
+function generate(ir: DomainIR, output: string, targets: string[]): Generated {
   const changed: string[] = [];
-  for (const target of targets) changed.push(...writeFiles(output, generateTarget(ir, target, output)).written);
-  return changed;
+  const backend = createHash("sha256");
+  const frontend = createHash("sha256");
+  for (const target of targets) {
+    const files = generateTarget(ir, target, output);
+    for (const f of files) (target === "nextjs" ? frontend : backend).update(`\n${f.path}\n`).update(f.content);
+    changed.push(...writeFiles(output, files).written);
+  }
+  return { changed, backend: backend.digest("hex"), frontend: frontend.digest("hex") };
+}
+
+/** Contract file -> the text this generation was made from (what `markLive` compares fixes with). */
+function servedContracts(r: CheckResult): Map<string, string> {
+  return new Map(r.loaded.map((c) => [c.absPath, c.source]));
+}
+
+/**
+ * An internal error of `charter dev` itself (an exception nobody caught, a rejected promise
+ * nobody awaited) stops every child it started and says why, instead of leaving them running
+ * without a parent. Returns the function that removes the guard.
+ */
+function guardInternalErrors(log: Log, supervisor: Supervisor): () => void {
+  let fatal = false;
+  const onError = (e: unknown): void => {
+    const why = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    log.error(`internal error, stopping every process charter dev started: ${why}`);
+    if (fatal) return;
+    fatal = true;
+    stopSteps();
+    setTimeout(() => {
+      supervisor.killAll();
+      process.exit(1);
+    }, 8000).unref();
+    void supervisor.stopAll().finally(() => process.exit(1));
+  };
+  process.on("uncaughtException", onError);
+  process.on("unhandledRejection", onError);
+  return () => {
+    process.off("uncaughtException", onError);
+    process.off("unhandledRejection", onError);
+  };
+}
+
+/**
+ * Asks the Healer service to scan the contracts (`POST /healer/scan`) and prints each ticket and
+ * its outcome. One scan at a time, in the background: a tier 2 or 3 proposal may wait on an LLM,
+ * and the watcher must go on meanwhile. A request during a scan runs one more after it.
+ */
+function healerScanner(log: Log, healerUrl: string, token: string | undefined): { request(): void } {
+  let running = false;
+  let again = false;
+  const run = async (): Promise<void> => {
+    running = true;
+    try {
+      const res = await fetch(`${healerUrl}/healer/scan`, {
+        method: "POST",
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        signal: AbortSignal.timeout(180_000),
+      });
+      const body = (await res.json()) as { tickets?: { ticket_id: string; status: string; created: boolean }[]; message?: string };
+      if (!res.ok) {
+        log.error(`the Healer did not scan the contracts (${res.status}): ${body.message ?? ""}`);
+        return;
+      }
+      for (const t of body.tickets ?? []) {
+        const view = `${healerUrl}/healer/tickets/${t.ticket_id}/view`;
+        const what =
+          t.status === "applied"
+            ? "fixed the contract; reloading"
+            : t.status === "proposed"
+              ? `a fix waits for your approval: ${view}`
+              : t.status === "failed"
+                ? `could not fix it: ${view}`
+                : `${t.status}: ${view}`;
+        log.info(`healer ticket ${t.ticket_id.slice(0, 8)}${t.created ? " (new)" : ""}: ${what}`);
+      }
+    } catch (e) {
+      log.error(`the Healer did not answer the scan: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      running = false;
+      if (again) {
+        again = false;
+        void run();
+      }
+    }
+  };
+  return {
+    request: () => {
+      if (running) again = true;
+      else void run();
+    },
+  };
+}
+
+interface FrontendOptions {
+  host: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  apiUrl: string;
+  outputDir: string;
+  cacheDir: string;
+  isStopping: () => boolean;
+}
+
+/**
+ * The frontend's production server. When a contract change alters the generated frontend, it is
+ * rebuilt in the background while the current server keeps serving; once the build is ready the
+ * old server stops and the new one starts on the same port.
+ */
+class FrontendRunner {
+  private child: Child | null = null;
+  private hash = "";
+  private wanted = "";
+  private job: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly supervisor: Supervisor,
+    private readonly log: Log,
+    private readonly o: FrontendOptions,
+  ) {}
+
+  async start(serverDir: string, hash: string): Promise<boolean> {
+    const child = this.supervisor.start({
+      name: "frontend",
+      command: process.execPath,
+      args: ["server.js"],
+      cwd: serverDir,
+      // API_URL: the frontend's server renders the pages with the API's data, at this run's API.
+      env: {
+        ...this.o.env,
+        PORT: String(this.o.port),
+        HOSTNAME: this.o.host,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        API_URL: this.o.apiUrl,
+      },
+    });
+    this.child = child;
+    void child.exited.then((code) => {
+      if (this.child === child && !this.o.isStopping()) this.log.error(`frontend exited (${code})`);
+    });
+    const ok = await waitForHttp(`http://${this.o.host}:${this.o.port}`, () => child.running(), START_TIMEOUT_MS);
+    if (ok) this.hash = hash;
+    return ok;
+  }
+
+  /** Rebuilds and swaps when `hash` (of the generated frontend) differs from the one serving. */
+  refresh(hash: string): void {
+    this.wanted = hash;
+    this.job = this.job
+      .then(async () => {
+        if (this.wanted !== hash || hash === this.hash || this.o.isStopping()) return;
+        this.log.info("the frontend changed: rebuilding it in the background; the current one keeps serving");
+        const t0 = Date.now();
+        const build = await ensureFrontendBuild(this.log, this.o.outputDir, this.o.cacheDir, this.o.apiUrl);
+        if (this.o.isStopping()) return;
+        const old = this.child;
+        this.child = null;
+        if (old) await this.supervisor.stop(old);
+        if (await this.start(build.serverDir, hash)) this.log.info(`frontend live again (rebuilt in ${Date.now() - t0} ms)`);
+        else if (!this.o.isStopping()) this.log.error("the rebuilt frontend did not start (see its log above)");
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof StoppingError)) this.log.error(`rebuilding the frontend failed: ${e instanceof Error ? e.message : String(e)}`);
+      });
+  }
 }
 
 /** Something that can be closed, such as the contracts watcher. */
@@ -257,30 +444,56 @@ function watchContracts(root: string, onChange: (changedAt: number) => Promise<v
     }
   };
   const watchers = new Map<string, FSWatcher>();
+  const drop = (dir: string): void => {
+    watchers.get(dir)?.close();
+    watchers.delete(dir);
+  };
+  // Editors create, rename and delete files in bursts (sed -i's temporary file, vim's swap and
+  // backup, atomic renames): any entry may be gone by the time it is looked at, so every file
+  // system call here tolerates that.
   const addDir = (dir: string): void => {
     if (watchers.has(dir)) return;
+    let w: FSWatcher;
     try {
-      watchers.set(
-        dir,
-        watch(dir, (_event, name) => {
-          const file = name ? String(name) : "";
-          if (file && !file.endsWith(".yaml") && !file.endsWith(".yml")) {
-            // A new folder of contracts is watched too.
-            const full = join(dir, file);
-            if (existsSync(full) && statSync(full).isDirectory()) addDir(full);
-            return;
+      w = watch(dir, (_event, name) => {
+        const file = name ? String(name) : "";
+        if (file && !file.endsWith(".yaml") && !file.endsWith(".yml")) {
+          // A new (or recreated) folder of contracts is watched too.
+          const full = join(dir, file);
+          if (isDirectory(full)) {
+            if (!isDirectory(dir)) drop(dir);
+            drop(full);
+            addDir(full);
+            trigger();
+          } else if (watchers.has(full)) {
+            drop(full);
+            trigger();
           }
-          firstChange ||= Date.now();
-          if (timer) clearTimeout(timer);
-          timer = setTimeout(() => void run(), 60);
-        }),
-      );
+          return;
+        }
+        trigger();
+      });
     } catch {
       return;
     }
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    // A watched folder that was deleted reports an error: forget it; recreating it adds it again.
+    w.on("error", () => drop(dir));
+    watchers.set(dir, w);
+    let entries: import("node:fs").Dirent[] = [];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      drop(dir);
+      return;
+    }
+    for (const entry of entries) {
       if (entry.isDirectory() && !entry.name.startsWith(".")) addDir(join(dir, entry.name));
     }
+  };
+  const trigger = (): void => {
+    firstChange ||= Date.now();
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void run(), 60);
   };
   addDir(root);
   return {
@@ -291,13 +504,21 @@ function watchContracts(root: string, onChange: (changedAt: number) => Promise<v
   };
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function printAddresses(o: DevOptions, ir: DomainIR, a: { apiUrl: string; healerUrl: string; frontendUrl: string; pages: boolean }): void {
   const lines = [`${ir.domain} is running (Ctrl-C stops everything):`, `  API        ${a.apiUrl}   (docs: ${a.apiUrl}/docs)`];
   if (a.pages) lines.push(`  Frontend   ${a.frontendUrl}`);
   else if (ir.pages.length === 0) lines.push("  Frontend   none (the domain has no Page contracts)");
-  lines.push(`  Healer     ${a.healerUrl}/healer/health`);
+  lines.push(`  Healer     ${a.healerUrl}/healer   (tickets, proposed fixes to approve)`);
   lines.push(
-    `  Storage    ${o.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : "memory (resets on restart; set DATABASE_URL for PostgreSQL)"}`,
+    `  Storage    ${o.env.DATABASE_URL ? "PostgreSQL (DATABASE_URL)" : "memory (kept across restarts of charter dev in .forge/dev/; set DATABASE_URL for PostgreSQL)"}`,
   );
   const authOff = ["0", "false", "no"].includes(String(o.env.AUTH_ENABLED ?? "").toLowerCase());
   const users = ir.auth?.users.filter((u) => u.password !== null) ?? [];

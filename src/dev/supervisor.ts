@@ -30,6 +30,28 @@ export interface Child {
 export const CONTROL_PREFIX = "charter-dev:";
 
 /**
+ * Every child runs under this shell, the leader of its process group. fd 3 is a pipe whose other
+ * end only `charter dev` holds: when `charter dev` dies in any way (kill -9 included, which no
+ * handler sees), the read returns and the lifeline ends the whole group, so nothing is orphaned
+ * and no port stays held. A TERM from the supervisor reaches the whole group; the leader then waits
+ * for the command, so `exited` still means the command is gone, with its exit status.
+ */
+const LEADER = `
+lifeline() { trap '' TERM INT; read -r _ <&3; kill -TERM 0; sleep 5; kill -KILL 0; }
+lifeline </dev/null &
+watch=$!
+# A background command's stdin is /dev/null unless redirected, and redirecting <&0 is too late.
+exec 4<&0
+"$@" <&4 3<&- 4<&- &
+pid=$!
+trap 'wait $pid; s=$?; kill -KILL $watch 2>/dev/null; exit $s' TERM INT
+wait $pid
+s=$?
+kill -KILL $watch 2>/dev/null
+exit $s
+`;
+
+/**
  * Owns the child processes of `charter dev`. Each child starts in its own process group, so a stop
  * reaches everything it started (uvicorn's reloader or workers, npm's node); its output is merged
  * into the one log, line by line, under its name. What the supervisor starts, it also ends.
@@ -43,10 +65,10 @@ export class Supervisor {
 
   start(spec: ChildSpec): Child {
     if (this.closed) throw new StoppingError();
-    const proc: ChildProcess = spawn(spec.command, spec.args, {
+    const proc: ChildProcess = spawn("/bin/sh", ["-c", LEADER, "charter-dev-child", spec.command, ...spec.args], {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      stdio: [spec.stdin ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
       detached: true,
     });
     if (proc.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.command})`);

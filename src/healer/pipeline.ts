@@ -40,6 +40,8 @@ export interface HealerOptions {
   /** Where `.forge/` and `runtime/` live. */
   projectRoot: string;
   domainsDir?: string;
+  /** What `scan()` validates by default: the domains directory, or the one domain the project was given as. */
+  scanDir?: string;
   runtimeDir?: string;
   /**
    * Tier 2/3 proposer. Default: the LLM provider the environment selects (`selectProvider`);
@@ -90,6 +92,7 @@ export interface FixSummary {
  */
 export class Healer {
   readonly layout: ProjectLayout;
+  readonly scanDir: string;
   readonly store: TicketStore;
   readonly notifier: Notifier;
   readonly diffs: DiffStore;
@@ -110,6 +113,7 @@ export class Healer {
 
   constructor(options: HealerOptions) {
     this.layout = projectLayout(options.projectRoot, { domainsDir: options.domainsDir, runtimeDir: options.runtimeDir });
+    this.scanDir = resolve(options.scanDir ?? this.layout.domainsDir);
     this.clock = options.clock ?? systemClock;
     this.env = options.env ?? process.env;
     this.parseCache = (this.env.CHARTER_PARSE_CACHE ?? process.env.CHARTER_PARSE_CACHE) === "off" ? undefined : new ParseCache();
@@ -220,7 +224,7 @@ export class Healer {
   }
 
   /** Validates a domain directory and files one ticket per error finding. */
-  async scan(path: string = this.layout.domainsDir): Promise<{ check: CheckResult; tickets: IngestResult[] }> {
+  async scan(path: string = this.scanDir): Promise<{ check: CheckResult; tickets: IngestResult[] }> {
     const scanRoot = resolve(path);
     if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
     // Work of a killed run goes back to the queue first, so the obsolete check below sees it as it is.

@@ -76,7 +76,7 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
       status: 200,
       body: { status: "ok", service: "healer" },
     });
-    expect(dev.output()).toContain(`Healer     http://127.0.0.1:${ports.healer}/healer/health`);
+    expect(dev.output()).toContain(`Healer     http://127.0.0.1:${ports.healer}/healer `);
   });
 
   it("makes a contract edit live within seconds", async () => {

@@ -35,9 +35,10 @@ describe("the supervisor", () => {
       env: process.env,
     });
     const deadline = Date.now() + 10_000;
-    while (descendants(child.pid).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (descendants(child.pid).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const tree = [child.pid, ...descendants(child.pid)];
-    expect(tree.length).toBe(3);
+    // The group leader and its lifeline, the shell, its two sleepers.
+    expect(tree.length).toBe(5);
     await supervisor.stopAll();
     expect(tree.filter(alive)).toEqual([]);
     expect(lines).toContain("backend  | started\n");

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
@@ -38,7 +38,8 @@ describe("charter healer fix on the broken examples", () => {
     const before = new Map(files.map((f) => [f, readFileSync(join(root, "domains", f), "utf8")]));
     const r = runCharter(["healer", "fix"], { cwd: root });
     expect(r.stderr).toBe("");
-    expect(r.status).toBe(0);
+    // A fix that failed (no provider for tier 2) is a failed run.
+    expect(r.status).toBe(TIER1.has(type) ? 0 : 1);
     const c = counts(r.stdout);
     // Each broken example holds exactly one error; the warnings are whatever the validator says.
     const check = checkDomain(dir);
@@ -70,6 +71,27 @@ describe("charter healer fix on the broken examples", () => {
   });
 });
 
+describe("charter healer fix on a lone domain folder (examples/helpdesk style)", () => {
+  it("writes inside the folder, keeps its state beside it, and exits non-zero when a fix fails", () => {
+    const examples = new Map(brokenExamples().map((e) => [e.type, e.dir]));
+    const base = makeProject();
+    const naming = join(base, "examples", "naming");
+    cpSync(examples.get("naming") as string, naming, { recursive: true });
+    const r = runCharter(["healer", "fix", "examples/naming"], { cwd: base });
+    expect(r.status).toBe(0);
+    expect(counts(r.stdout)).toMatchObject({ applied: 1, remaining: 0 });
+    expect(runCharter(["forge", "validate", "examples/naming"], { cwd: base }).status).toBe(0);
+    expect(existsSync(join(base, "examples", ".forge", "healer", "healer.db"))).toBe(true);
+    expect(listFiles(naming).some((f) => f.startsWith(".forge"))).toBe(false);
+
+    const invalid = join(base, "examples", "invalid_enum");
+    cpSync(examples.get("invalid_enum") as string, invalid, { recursive: true });
+    const failed = runCharter(["healer", "fix", "examples/invalid_enum"], { cwd: base });
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toContain("[healer:failed]");
+  });
+});
+
 describe("charter healer commands", () => {
   it("show, status, tickets, reject, approve, retry and history move and show tickets", async () => {
     const examples = new Map(brokenExamples().map((e) => [e.type, e.dir]));
@@ -77,7 +99,7 @@ describe("charter healer commands", () => {
     // A second domain folder with a tier 2 error, scanned through --project from elsewhere.
     const other = makeProject(examples.get("invalid_enum"), "shop");
     const fix = runCharter(["healer", "fix", "--project", other], { cwd: root });
-    expect(fix.status).toBe(0);
+    expect(fix.status).toBe(1);
     expect(counts(fix.stdout)).toMatchObject({ applied: 0, awaiting: 0 });
 
     const list = JSON.parse(runCharter(["healer", "tickets", "--project", other, "--output", "json"], { cwd: root }).stdout) as {

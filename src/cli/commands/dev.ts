@@ -5,11 +5,11 @@ import { DevError, type HealerLauncher, runDev } from "../../dev/dev.js";
 import { InstallError } from "../../dev/install.js";
 import { createLog } from "../../dev/log.js";
 import { PortBusyError } from "../../dev/ports.js";
+import { projectFromPath } from "../../healer/project.js";
 import { findingLine, UserError, useColor } from "../output.js";
 
 interface DevOpts {
   output: string;
-  project: string;
   host: string;
   port: number;
   healerPort: number;
@@ -44,9 +44,8 @@ function healerLauncher(): HealerLauncher {
 export function devCommand(): Command {
   return new Command("dev")
     .description("generate and run the backend, the Healer and the frontend; restart the backend when the contracts change")
-    .argument("[path]", "contract folder (default: domains/)", "domains")
-    .option("-o, --output <dir>", "output root of the generated code", "runtime")
-    .option("--project <dir>", "project root, where .forge/ (Healer state) lives", ".")
+    .argument("[path]", "project root, domains/ or one domain folder such as examples/helpdesk", "domains")
+    .option("-o, --output <dir>", "output root of the generated code (default: runtime/ at the project root)")
     .option("--host <host>", "address every service listens on", "127.0.0.1")
     .option("--port <port>", "backend port (default: $PORT or 8000)", port)
     .option("--healer-port <port>", "Healer port (default: $SVC_HEALER_PORT or 8083)", port)
@@ -55,21 +54,23 @@ export function devCommand(): Command {
     .addHelpText(
       "after",
       `
-The backend uses the memory store unless DATABASE_URL is set (then PostgreSQL, migrations applied on
-start). The first run creates a Python virtual environment (CHARTER_VENV, default <output>/.venv)
+PATH is a project root (with domains/), domains/ itself, or one domain folder; the project root
+derived from it holds runtime/ and the Healer's state in .forge/ (for a lone domain folder such as
+examples/helpdesk: its parent folder). The backend uses the memory store unless DATABASE_URL is set (then PostgreSQL, migrations applied on
+start; the memory store is saved in .forge/dev/ on shutdown and restored on start). The first run creates a Python virtual environment (CHARTER_VENV, default <output>/.venv)
 and installs the frontend's packages and production build (cached in CHARTER_CACHE_DIR, default
 <output>/.cache), saying so as it goes. NO_COLOR turns colours off.`,
     )
     .action(async (path: string, opts: Partial<DevOpts>) => {
       if (!existsSync(path)) throw new UserError(`contract folder not found: ${path}`);
-      const output = resolve(opts.output ?? "runtime");
+      // DESIGN.md "Project model": the root derived from PATH holds runtime/ and .forge/.
+      const output = resolve(opts.output ?? join(projectFromPath(path).root, "runtime"));
       const color = useColor(process.stdout);
       const log = createLog((text) => process.stdout.write(text), color);
       try {
         await runDev({
           contracts: path,
-          output: opts.output ?? "runtime",
-          projectRoot: resolve(opts.project ?? "."),
+          output,
           host: opts.host ?? "127.0.0.1",
           port: opts.port ?? envPort("PORT", 8000),
           healerPort: opts.healerPort ?? envPort("SVC_HEALER_PORT", 8083),

@@ -1,15 +1,20 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Command, Option } from "commander";
 // Only the light modules load with the command line; the pipeline (SQLite, generators) loads when a
 // healer command runs, so `charter forge ...` and `--help` stay quick.
 import { HealerError } from "../../healer/errors.js";
 import type { FixSummary, Healer } from "../../healer/index.js";
+import { type ProjectPaths, projectFromPath } from "../../healer/project.js";
 import { PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
 import { paint, UserError, useColor } from "../output.js";
 
 interface ProjectOpts {
-  project?: string;
+  project?: string | undefined;
+  /** The PATH argument of `fix` and `serve`: a project root, `domains/` or one domain folder. */
+  path?: string | undefined;
+  /** `serve --no-regenerate`: leave runtime/ alone (`charter dev` regenerates itself). */
+  regenerate?: boolean;
   output?: string;
   format?: string;
 }
@@ -28,7 +33,17 @@ function wantsJson(opts: ProjectOpts): boolean {
 }
 
 function projectOption(): Option {
-  return new Option("--project <dir>", "project root, where .forge/ and runtime/ live (default: the current directory)");
+  return new Option(
+    "--project <dir>",
+    "project root, where .forge/ and runtime/ live (default: derived from PATH, else the current directory)",
+  );
+}
+
+/** DESIGN.md "Project model": `--project` when given, else the PATH argument, else the current directory. */
+function projectOf(opts: ProjectOpts): ProjectPaths {
+  const given = opts.project ?? opts.path ?? ".";
+  if (!existsSync(given) || !statSync(given).isDirectory()) throw new UserError(`project directory not found: ${given}`);
+  return projectFromPath(given);
 }
 
 /**
@@ -36,13 +51,16 @@ function projectOption(): Option {
  * stdout holds only the JSON document.
  */
 async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = {}): Promise<Healer> {
-  const root = resolve(opts.project ?? ".");
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new UserError(`project directory not found: ${opts.project ?? "."}`);
+  const project = projectOf(opts);
+  const root = project.root;
   const json = wantsJson(opts);
   const { Healer } = await import("../../healer/pipeline.js");
   try {
     return new Healer({
       projectRoot: root,
+      domainsDir: project.domainsDir,
+      scanDir: project.scanDir,
+      ...(opts.regenerate === false ? { regenerate: () => ({ files: 0, written: 0 }) } : {}),
       env: { ...projectEnv(root), ...extraEnv },
       console: (line) => (json ? process.stderr : process.stdout).write(`${line}\n`),
     });
@@ -107,8 +125,10 @@ export function healerCommand(): Command {
   const healer = new Command("healer").description("turn contract and runtime errors into tickets and contract fixes").addHelpText(
     "after",
     `
-State lives in the project root (--project, default the current directory): .forge/healer/healer.db,
-.forge/healer/notifications.jsonl and .forge/diffs/; regenerated code goes to runtime/. With
+State lives in the project root: .forge/healer/healer.db, .forge/healer/notifications.jsonl and
+.forge/diffs/; regenerated code goes to runtime/. The root is --project, else derived from PATH (a
+project root with domains/, domains/ itself, or one domain folder, whose parent is then the root and
+which is the only folder written), else the current directory. With
 HEALER_DATABASE_URL=postgres://... the tickets live in PostgreSQL instead (schema "healer", created on
 first use), and several \`healer serve\` replicas share that one queue.
 
@@ -137,16 +157,19 @@ in seconds, default 60); a person approves it. Without a provider they fail with
   healer
     .command("fix")
     .description("scan contracts (default domains/), file tickets for the errors, and process the queue")
-    .argument("[path]", "domain directory to scan (default: domains/ under the project)")
+    .argument("[path]", "project root, domains/ or one domain folder to scan (default: the project's domains/)")
     .addOption(projectOption())
     .addOption(outputOption())
     .action(async (path: string | undefined, opts: ProjectOpts) => {
-      await withHealer(opts, async (h) => {
-        const target = path === undefined ? h.layout.domainsDir : resolve(path);
+      if (path !== undefined && !existsSync(path)) throw new UserError(`path not found: ${path}`);
+      await withHealer({ ...opts, path }, async (h) => {
+        const target = path === undefined ? h.scanDir : projectFromPath(path).scanDir;
         if (!existsSync(target)) throw new UserError(`path not found: ${path ?? h.layout.domainsDir}`);
         const summary = await h.fix(target);
         if (opts.output === "json") printJson(summary);
         else printFix(summary);
+        // A ticket that could not be fixed, or an error left with no fix waiting for approval, is a failed run.
+        if (summary.failed > 0 || (summary.remainingErrors > 0 && summary.awaiting === 0)) process.exitCode = 1;
       });
     });
 
@@ -297,16 +320,15 @@ in seconds, default 60); a person approves it. Without a provider they fail with
   healer
     .command("serve")
     .description("start the Healer service (HTTP): ingest, tickets, status, the ticket view pages and approval")
-    .argument("[path]", "project root (default: --project or the current directory)")
+    .argument("[path]", "project root, domains/ or one domain folder (default: --project or the current directory)")
     .option("--host <host>", "address to listen on", "0.0.0.0")
     .option("--port <port>", "port (default: SVC_HEALER_PORT or 8083)")
+    .option("--no-regenerate", "apply fixes to the contracts only; whoever watches them regenerates (charter dev)")
     .addOption(projectOption())
     .action(async (path: string | undefined, opts: ProjectOpts & { host: string; port?: string }) => {
       const port = Number(opts.port ?? process.env.SVC_HEALER_PORT ?? 8083);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UserError(`invalid port: ${opts.port}`);
-      const project: ProjectOpts = { ...opts };
-      if (path !== undefined) project.project = path;
-      const h = await openHealer(project);
+      const h = await openHealer({ ...opts, project: path ?? opts.project });
       await serveHealer(h, opts.host, port);
     });
 

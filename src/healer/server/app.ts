@@ -1,7 +1,9 @@
 import { timingSafeEqual } from "node:crypto";
+import { join } from "node:path";
 import formbody from "@fastify/formbody";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { HealerError } from "../errors.js";
+import { readLive } from "../live.js";
 import type { Healer } from "../pipeline.js";
 import type { IngestResult } from "../store.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
@@ -91,6 +93,20 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     return { ticket_id: now.id, status: now.status, created, occurrences: now.occurrences };
   });
 
+  // Minimal owner-only scan for `charter dev` (issue 29 item 2): worktree trust adds the real auth
+  // guard; until that merges, the onRequest hook's token check (or loopback) protects it.
+  app.post("/healer/scan", async (request, reply) => {
+    if (!token && !isLoopback(request.socket.remoteAddress)) {
+      return reply
+        .code(403)
+        .send({ error: "forbidden", message: "scan is accepted only from this machine unless SVC_HEALER_TOKEN is set" });
+    }
+    const { check, tickets } = await healer.scan();
+    await healer.processQueue();
+    const now = await Promise.all(tickets.map(async (r) => ({ r, t: (await healer.store.get(r.ticket.id)) ?? r.ticket })));
+    return { tickets: now.map(({ r, t }) => ({ ticket_id: t.id, status: t.status, created: r.created })), errors: check.errors };
+  });
+
   app.get("/healer/tickets", { schema: { querystring: ticketsQuery } }, async (request) => {
     const q = request.query as { status?: TicketStatus; priority?: Priority; contract_fqn?: string; limit?: number };
     return healer.store.list({ status: q.status, priority: q.priority, contract_fqn: q.contract_fqn }, q.limit ?? 1000);
@@ -104,7 +120,8 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const t = await healer.store.resolve((request.params as { ticket_id: string }).ticket_id);
     const done = (request.query as { done?: string }).done;
     const flash = done ? flashOf(done, t.status, t.resolution_note) : undefined;
-    return sendPage(reply, ticketPage(t, { tokenRequired: token !== undefined, flash }));
+    const liveSince = t.diff_id ? readLive(join(healer.layout.root, ".forge")).diffs[t.diff_id] : undefined;
+    return sendPage(reply, ticketPage(t, { tokenRequired: token !== undefined, flash, liveSince }));
   });
 
   app.get("/healer", async (_request, reply) => {

@@ -11,6 +11,8 @@ export interface PageOptions {
   flash?: string | undefined;
   /** Hidden fields every form of the page carries (name -> value), as `hiddenFields` renders them. */
   hidden?: Readonly<Record<string, string>> | undefined;
+  /** When the fix of an applied ticket went live in the running app (`.forge/live.json`, written by `charter dev`). */
+  liveSince?: string | undefined;
 }
 
 const STYLE = `
@@ -169,6 +171,7 @@ ${p ? html`<details id="after"><summary>Full proposed contract <code>${p.file}</
 <h1>Ticket <code>${t.id}</code> ${badge(t.status)}</h1>
 <p class="muted">${t.contract_fqn ?? "no contract"} &middot; tier ${t.tier} &middot; ${t.priority} &middot; ${t.error_type || "unclassified"} &middot; fixable by ${t.fixable_by}</p>
 ${t.resolution_note ? html`<div class="card" id="note"><strong>Note:</strong> ${t.resolution_note}</div>` : ""}
+${liveLine(t, options.liveSince)}
 ${decision}
 <section id="error-section" aria-labelledby="error-h">
 <h2 id="error-h">Error</h2>
@@ -186,6 +189,14 @@ ${ctx.length ? html`<h3>Context</h3><table id="context">${ctx.map(([k, val]) => 
 </section>
 ${details}`;
   return layout(`Ticket ${t.id.slice(0, 8)} (${t.status})`, body, "decision");
+}
+
+/** Whether the running app serves the applied fix yet (`charter dev` records it in `.forge/live.json`). */
+function liveLine(t: Ticket, liveSince: string | undefined): SafeHtml | string {
+  if (t.status !== "applied" || !t.diff_id) return "";
+  return liveSince
+    ? html`<p class="flash" id="live" role="status">The new code is live since ${liveSince}.</p>`
+    : html`<p class="muted" id="live">Not live yet: the running app has not been restarted on this fix.</p>`;
 }
 
 function ticketRows(tickets: readonly Ticket[]): SafeHtml[] {

@@ -1,7 +1,11 @@
-"""The in-memory adapter: no persistence, resets on restart; for demos and tests."""
+"""The in-memory adapter, for demos, tests and `charter dev`: records live in the process, and a
+snapshot file (MEMORY_SNAPSHOT, which `charter dev` sets) carries them across restarts."""
 
 import asyncio
 import copy
+import logging
+import os
+import pickle
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
@@ -9,6 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -28,6 +33,8 @@ from app.repositories.base import (
     page_of,
     position,
 )
+
+logger = logging.getLogger("app.memory")
 
 
 def comes_after(row: Record, keys: OrderKeys, after: tuple[Any, ...]) -> bool:
@@ -90,6 +97,61 @@ class MemoryStore:
         self.idempotency: OrderedDict[str, _Kept] = OrderedDict()
         self.idempotency_locks = KeyedLocks()
         self.repositories: dict[str, MemoryRepository] = {meta.name: MemoryRepository(meta, self) for meta in entities}
+
+    def save(self, path: Path) -> int:
+        """Writes every record (and each numbering counter) to `path`, atomically; returns the count.
+
+        pickle keeps the values' Python types (UUID, datetime, Decimal) exactly; the file is this
+        process's own, written and read on the developer's machine only.
+        """
+        data: dict[str, dict[str, Any]] = {
+            name: {"rows": list(repo._rows.values()), "counter": repo._counter}
+            for name, repo in self.repositories.items()
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with temp.open("wb") as out:
+            pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temp, path)
+        return sum(len(d["rows"]) for d in data.values())
+
+    def restore(self, path: Path) -> int:
+        """Loads a snapshot written by `save` into this (empty) store, under the current contracts:
+        fields no longer defined are dropped, new ones start empty (their server default when they
+        have one), and a record that lacks a value for a new required field is left out and
+        reported. Returns how many records were restored."""
+        try:
+            with path.open("rb") as src:
+                data: dict[str, Any] = pickle.load(src)
+        except FileNotFoundError:
+            return 0
+        except Exception as e:  # a truncated or foreign file must not stop the app from starting
+            logger.warning("memory snapshot %s not restored: %s", path, e)
+            return 0
+        restored = 0
+        for name, saved in data.items():
+            repo = self.repositories.get(name)
+            if repo is None:
+                logger.warning("memory snapshot: entity %s is no longer defined; its records are dropped", name)
+                continue
+            columns = repo.meta.columns
+            for old in saved["rows"]:
+                row: Record = dict.fromkeys(columns)
+                row.update(repo.meta.server_defaults)
+                row.update({k: v for k, v in old.items() if k in row})
+                missing = sorted(c for c in repo.meta.required if row.get(c) is None)
+                if missing:
+                    logger.warning(
+                        "memory snapshot: %s %s left out: no value for the new required field(s) %s",
+                        name,
+                        row.get("id"),
+                        ", ".join(missing),
+                    )
+                    continue
+                repo._rows[row["id"]] = row
+                restored += 1
+            repo._counter = max(repo._counter, int(saved.get("counter", 0)))
+        return restored
 
     def referrers(self, entity: str) -> list[tuple["MemoryRepository", str]]:
         """The (repository, column) pairs whose column references records of `entity`."""

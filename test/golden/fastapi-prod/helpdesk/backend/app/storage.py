@@ -2,6 +2,8 @@
 """Opens the storage picked by DATABASE_BACKEND and prepares the database on start."""
 
 import logging
+import os
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -78,7 +80,17 @@ async def open_storage(
 ) -> AsyncIterator[Storage]:
     if backend == "memory":
         store = MemoryStore(entities)
-        yield Storage(repositories=dict(store.repositories), pool=None, outbox=store.events)
+        # Set by `charter dev`: records outlive the restarts a contract change causes.
+        snapshot = os.environ.get("MEMORY_SNAPSHOT")
+        if snapshot:
+            started = time.perf_counter()
+            count = store.restore(Path(snapshot))
+            logger.info("memory store: %d record(s) restored in %.0f ms", count, (time.perf_counter() - started) * 1000)
+        try:
+            yield Storage(repositories=dict(store.repositories), pool=None, outbox=store.events)
+        finally:
+            if snapshot:
+                logger.info("memory store: %d record(s) saved", store.save(Path(snapshot)))
         return
     # The schema is prepared on a connection of its own: it takes an advisory lock, and no pooled
     # connection may hold session state (app/pool.py).

@@ -1,0 +1,155 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Ticket } from "../../src/healer/types.js";
+import { launchChromium } from "../support/chromium.js";
+import { FakeLlm } from "../support/fake-llm.js";
+import { freePort } from "../support/net.js";
+import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
+import { type DevRun, json, startDev } from "./support.js";
+
+// Issue 29: the self-healing loop under `charter dev`, on the memory store and on PostgreSQL, with
+// the fake OpenAI-compatible model as the Healer's provider.
+const root = mkdtempSync(join(tmpdir(), "charter-loop-"));
+let fake: FakeLlm;
+let browser: Browser;
+
+beforeAll(async () => {
+  fake = await FakeLlm.start();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await fake?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface Loop {
+  dev: DevRun;
+  dir: string;
+  api: string;
+  healer: string;
+}
+
+async function startLoop(name: string, env: Record<string, string>): Promise<Loop> {
+  const dir = join(root, name);
+  cpSync("examples/helpdesk", join(dir, "helpdesk"), { recursive: true });
+  const api = await freePort();
+  const healer = await freePort();
+  const dev = startDev(
+    ["helpdesk", "--port", String(api), "--healer-port", String(healer), "--no-frontend"],
+    dir,
+    fake.env({ OPENAI_API_KEY: "test-key", AUTH_ENABLED: "false", ...env }),
+  );
+  await dev.waitFor(/Watching helpdesk for changes/, 180_000);
+  return { dev, dir, api: `http://127.0.0.1:${api}`, healer: `http://127.0.0.1:${healer}` };
+}
+
+async function stop(loop: Loop | undefined): Promise<void> {
+  if (!loop || loop.dev.proc.exitCode !== null) return;
+  loop.dev.proc.kill("SIGINT");
+  await loop.dev.exited;
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const AGENT = join("helpdesk", "entities", "agent.contract.yaml");
+
+const stores: [string, () => Record<string, string>][] = [
+  ["memory", () => ({})],
+  ["PostgreSQL", () => ({ DATABASE_URL: databaseUrl(freshDatabase("issue29_loop")) })],
+];
+
+describe.each(stores)("the loop under charter dev on %s", (store, env) => {
+  let loop: Loop | undefined;
+  let storeEnv: Record<string, string> = {};
+  beforeAll(async () => {
+    storeEnv = env();
+    loop = await startLoop(store, storeEnv);
+  }, 240_000);
+  afterAll(() => stop(loop));
+
+  it("(a) a CamelCase field saved in a contract is fixed by tier 1 and served; records survive the restart", async () => {
+    const l = loop as Loop;
+    const before = await json(`${l.api}/agents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Before", email: "before@example.com" }),
+    });
+    expect(before.status).toBe(201);
+    const id = (before.body as { id: string }).id;
+
+    const from = l.dev.output().length;
+    const file = join(l.dir, AGENT);
+    writeFileSync(file, readFileSync(file, "utf8").replace("  fields:\n", "  fields:\n    phoneNumber:\n      type: string\n"));
+    await l.dev.waitFor(/the contracts do not validate/, 30_000, from);
+    await l.dev.waitFor(/healer ticket \w{8} \(new\): fixed the contract/, 60_000, from);
+    await l.dev.waitFor(/backend live again/, 60_000, from);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("    phone_number:\n      type: string\n");
+    expect(text).not.toContain("phoneNumber");
+
+    const created = await json(`${l.api}/agents`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "After", email: "after@example.com", phone_number: "+1 555 0100" }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ phone_number: "+1 555 0100" });
+    // The record made before the restart is still there, the new field empty.
+    const kept = await json(`${l.api}/agents/${id}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ name: "Before", phone_number: null });
+  }, 180_000);
+
+  it.runIf(store === "PostgreSQL")(
+    "(b) a runtime error becomes a proposal; approving it in Chromium regenerates, restarts, and the request succeeds",
+    async () => {
+      const l = loop as Loop;
+      const db = /\/([^/]+)$/.exec(storeEnv.DATABASE_URL ?? "")?.[1];
+      expect(db).toBeDefined();
+      const customerFile = join(l.dir, "helpdesk", "entities", "customer.contract.yaml");
+      const customer = readFileSync(customerFile, "utf8");
+      fake.reply({
+        json: {
+          contract: customer.replace(/^(\s+description: )(.*)$/m, "$1$2 (its table is created again on start)"),
+          explanation: "The customers table is missing; regenerating and restarting creates it again.",
+        },
+      });
+      expect((await fetch(`${l.api}/customers/`)).status).toBe(200);
+      psql(String(db), "DROP TABLE customers CASCADE;");
+      expect((await fetch(`${l.api}/customers/`)).status).toBe(500);
+
+      const ticket = await eventually(async () => {
+        const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=entity/helpdesk/customer`)).json()) as Ticket[];
+        return list.find((t) => t.source === "runtime" && t.status === "proposed");
+      });
+      const from = l.dev.output().length;
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${l.healer}/healer/tickets/${ticket.id}/view`);
+        await page.click("#approve");
+        await page.waitForURL(/done=applied/);
+        await l.dev.waitFor(/backend live again/, 60_000, from);
+        await l.dev.waitFor(/healer fix \S+ is live/, 30_000, from);
+        await page.reload();
+        expect(await page.textContent("#live")).toMatch(/live since \d{4}-/);
+      } finally {
+        await page.close();
+      }
+      expect(readFileSync(customerFile, "utf8")).toContain("(its table is created again on start)");
+      expect((await fetch(`${l.api}/customers/`)).status).toBe(200);
+    },
+    180_000,
+  );
+});
