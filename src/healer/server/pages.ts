@@ -5,8 +5,11 @@ import { html, SafeHtml } from "./html.js";
 
 /** What a page needs to know about the request beyond the ticket. */
 export interface PageOptions {
-  /** A bearer token guards POSTs: the forms then ask for it. */
-  tokenRequired: boolean;
+  /**
+   * With a token set, the session's CSRF token: the forms carry it as a hidden field (the session
+   * cookie alone is never enough for a write).
+   */
+  csrf?: string | undefined;
   /** One-line message after a form action (`?done=approved`). */
   flash?: string | undefined;
 }
@@ -64,9 +67,7 @@ export function ticketPage(t: Ticket, options: PageOptions): string {
   const p = t.proposal;
   const ctx = Object.entries(t.context).filter(([k, v]) => k !== "stacktrace" && v !== undefined && v !== null && v !== "");
   const stack = typeof t.context.stacktrace === "string" ? t.context.stacktrace : "";
-  const tokenField = options.tokenRequired
-    ? html`<label>Healer token <input type="password" name="token" autocomplete="off" required></label>`
-    : "";
+  const tokenField = options.csrf ? html`<input type="hidden" name="csrf" value="${options.csrf}">` : "";
   const v = p?.verification;
   const proposal = p
     ? html`<h2>Proposed fix</h2>
@@ -129,7 +130,7 @@ ${actions}`;
 }
 
 /** `/healer`: the queue at a glance, newest activity first, each row linking to its view page. */
-export function indexPage(tickets: readonly Ticket[], status: HealerStatus): string {
+export function indexPage(tickets: readonly Ticket[], status: HealerStatus, waiting = 0): string {
   const counts = Object.entries(status.queue).map(([s, n]) => html`<span>${badge(s)} ${n}</span> `);
   const pct = (x: number): string => `${Math.round(x * 100)}%`;
   const rows = tickets.map(
@@ -137,6 +138,7 @@ export function indexPage(tickets: readonly Ticket[], status: HealerStatus): str
       html`<tr><td><a href="/healer/tickets/${t.id}/view"><code>${t.id.slice(0, 8)}</code></a></td><td>${badge(t.status)}</td><td>${t.tier}</td><td>${t.priority}</td><td>${t.error_type || "-"}</td><td>${t.contract_fqn ?? "-"}</td><td>${t.occurrences}</td><td>${t.raw_error.slice(0, 120)}</td></tr>`,
   );
   const body = html`<h1>Tickets</h1>
+${waiting ? html`<p class="flash" id="waiting">${waiting} ticket(s) wait in the queue for the model-call budget; they are kept and processed as it frees up.</p>` : ""}
 <div class="card">${counts} <span class="muted">&middot; success rate: tier 1 ${pct(status.success_rate.tier_1)}, tier 2 ${pct(status.success_rate.tier_2)}, tier 3 ${pct(status.success_rate.tier_3)}</span></div>
 ${
   tickets.length
@@ -144,4 +146,16 @@ ${
     : html`<p class="muted">No tickets yet.</p>`
 }`;
   return layout("Charter Healer", body);
+}
+
+/** `/healer/login`: the token, once; the answer sets the session cookie the view pages use. */
+export function loginPage(next: string, error?: string): string {
+  const body = html`<h1>Sign in</h1>
+${error ? html`<p class="flash" id="login-error">${error}</p>` : ""}
+<form method="post" action="/healer/login" class="card" id="login-form">
+<label>Healer token (SVC_HEALER_TOKEN) <input type="password" name="token" autocomplete="off" required></label>
+<input type="hidden" name="next" value="${next}">
+<button type="submit" class="approve" id="login">Sign in</button>
+</form>`;
+  return layout("Charter Healer: sign in", body);
 }
