@@ -298,7 +298,7 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .command("serve")
     .description("start the Healer service (HTTP): ingest, tickets, status, the ticket view pages and approval")
     .argument("[path]", "project root (default: --project or the current directory)")
-    .option("--host <host>", "address to listen on", "0.0.0.0")
+    .option("--host <host>", "address to listen on (another than loopback needs SVC_HEALER_TOKEN to be safe)", "127.0.0.1")
     .option("--port <port>", "port (default: SVC_HEALER_PORT or 8083)")
     .addOption(projectOption())
     .action(async (path: string | undefined, opts: ProjectOpts & { host: string; port?: string }) => {
@@ -328,8 +328,8 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
     await h.close();
     throw new UserError(`another Healer service is already serving ${h.layout.root}; one process owns its store`);
   }
-  const token = process.env.SVC_HEALER_TOKEN?.trim() || undefined;
-  const app = buildHealerServer({ healer: h, token, logger: process.env.SVC_HEALER_LOG === "1" });
+  const token = h.env.SVC_HEALER_TOKEN?.trim() || undefined;
+  const app = buildHealerServer({ healer: h, token, host, logger: h.env.SVC_HEALER_LOG === "1" });
   try {
     await app.listen({ host, port });
   } catch (e) {
@@ -339,16 +339,24 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   }
   const address = app.server.address();
   const actual = typeof address === "object" && address ? address.port : port;
-  const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
-  h.publicUrl = `http://${shown}:${actual}`;
+  // The address it really listens on: a wildcard says so, rather than pretending to be localhost.
+  const bound = typeof address === "object" && address ? address.address : host;
+  const shown = bound.includes(":") ? `[${bound}]` : bound;
+  const loopbackOnly = bound === "::1" || bound.startsWith("127.") || bound === "localhost";
+  h.publicUrl = `http://${loopbackOnly || bound === "0.0.0.0" || bound === "::" ? "localhost" : shown}:${actual}`;
+  if (!loopbackOnly && !token) {
+    process.stderr.write(
+      `healer: WARNING: listening on ${shown}, reachable from other machines, without SVC_HEALER_TOKEN: anyone who can reach it can file tickets; set SVC_HEALER_TOKEN (decisions and reads stay limited to this machine meanwhile)\n`,
+    );
+  }
   // One write, so a reader of the first line has the whole banner.
   process.stdout.write(
     `Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n` +
       `  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n` +
       `  store: ${h.store.backend} ${h.store.location}${h.store.shared ? " (shared by every replica on it)" : ""}\n` +
       (token
-        ? "  auth: bearer token required on every POST\n"
-        : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n"),
+        ? "  auth: token required on every POST and ticket read (view pages: sign in once at /healer/login)\n"
+        : "  auth: no SVC_HEALER_TOKEN; tickets read and decided only from this machine, same origin\n"),
   );
   // Work left by an earlier run (a kill -9 mid-apply, tickets queued while the service was down)
   // is finished in the background; requests are served meanwhile.
