@@ -117,7 +117,12 @@ environment or the project's .env:
   SVC_HEALER_WEBHOOK_URL      address to POST each notification to (5 s timeout, failures logged)
   SVC_HEALER_WEBHOOK_FORMAT   json (the notification object) or text ({"text": ...} for chat tools);
                               default: text for hooks.slack.com-style chat addresses, json otherwise
-  SVC_HEALER_WEBHOOK_SECRET   adds X-Charter-Signature-256: sha256=<HMAC-SHA256 of the body>
+  SVC_HEALER_WEBHOOK_SECRET   adds X-Charter-Timestamp and X-Charter-Signature-256:
+                              sha256=<HMAC-SHA256 of "<timestamp>.<body>">
+  SVC_HEALER_TOKEN            \`healer serve\`: required on every POST and ticket read (view pages:
+                              sign in once); without it, only this machine reads and decides
+  SVC_HEALER_LLM_CALLS_PER_MINUTE, SVC_HEALER_LLM_CALLS_PER_ERROR, SVC_HEALER_MAX_OPEN_PROPOSALS
+                              model-call budgets (default 10, 2, 20); see docs/threat-model.md
 
 Tier 1 fixes are applied at once. Tier 2 and 3 tickets get a fix proposed by the LLM provider the
 environment selects (SVC_AI_MODEL=provider:model, or the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
