@@ -108,7 +108,7 @@ export class Healer {
   /** A timer that resumes the queue once the budget frees up. */
   private wakeTimer: NodeJS.Timeout | null = null;
   /** Base path -> entity FQN of the compiled domain's Routes, refreshed at most once a second. */
-  private routeMap: { at: number; routes: readonly RouteEntry[] } | null = null;
+  private routeMap: { at: number; routes: readonly RouteEntry[]; infra: ReadonlySet<string> } | null = null;
   /**
    * Contracts parsed by earlier checks, reused while their bytes are unchanged: a fix checks the
    * whole domain before and after its edit. `CHARTER_PARSE_CACHE=off` turns it off (the benchmark
@@ -176,10 +176,10 @@ export class Healer {
    * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
    */
   async reportBatch(reports: readonly ErrorReport[]): Promise<(IngestResult | { error: HealerError })[]> {
-    const routes = this.routes();
+    const domain = this.routes();
     const prepared = reports.map((r) => {
       try {
-        return this.newTicket(r, routes);
+        return this.newTicket(r, domain);
       } catch (e) {
         if (e instanceof HealerError) return e;
         throw e;
@@ -216,7 +216,7 @@ export class Healer {
    * its request path maps to (whatever FQN it names), a validation report's file must lie in the
    * domains directory, and its text is redacted of secrets.
    */
-  private newTicket(report: ErrorReport, routes?: readonly RouteEntry[]): NewTicket {
+  private newTicket(report: ErrorReport, domain?: { routes: readonly RouteEntry[]; infra: ReadonlySet<string> }): NewTicket {
     if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
       throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
     }
@@ -226,7 +226,7 @@ export class Healer {
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
     let fqn = report.contract_fqn ?? null;
     let rawError = report.error;
-    if (routes) {
+    if (domain) {
       delete context.scan_root;
       context = redactValue(context, this.env);
       if (report.source === "runtime" || report.source === "manual") rawError = redactSecrets(rawError, this.env);
@@ -234,7 +234,7 @@ export class Healer {
       context.origin = "ingest";
       if (report.source === "runtime" || report.source === "manual") {
         const path = typeof context.request_path === "string" ? context.request_path : context.path;
-        const route = typeof path === "string" ? routeOf(routes, path) : undefined;
+        const route = typeof path === "string" ? routeOf(domain.routes, path) : undefined;
         fqn = route?.entity ?? null;
         if (route?.fqn) context.route_fqn = route.fqn;
         else delete context.route_fqn;
@@ -245,6 +245,11 @@ export class Healer {
             "invalid_report",
             `context.source_path ${JSON.stringify(context.source_path)} is refused: it is not a file of the domains directory`,
           );
+        if (domain.infra.has(abs))
+          throw new HealerError(
+            "invalid_report",
+            `context.source_path ${JSON.stringify(context.source_path)} is refused: a report cannot target an Infra contract`,
+          );
         context.source_path = projectPath(this.layout.root, abs);
       }
     }
@@ -254,7 +259,7 @@ export class Healer {
       if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
       const why = unsafeFqnReason(fqn);
       if (why) throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: it ${why}`);
-      if (routes && fqn.toLowerCase().startsWith("infra/"))
+      if (domain && fqn.toLowerCase().startsWith("infra/"))
         throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: a report cannot target an Infra contract`);
     }
     return {
@@ -667,12 +672,14 @@ export class Healer {
   }
 
   /** Base path -> entity and Route FQN, from the compiled domain (empty while it does not compile). */
-  private routes(): readonly RouteEntry[] {
+  private routes(): { routes: readonly RouteEntry[]; infra: ReadonlySet<string> } {
     const now = Date.now();
-    if (this.routeMap && now - this.routeMap.at < 1000) return this.routeMap.routes;
+    if (this.routeMap && now - this.routeMap.at < 1000) return this.routeMap;
     let routes: RouteEntry[] = [];
+    let infra = new Set<string>();
     try {
       const check = existsSync(this.layout.domainsDir) ? checkDomain(this.layout.domainsDir, { cache: this.parseCache }) : undefined;
+      infra = new Set((check?.loaded ?? []).filter((c) => String(c.data.kind).toLowerCase() === "infra").map((c) => c.absPath));
       const ir = check?.ir;
       // Route contracts first; an entity without one is still served at its own base path.
       routes = [
@@ -684,8 +691,8 @@ export class Healer {
     } catch {
       routes = [];
     }
-    this.routeMap = { at: now, routes };
-    return routes;
+    this.routeMap = { at: now, routes, infra };
+    return this.routeMap;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { connect, createServer as createNetServer } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -27,6 +27,8 @@ const MISSING_TYPE_ERROR = (): string => {
   if (!f) throw new Error("the fixture lost its error");
   return f.message;
 };
+const INFRA_AUTH =
+  "apiVersion: charter/v1\nkind: Infra\nmetadata:\n  name: auth\n  domain: shop\nspec:\n  category: auth\n  config:\n    provider: jwt\n";
 const withType = (src: string) => src.replace("    email:\n      required: true", "    email:\n      type: email\n      required: true");
 
 const llm = useFakeLlm();
@@ -296,6 +298,18 @@ describe.each(BACKENDS)("without a token (%s store)", (backend) => {
     );
     expect(await bad({ source: "validation", error: "x", context: { source_path: "/etc/passwd" } })).toMatch(/source_path/);
     expect(await bad({ source: "validation", error: "x", contract_fqn: "infra/shop/auth" })).toMatch(/cannot target an Infra contract/);
+    // An Infra contract's file is refused by its path too.
+    const infraFile = join(root, "domains/shop/auth.contract.yaml");
+    writeFileSync(infraFile, INFRA_AUTH);
+    try {
+      await new Promise((r) => setTimeout(r, 1100)); // the Healer re-reads its domain at most once a second
+      expect(await bad({ source: "validation", error: "x", context: { source_path: "domains/shop/auth.contract.yaml" } })).toMatch(
+        /cannot target an Infra contract/,
+      );
+    } finally {
+      rmSync(infraFile);
+      await new Promise((r) => setTimeout(r, 1100));
+    }
     // A runtime report's contract is the one its path maps to, whatever it names.
     const r = await call(
       local(),
@@ -340,10 +354,8 @@ describe.each(BACKENDS)("without a token (%s store)", (backend) => {
     expect(readFileSync(join(root, ORDER), "utf8")).toBe(order);
 
     // Compliance by another route: answering with the Infra contract instead of the entity.
-    const infra =
-      "apiVersion: charter/v1\nkind: Infra\nmetadata:\n  name: auth\n  domain: shop\nspec:\n  category: auth\n  config:\n    provider: jwt\n";
-    fake.reply({ json: { contract: infra, explanation: "switched to the auth contract" } });
-    fake.reply({ json: { contract: infra, explanation: "switched to the auth contract" } });
+    fake.reply({ json: { contract: INFRA_AUTH, explanation: "switched to the auth contract" } });
+    fake.reply({ json: { contract: INFRA_AUTH, explanation: "switched to the auth contract" } });
     const r2 = await call(
       local(),
       "POST",
