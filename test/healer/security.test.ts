@@ -189,6 +189,34 @@ describe.each(BACKENDS)("with SVC_HEALER_TOKEN (%s store)", (backend) => {
   });
 });
 
+describe.each(BACKENDS)("POST /healer/scan (%s store)", (backend) => {
+  let proc: HealerProcess;
+  beforeAll(async () => {
+    proc = await startHealerProcess(makeProject(MISSING_FIELD), {
+      ...NO_PROVIDER_ENV,
+      SVC_HEALER_TOKEN: TOKEN,
+      ...storeEnv(backend, "charter_healer_sec_scan"),
+    });
+  });
+  afterAll(async () => {
+    await proc?.stop();
+  });
+
+  it("is the owner's: it checks the Healer's own domains directory, no path on the wire", async () => {
+    expect((await call(proc.url, "POST", "/healer/scan")).status).toBe(401);
+    expect((await call(proc.url, "POST", "/healer/scan", json({ path: "/usr" }, bearer))).status).toBe(200);
+    const r = await call(proc.url, "POST", "/healer/scan", { headers: bearer });
+    expect(r.status, r.text).toBe(200);
+    const body = r.json() as { tickets: { ticket_id: string; status: string; created: boolean }[]; errors: number };
+    expect(body.errors).toBe(1);
+    expect(body.tickets).toHaveLength(1);
+    expect(body.tickets[0]).toMatchObject({ status: "failed", created: false });
+    const t = (await call(proc.url, "GET", `/healer/tickets/${body.tickets[0]?.ticket_id}`, { headers: bearer })).json();
+    expect(t.contract_fqn).toBe("entity/shop/customer");
+    expect((t.context as Record<string, unknown>).scan_root).toBe("domains");
+  });
+});
+
 describe.each(BACKENDS)("without a token (%s store)", (backend) => {
   let proc: HealerProcess;
   let root: string;
