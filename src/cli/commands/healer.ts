@@ -348,7 +348,7 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   const bound = typeof address === "object" && address ? address.address : host;
   const shown = bound.includes(":") ? `[${bound}]` : bound;
   const loopbackOnly = bound === "::1" || bound.startsWith("127.") || bound === "localhost";
-  h.publicUrl = `http://${loopbackOnly || bound === "0.0.0.0" || bound === "::" ? "localhost" : shown}:${actual}`;
+  h.publicUrl = `http://${bound === "0.0.0.0" || bound === "::" ? "localhost" : shown}:${actual}`;
   if (!loopbackOnly && !token) {
     process.stderr.write(
       `healer: WARNING: listening on ${shown}, reachable from other machines, without SVC_HEALER_TOKEN: anyone who can reach it can file tickets; set SVC_HEALER_TOKEN (decisions and reads stay limited to this machine meanwhile)\n`,
