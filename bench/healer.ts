@@ -268,7 +268,6 @@ async function benchTier1(): Promise<void> {
               pointer: "/spec/fields/parent_id/references/graph_edge",
               code: "schema.pattern",
               schema_path: "/$defs/graphEdge/pattern",
-              scan_root: "domains",
             },
           }),
         });
