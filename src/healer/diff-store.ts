@@ -41,7 +41,12 @@ export class DiffStore {
       ticket_id: ticket.id,
       timestamp: proposal.created_at,
       origin: "HEALER",
-      reason: `${ticket.error_type || "error"}: ${ticket.raw_error}`.slice(0, 500),
+      // A runtime report's text is the app's words, not the Healer's: it never becomes the reason
+      // that later prompts replay as history (docs/threat-model.md).
+      reason:
+        ticket.source === "validation" || ticket.source === "compilation"
+          ? `${ticket.error_type || "error"}: ${ticket.raw_error}`.slice(0, 500)
+          : `${ticket.error_type || "error"} reported by the ${ticket.source === "runtime" ? "running app" : "owner"} (ticket ${ticket.id.slice(0, 8)})`,
       contract_fqn: proposal.contract_fqn ?? ticket.contract_fqn,
       method: proposal.method,
       regeneration,

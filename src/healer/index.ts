@@ -15,13 +15,22 @@ export { healerStatus } from "./metrics.js";
 export type { NormaliseResult } from "./normalise.js";
 export { normaliseContract, normaliseFqn, numberPrefixOf, screamingSnakeCase, snakeCase } from "./normalise.js";
 export type { NotifierOptions, WebhookFormat } from "./notify.js";
-export { consoleLine, Notifier, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS } from "./notify.js";
+export {
+  chatText,
+  consoleLine,
+  Notifier,
+  SIGNATURE_HEADER,
+  signWebhook,
+  stripControl,
+  TIMESTAMP_HEADER,
+  WEBHOOK_TIMEOUT_MS,
+} from "./notify.js";
 export { DATABASE_URL_VARIABLE, openTicketStore } from "./open-store.js";
 export type { FixSummary, HealerOptions, RunSummary } from "./pipeline.js";
-export { Healer } from "./pipeline.js";
+export { BUDGET_NOTE, Healer } from "./pipeline.js";
 export type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
 export { NO_PROVIDER_NOTE } from "./proposer.js";
-export { REDACTED, redactContext, redactStacktrace, redactText } from "./redact.js";
+export { REDACTED, redactContext, redactSecrets, redactStacktrace, redactText, redactValue } from "./redact.js";
 export type { IngestResult, NewTicket, Outcomes, TicketFilter, TicketStore, TicketUpdate } from "./store.js";
 export { MIN_PREFIX_LENGTH, ownerAlive, PROCESS_OWNER, redactUrl } from "./store.js";
 export { LEASE_SECONDS, PostgresTicketStore } from "./store-postgres.js";

@@ -1,12 +1,18 @@
 import { createHmac } from "node:crypto";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { redactSecrets } from "./redact.js";
 import type { Notification } from "./types.js";
 
 /** SPEC.md "Limits": Healer webhook timeout. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
-/** Header carrying `sha256=<hex HMAC-SHA256 of the raw body>` when a webhook secret is set. */
+/**
+ * Header carrying `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` when a webhook secret is
+ * set; the timestamp (Unix seconds) is in `TIMESTAMP_HEADER`, so a receiver can refuse replays of
+ * an old delivery (docs/threat-model.md).
+ */
 export const SIGNATURE_HEADER = "X-Charter-Signature-256";
+export const TIMESTAMP_HEADER = "X-Charter-Timestamp";
 
 /**
  * Webhook body format.
@@ -66,7 +72,8 @@ export class Notifier {
     });
   }
 
-  notify(n: Notification): void {
+  notify(raw: Notification): void {
+    const n = { ...raw, message: redactSecrets(raw.message) };
     this.sent.push(n);
     const log = this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     if (this.options.console !== null) {
@@ -98,7 +105,9 @@ export class Notifier {
     const body = JSON.stringify(this.format === "text" ? { text: chatText(n) } : n);
     const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "charter-healer" };
     if (this.options.webhookSecret) {
-      headers[SIGNATURE_HEADER] = `sha256=${createHmac("sha256", this.options.webhookSecret).update(body).digest("hex")}`;
+      const ts = String(Math.floor(Date.now() / 1000));
+      headers[TIMESTAMP_HEADER] = ts;
+      headers[SIGNATURE_HEADER] = signWebhook(this.options.webhookSecret, ts, body);
     }
     const controller = new AbortController();
     // The timer covers connecting, sending and reading the answer; `unref` so it never keeps a
@@ -129,13 +138,35 @@ function resolveFormat(url: string | undefined, format: WebhookFormat): "json" |
   return "json";
 }
 
-export function consoleLine(n: Notification): string {
-  const fqn = n.contract_fqn ? ` ${n.contract_fqn}` : "";
-  return `[healer:${n.event}] ${n.ticket_id.slice(0, 8)}${fqn} (tier ${n.tier}, ${n.priority}): ${n.message}`;
+/** `sha256=<hex>` over `<timestamp>.<body>`: what a receiver recomputes, after checking the timestamp is recent. */
+export function signWebhook(secret: string, timestamp: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-function chatText(n: Notification): string {
-  return `Charter Healer — ${n.event}: ${n.contract_fqn || "(no contract)"} (ticket ${n.ticket_id.slice(0, 8)}, tier ${n.tier}, ${n.priority})\n${n.message}`;
+/** One console line; report text may carry terminal escape sequences, so control characters become `?`. */
+export function consoleLine(n: Notification): string {
+  const fqn = n.contract_fqn ? ` ${n.contract_fqn}` : "";
+  return stripControl(`[healer:${n.event}] ${n.ticket_id.slice(0, 8)}${fqn} (tier ${n.tier}, ${n.priority}): ${n.message}`);
+}
+
+export function stripControl(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, "?");
+}
+
+/**
+ * Chat text: the chat tools read `&`, `<` and `>` as markup (`<!channel>`, `<url|label>`), so they
+ * are escaped as Slack documents; mentions such as `@here` are broken with a zero-width space;
+ * the message stays on its own lines, control characters removed.
+ */
+export function chatText(n: Notification): string {
+  const esc = (s: string): string =>
+    stripControl(s)
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/@(here|channel|everyone|all)\b/gi, "@\u200b$1");
+  return `Charter Healer — ${n.event}: ${esc(n.contract_fqn || "(no contract)")} (ticket ${n.ticket_id.slice(0, 8)}, tier ${n.tier}, ${n.priority})\n${esc(n.message)}`;
 }
 
 function describeError(e: unknown): string {

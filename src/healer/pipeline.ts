@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { CheckResult } from "../compiler/index.js";
 import { checkDomain } from "../compiler/index.js";
 import type { Finding, LoadedContract } from "../contracts/index.js";
@@ -8,6 +8,7 @@ import { buildSchemaModel } from "../generators/postgres/model.js";
 import { CONFIGURE_HINT, selectProvider } from "../llm/index.js";
 import { type ApplyResult, applyProposal, type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "./apply.js";
 import { removeStaleTemps } from "./atomic.js";
+import { CallBudget, type CallBudgetLimits, guardedChangeReason } from "./budget.js";
 import { classifyError, notFixableDiagnostic } from "./classify.js";
 import { type Clock, isoWithOffset, systemClock } from "./clock.js";
 import { DiffStore } from "./diff-store.js";
@@ -20,8 +21,8 @@ import { normaliseContract, projectPath } from "./normalise.js";
 import { Notifier } from "./notify.js";
 import { openTicketStore } from "./open-store.js";
 import { NO_PROVIDER_NOTE, type Proposer, type ProposerInput } from "./proposer.js";
-import { redactContext, redactText } from "./redact.js";
-import { unsafeFqnReason } from "./safety.js";
+import { redactContext, redactSecrets, redactText, redactValue } from "./redact.js";
+import { realPathInside, unsafeFqnReason } from "./safety.js";
 import { type IngestResult, type NewTicket, PROCESS_OWNER, type TicketStore } from "./store.js";
 import {
   type DiffRecord,
@@ -57,6 +58,8 @@ export interface HealerOptions {
   regenerate?: Regenerator;
   /** The ticket store; default: PostgreSQL when `HEALER_DATABASE_URL` is set in `env`, else `.forge/healer/healer.db`. */
   store?: TicketStore;
+  /** Model-call budgets; default from `SVC_HEALER_LLM_CALLS_PER_MINUTE` and friends (budget.ts). */
+  budget?: Partial<CallBudgetLimits>;
 }
 
 /** What one `process` pass did. */
@@ -103,7 +106,13 @@ export class Healer {
   private readonly regenerate: Regenerator;
   /** Aborted by `cancelPending`: LLM calls in flight end at once (the service stopping). */
   private readonly stopping = new AbortController();
-  private readonly env: NodeJS.ProcessEnv;
+  readonly env: NodeJS.ProcessEnv;
+  /** Model calls per minute (global and per fingerprint) and the cap on proposals awaiting a decision. */
+  private readonly budget: CallBudget;
+  /** A timer that resumes the queue once the budget frees up. */
+  private wakeTimer: NodeJS.Timeout | null = null;
+  /** Base path -> entity FQN of the compiled domain's Routes, refreshed at most once a second. */
+  private routeMap: { at: number; routes: readonly RouteEntry[]; infra: ReadonlySet<string> } | null = null;
   /**
    * Contracts parsed by earlier checks, reused while their bytes are unchanged: a fix checks the
    * whole domain before and after its edit. `CHARTER_PARSE_CACHE=off` turns it off (the benchmark
@@ -133,6 +142,7 @@ export class Healer {
       this.noProposerReason = choice.ok ? "" : `${NO_PROVIDER_NOTE}${why}: ${choice.hint}`;
     }
     this.regenerate = options.regenerate ?? regenerateAll;
+    this.budget = new CallBudget({ ...CallBudget.limitsFromEnv(this.env), ...options.budget });
   }
 
   /**
@@ -141,6 +151,7 @@ export class Healer {
    */
   cancelPending(): void {
     this.stopping.abort();
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
   }
 
   /** Waits for webhook deliveries in flight (bounded by their timeout) and closes the store. */
@@ -170,26 +181,47 @@ export class Healer {
    * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
    */
   async reportBatch(reports: readonly ErrorReport[]): Promise<(IngestResult | { error: HealerError })[]> {
+    const domain = this.routes();
     const prepared = reports.map((r) => {
       try {
-        return this.newTicket(r);
+        return this.newTicket(r, domain);
       } catch (e) {
         if (e instanceof HealerError) return e;
         throw e;
       }
     });
     const valid = prepared.filter((p): p is NewTicket => !(p instanceof HealerError));
-    const stored = await this.store.ingestMany(valid);
+    let stored: (IngestResult | HealerError)[];
+    try {
+      stored = await this.store.ingestMany(valid);
+    } catch {
+      // Something in the batch the checks above let through still failed the transaction: each
+      // report is stored again on its own, so only the bad one fails, with the store's reason.
+      stored = await Promise.all(
+        valid.map((t) =>
+          this.store
+            .ingest(t)
+            .catch((e: Error) => new HealerError("invalid_report", `the report could not be stored: ${e.message.slice(0, 300)}`)),
+        ),
+      );
+    }
     let i = 0;
     return prepared.map((p) => {
       if (p instanceof HealerError) return { error: p };
-      const r = stored[i++] as IngestResult;
+      const r = stored[i++] as IngestResult | HealerError;
+      if (r instanceof HealerError) return { error: r };
       if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
       return r;
     });
   }
 
-  private newTicket(report: ErrorReport): NewTicket {
+  /**
+   * A report as a ticket to store. `routes` marks a report from the wire (the HTTP ingest), which
+   * is untrusted (docs/threat-model.md): no scan root, a runtime error's contract is the entity
+   * its request path maps to (whatever FQN it names), a validation report's file must lie in the
+   * domains directory, and its text is redacted of secrets.
+   */
+  private newTicket(report: ErrorReport, domain?: { routes: readonly RouteEntry[]; infra: ReadonlySet<string> }): NewTicket {
     if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
       throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
     }
@@ -197,28 +229,59 @@ export class Healer {
       throw new HealerError("invalid_report", "error must be a non-empty string");
     let context: TicketContext = { ...(report.context ?? {}) };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
+    let fqn = report.contract_fqn ?? null;
+    let rawError = report.error;
+    if (domain) {
+      delete context.scan_root;
+      context = redactValue(context, this.env);
+      if (report.source === "runtime" || report.source === "manual") rawError = redactSecrets(rawError, this.env);
+      // Marks the ticket's text as the reporter's: the prompt quotes it as untrusted data.
+      context.origin = "ingest";
+      if (report.source === "runtime" || report.source === "manual") {
+        const path = typeof context.request_path === "string" ? context.request_path : context.path;
+        const route = typeof path === "string" ? routeOf(domain.routes, path) : undefined;
+        fqn = route?.entity ?? null;
+        if (route?.fqn) context.route_fqn = route.fqn;
+        else delete context.route_fqn;
+      } else if (typeof context.source_path === "string") {
+        const abs = resolve(this.layout.root, context.source_path);
+        if (!realPathInside(abs, this.layout.domainsDir).ok)
+          throw new HealerError(
+            "invalid_report",
+            `context.source_path ${JSON.stringify(context.source_path)} is refused: it is not a file of the domains directory`,
+          );
+        if (domain.infra.has(abs))
+          throw new HealerError(
+            "invalid_report",
+            `context.source_path ${JSON.stringify(context.source_path)} is refused: a report cannot target an Infra contract`,
+          );
+        context.source_path = projectPath(this.layout.root, abs);
+      }
+    }
     // A runtime report quotes the rows it failed on: the ticket keeps none of their values.
-    const runtime = report.source === "runtime";
-    const message = runtime ? redactText(report.error) : report.error;
-    if (runtime) context = redactContext(context);
+    if (report.source === "runtime") {
+      rawError = redactText(rawError);
+      context = redactContext(context);
+    }
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
-    const c = classifyError({ source: report.source, message, statusCode: status, defines: this.defines, ...findingOf(context) });
-    const fqn = report.contract_fqn ?? null;
+    const c = classifyError({ source: report.source, message: rawError, statusCode: status, defines: this.defines, ...findingOf(context) });
     if (fqn !== null) {
       if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
       const why = unsafeFqnReason(fqn);
       if (why) throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: it ${why}`);
+      if (domain && fqn.toLowerCase().startsWith("infra/"))
+        throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: a report cannot target an Infra contract`);
     }
     return {
       source: report.source,
       contract_fqn: fqn,
       error_type: c.errorType,
-      raw_error: message,
+      raw_error: rawError,
       context,
       tier: c.tier,
       priority: c.priority,
       fixable_by: c.fixableBy,
-      fingerprint: fingerprintOf(fqn, c.errorType, message, report.source),
+      fingerprint: fingerprintOf(fqn, c.errorType, rawError, report.source),
       foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
     };
   }
@@ -288,7 +351,10 @@ export class Healer {
       this.count(summary, await this.applyApproved(t));
     }
     for (let t = await this.store.claimNext(); t; t = await this.store.claimNext()) {
-      this.count(summary, await this.analyse(t));
+      const out = await this.analyse(t);
+      // Out of model budget: the ticket went back to the queue, and the queue resumes when it frees up.
+      if (out.deferred) break;
+      this.count(summary, out);
     }
     return summary;
   }
@@ -398,6 +464,10 @@ export class Healer {
     const target = this.contractOf(t, check);
     if (!target)
       return this.fail(t, "analyzing", `no contract to propose a fix for (${t.contract_fqn ?? "no contract named in the report"})`);
+    if (String(target.data.kind).toLowerCase() === "infra")
+      return this.fail(t, "analyzing", "an Infra contract is never changed by a model's proposal; fix it by hand");
+    const waiting = await this.budgetWait(t);
+    if (waiting) return waiting;
     const file = projectPath(this.layout.root, target.absPath);
     const result = await proposer.propose({
       ticket: t,
@@ -419,6 +489,7 @@ export class Healer {
       });
       return { ticket: back ?? t };
     }
+    this.budget.spend(t.fingerprint, Math.max(1, result.attempts ?? 1) - 1);
     if ("reason" in result) return this.fail(t, "analyzing", `no proposal: ${result.reason}`);
     // The proposer checked its answer; a second look keeps a careless proposer from storing junk.
     const parsed = parseContractSource(result.after, target.absPath, target.file);
@@ -427,6 +498,8 @@ export class Healer {
     if (schema.length > 0) return this.fail(t, "analyzing", `proposal does not validate: ${firstMessage(schema)}`);
     const changes = diffJson(target.data, parsed.contract.data);
     if (changes.length === 0) return this.fail(t, "analyzing", "proposal changes nothing");
+    const guarded = guardedChangeReason(target.data, parsed.contract.data, changes);
+    if (guarded) return this.fail(t, "analyzing", `proposal refused: ${guarded}; a model's proposal never does this, change it by hand`);
     const verification = verifyCandidate(scanRoot, target.absPath, result.after);
     const proposal: Proposal = {
       contract_fqn: t.contract_fqn,
@@ -550,7 +623,7 @@ export class Healer {
   // ---- the whole loop -------------------------------------------------------------------------
 
   /** `healer fix`: scan, file tickets, process the queue, and count what happened. */
-  async fix(path: string = this.layout.domainsDir): Promise<FixSummary> {
+  async fix(path: string = this.scanDir): Promise<FixSummary> {
     const { check, tickets } = await this.scan(path);
     const run = await this.processQueue();
     const ids = [...new Set(tickets.map((t) => t.ticket.id))];
@@ -610,7 +683,7 @@ export class Healer {
     if (!this.schemaNames || Date.now() - this.schemaNames.at > 1000) {
       let names: Set<string> | null = null;
       try {
-        const ir = checkDomain(this.layout.domainsDir, { cache: this.parseCache }).ir;
+        const ir = checkDomain(this.scanDir, { cache: this.parseCache }).ir;
         if (ir) {
           names = new Set();
           for (const table of buildSchemaModel(ir).tables) {
@@ -626,8 +699,76 @@ export class Healer {
     return this.schemaNames.names?.has(`${kind}\u0000${name}`) ?? true;
   };
 
+  /**
+   * Where the ticket's domain is checked: the domains directory, or the directory a `healer fix
+   * PATH` scan recorded, when that lies inside the project (the wire can no longer set one, and a
+   * ticket stored before that could not lead anywhere else).
+   */
   private scanRootOf(t: Ticket): string {
-    return resolve(this.layout.root, t.context.scan_root ?? this.layout.domainsDir);
+    const recorded = t.context.scan_root;
+    if (typeof recorded === "string") {
+      const abs = resolve(this.layout.root, recorded);
+      // Lexically inside: apply.ts checks the real path of every file it writes.
+      const rel = relative(this.layout.root, abs);
+      if (!rel.startsWith("..") && !isAbsolute(rel)) return abs;
+    }
+    return this.scanDir;
+  }
+
+  /** Base path -> entity and Route FQN, from the compiled domain (empty while it does not compile). */
+  private routes(): { routes: readonly RouteEntry[]; infra: ReadonlySet<string> } {
+    const now = Date.now();
+    if (this.routeMap && now - this.routeMap.at < 1000) return this.routeMap;
+    let routes: RouteEntry[] = [];
+    let infra = new Set<string>();
+    try {
+      const check = existsSync(this.scanDir) ? checkDomain(this.scanDir, { cache: this.parseCache }) : undefined;
+      infra = new Set((check?.loaded ?? []).filter((c) => String(c.data.kind).toLowerCase() === "infra").map((c) => c.absPath));
+      const ir = check?.ir;
+      // Route contracts first; an entity without one is still served at its own base path.
+      routes = [
+        ...(ir?.routes ?? []).map((r) => ({ basePath: r.basePath, entity: r.entity, fqn: r.fqn as string | null })),
+        ...(ir?.entities ?? [])
+          .filter((e) => !(ir?.routes ?? []).some((r) => r.entity === e.fqn))
+          .map((e) => ({ basePath: e.basePath, entity: e.fqn, fqn: null })),
+      ];
+    } catch {
+      routes = [];
+    }
+    this.routeMap = { at: now, routes, infra };
+    return this.routeMap;
+  }
+
+  /**
+   * Null when a model call may be made for `t` now; otherwise the ticket goes back to `queued`
+   * with a note (shown on the index page) and a timer resumes the queue when the budget frees up.
+   */
+  private async budgetWait(t: Ticket): Promise<Outcome | null> {
+    const proposed = (await this.store.countByStatus()).proposed;
+    const wait = proposed >= this.budget.limits.maxOpenProposals ? null : this.budget.take(t.fingerprint);
+    if (wait === 0) return null;
+    const why =
+      wait === null
+        ? `${proposed} proposals await a decision (at most ${this.budget.limits.maxOpenProposals}); approve or reject some first`
+        : `the model-call budget is spent for now (${this.budget.limits.perMinute} per minute, ${this.budget.limits.perFingerprint} per error)`;
+    const back = await this.store.transition(t.id, "analyzing", "queued", { resolution_note: `${BUDGET_NOTE}: ${why}` });
+    if (wait !== null) this.wakeIn(wait);
+    return { ticket: back ?? t, deferred: true };
+  }
+
+  private wakeIn(ms: number): void {
+    if (this.wakeTimer || this.stopping.signal.aborted) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      void this.processQueue().catch(() => undefined);
+    }, ms + 50);
+    this.wakeTimer.unref();
+  }
+
+  /** Queued tickets held back by the budget (the index page says how many). */
+  async waitingForBudget(): Promise<number> {
+    const queued = await this.store.list({ status: "queued" });
+    return queued.filter((t) => t.resolution_note.startsWith(BUDGET_NOTE)).length;
   }
 
   /** The ticket's contract: by its source path when known, else by FQN. */
@@ -668,7 +809,26 @@ export class Healer {
 interface Outcome {
   ticket: Ticket;
   regenerated?: number;
+  /** Put back in the queue to wait for the model-call budget. */
+  deferred?: boolean;
 }
+
+type RouteEntry = { basePath: string; entity: string; fqn: string | null };
+
+/** The Route serving `path`, by the longest matching base path (as the generated app's reporter does). */
+function routeOf(routes: readonly RouteEntry[], path: string): RouteEntry | undefined {
+  const clean = path.split("?")[0] ?? "";
+  let best: RouteEntry | undefined;
+  for (const r of routes) {
+    const base = r.basePath.replace(/\/+$/, "");
+    if ((clean === r.basePath || clean === base || clean.startsWith(`${base}/`)) && (!best || r.basePath.length > best.basePath.length))
+      best = r;
+  }
+  return best;
+}
+
+/** Where a ticket waiting for the model budget says so. */
+export const BUDGET_NOTE = "waiting for the model-call budget";
 
 /** The finding code and schema path a report carries in its context, for classification. */
 function findingOf(context: TicketContext): { code?: string; schemaPath?: string } {

@@ -173,7 +173,7 @@ describe("charter healer serve and --format", () => {
     const url = first.url;
     try {
       expect(first.output()).toContain("proposer: no LLM provider is configured");
-      expect(first.output()).toContain("approve and reject only from this machine");
+      expect(first.output()).toContain("tickets read and decided only from this machine, same origin");
       expect(await (await fetch(`${url}/healer/health`)).json()).toEqual({ status: "ok", service: "healer" });
 
       const second = await startHealerProcess(root, NO_PROVIDER_ENV, { expectFailure: true });

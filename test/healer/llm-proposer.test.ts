@@ -36,7 +36,7 @@ describe("the LLM proposer's prompt", () => {
     const b = (await healer.report(runtimeReport("ValueError: priority"))).ticket;
     expect((await healer.processTicket(b.id)).status).toBe("proposed");
     const prompt = fake.userPrompt(1);
-    expect(prompt).toContain("## Error (runtime, runtime_500, tier 3)\nValueError: priority");
+    expect(prompt).toContain("## Error (runtime, runtime_500, tier 3)\n<untrusted-report>\nValueError: priority\n</untrusted-report>");
     expect(prompt).toContain("method: POST");
     expect(prompt).toContain('File "app/routes/orders.py", line 40');
     expect(prompt).toContain("## The contract entity/shop/order (domains/shop/entities/order.contract.yaml)");

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Notification } from "../../src/healer/index.js";
-import { Healer, Notifier, SIGNATURE_HEADER, WEBHOOK_TIMEOUT_MS } from "../../src/healer/index.js";
+import { Healer, Notifier, SIGNATURE_HEADER, TIMESTAMP_HEADER, WEBHOOK_TIMEOUT_MS } from "../../src/healer/index.js";
 import { freePort } from "../support/net.js";
 import { brokenExamples, makeProject, runCharterAsync } from "./helpers.js";
 
@@ -74,7 +74,9 @@ describe("notifications", () => {
     expect(bodies.map((b) => b.event).sort()).toEqual(["applied", "queued"]);
     for (const x of hook.received) {
       expect(x.headers["content-type"]).toBe("application/json");
-      const expected = `sha256=${createHmac("sha256", "s3cret").update(x.body).digest("hex")}`;
+      const ts = x.headers[TIMESTAMP_HEADER.toLowerCase()] as string;
+      expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(60);
+      const expected = `sha256=${createHmac("sha256", "s3cret").update(`${ts}.${x.body}`).digest("hex")}`;
       expect(x.headers[SIGNATURE_HEADER.toLowerCase()]).toBe(expected);
     }
     expect(bodies).toEqual(expect.arrayContaining(lines));

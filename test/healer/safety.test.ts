@@ -27,7 +27,8 @@ describe("a contract path outside the domains directory is never written", () =>
     const before = readFileSync(target, "utf8");
 
     const r = runCharter(["healer", "fix", "domains/shop"], { cwd: root, env: NO_PROVIDER_ENV });
-    expect(r.status).toBe(0);
+    // A fix that failed is a failed run: the refusal is reported and the exit status says so.
+    expect(r.status).toBe(1);
     expect(r.stdout).toContain("[healer:failed]");
     expect(r.stdout).toMatch(
       /refused to write domains\/shop\/entities\/product\.contract\.yaml: it resolves to .*outside the project's domains directory/,

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 const REPO = resolve(import.meta.dirname, "../..");
 const TSX = pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
 
-/** A `charter healer serve` child process on 127.0.0.1 (a port of the kernel's choosing). */
+/** A `charter healer serve` child process on 127.0.0.1 (a port of the kernel's choosing) unless told otherwise. */
 export interface HealerProcess {
   /** `http://127.0.0.1:PORT`, no trailing slash; empty when it did not start. */
   url: string;
@@ -25,11 +25,22 @@ export interface HealerProcess {
 export async function startHealerProcess(
   project: string,
   env: Record<string, string>,
-  options: { expectFailure?: boolean; quiet?: boolean } = {},
+  options: { expectFailure?: boolean; quiet?: boolean; host?: string; port?: number } = {},
 ): Promise<HealerProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", TSX, join(REPO, "src/cli/charter.ts"), "healer", "serve", project, "--host", "127.0.0.1", "--port", "0"],
+    [
+      "--import",
+      TSX,
+      join(REPO, "src/cli/charter.ts"),
+      "healer",
+      "serve",
+      project,
+      "--host",
+      options.host ?? "127.0.0.1",
+      "--port",
+      String(options.port ?? 0),
+    ],
     { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";

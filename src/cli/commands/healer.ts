@@ -137,7 +137,12 @@ environment or the project's .env:
   SVC_HEALER_WEBHOOK_URL      address to POST each notification to (5 s timeout, failures logged)
   SVC_HEALER_WEBHOOK_FORMAT   json (the notification object) or text ({"text": ...} for chat tools);
                               default: text for hooks.slack.com-style chat addresses, json otherwise
-  SVC_HEALER_WEBHOOK_SECRET   adds X-Charter-Signature-256: sha256=<HMAC-SHA256 of the body>
+  SVC_HEALER_WEBHOOK_SECRET   adds X-Charter-Timestamp and X-Charter-Signature-256:
+                              sha256=<HMAC-SHA256 of "<timestamp>.<body>">
+  SVC_HEALER_TOKEN            \`healer serve\`: required on every POST and ticket read (view pages:
+                              sign in once); without it, only this machine reads and decides
+  SVC_HEALER_LLM_CALLS_PER_MINUTE, SVC_HEALER_LLM_CALLS_PER_ERROR, SVC_HEALER_MAX_OPEN_PROPOSALS
+                              model-call budgets (default 10, 2, 20); see docs/threat-model.md
 
 Tier 1 fixes are applied at once. Tier 2 and 3 tickets get a fix proposed by the LLM provider the
 environment selects (SVC_AI_MODEL=provider:model, or the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
@@ -321,7 +326,7 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .command("serve")
     .description("start the Healer service (HTTP): ingest, tickets, status, the ticket view pages and approval")
     .argument("[path]", "project root, domains/ or one domain folder (default: --project or the current directory)")
-    .option("--host <host>", "address to listen on", "0.0.0.0")
+    .option("--host <host>", "address to listen on (another than loopback needs SVC_HEALER_TOKEN to be safe)", "127.0.0.1")
     .option("--port <port>", "port (default: SVC_HEALER_PORT or 8083)")
     .option("--no-regenerate", "apply fixes to the contracts only; whoever watches them regenerates (charter dev)")
     .addOption(projectOption())
@@ -350,8 +355,8 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
     await h.close();
     throw new UserError(`another Healer service is already serving ${h.layout.root}; one process owns its store`);
   }
-  const token = process.env.SVC_HEALER_TOKEN?.trim() || undefined;
-  const app = buildHealerServer({ healer: h, token, logger: process.env.SVC_HEALER_LOG === "1" });
+  const token = h.env.SVC_HEALER_TOKEN?.trim() || undefined;
+  const app = buildHealerServer({ healer: h, token, host, logger: h.env.SVC_HEALER_LOG === "1" });
   try {
     await app.listen({ host, port });
   } catch (e) {
@@ -361,16 +366,24 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
   }
   const address = app.server.address();
   const actual = typeof address === "object" && address ? address.port : port;
-  const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
-  h.publicUrl = `http://${shown}:${actual}`;
+  // The address it really listens on: a wildcard says so, rather than pretending to be localhost.
+  const bound = typeof address === "object" && address ? address.address : host;
+  const shown = bound.includes(":") ? `[${bound}]` : bound;
+  const loopbackOnly = bound === "::1" || bound.startsWith("127.") || bound === "localhost";
+  h.publicUrl = `http://${bound === "0.0.0.0" || bound === "::" ? "localhost" : shown}:${actual}`;
+  if (!loopbackOnly && !token) {
+    process.stderr.write(
+      `healer: WARNING: listening on ${shown}, reachable from other machines, without SVC_HEALER_TOKEN: anyone who can reach it can file tickets; set SVC_HEALER_TOKEN (decisions and reads stay limited to this machine meanwhile)\n`,
+    );
+  }
   // One write, so a reader of the first line has the whole banner.
   process.stdout.write(
     `Healer listening on http://${shown}:${actual}/healer (project ${h.layout.root})\n` +
       `  proposer: ${h.proposer ? h.proposer.name : h.noProposerReason}\n` +
       `  store: ${h.store.backend} ${h.store.location}${h.store.shared ? " (shared by every replica on it)" : ""}\n` +
       (token
-        ? "  auth: bearer token required on every POST\n"
-        : "  auth: no SVC_HEALER_TOKEN; approve and reject only from this machine\n"),
+        ? "  auth: token required on every POST and ticket read (view pages: sign in once at /healer/login)\n"
+        : "  auth: no SVC_HEALER_TOKEN; tickets read and decided only from this machine, same origin\n"),
   );
   // Work left by an earlier run (a kill -9 mid-apply, tickets queued while the service was down)
   // is finished in the background; requests are served meanwhile.

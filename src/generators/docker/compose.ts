@@ -25,6 +25,17 @@ function fromEnv(name: string, fallback: string): string {
 }
 
 /**
+ * The Healer's token, required: compose publishes the Healer's port, so it never starts without
+ * one (docs/threat-model.md); the app sends the same token with its reports.
+ */
+const HEALER_TOKEN = required("SVC_HEALER_TOKEN", "set SVC_HEALER_TOKEN in .env (e.g. openssl rand -hex 32): the Healer needs a token");
+
+/** `${NAME:?message}`: compose refuses to start without the variable, and says why. */
+function required(name: string, message: string): string {
+  return `\${${name}:?${message}}`;
+}
+
+/**
  * The compose file of the generated stack (SPEC.md "Generated runtime stack"): db, app, healer
  * and, when pages exist, frontend. Values come from `.env` through interpolation, so no secret is
  * written here or baked into an image.
@@ -66,6 +77,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         AUTH_LOGIN_WINDOW_SECONDS: fromEnv("AUTH_LOGIN_WINDOW_SECONDS", "900"),
         IDEMPOTENCY_TTL_SECONDS: fromEnv("IDEMPOTENCY_TTL_SECONDS", "86400"),
         SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
+        SVC_HEALER_TOKEN: HEALER_TOKEN,
       },
       depends_on: { db: { condition: "service_healthy" }, healer: { condition: "service_started" } },
     },
@@ -77,7 +89,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         SVC_HEALER_PORT: String(PORTS.healer),
         SVC_HEALER_WEBHOOK_URL: fromEnv("SVC_HEALER_WEBHOOK_URL", ""),
         SVC_HEALER_WEBHOOK_SECRET: fromEnv("SVC_HEALER_WEBHOOK_SECRET", ""),
-        SVC_HEALER_TOKEN: fromEnv("SVC_HEALER_TOKEN", ""),
+        SVC_HEALER_TOKEN: HEALER_TOKEN,
         // Empty: tickets in SQLite on the healer_state volume; a postgres:// URL moves them to PostgreSQL.
         HEALER_DATABASE_URL: fromEnv("HEALER_DATABASE_URL", ""),
         ...Object.fromEntries(LLM_VARIABLES.map((name) => [name, fromEnv(name, "")])),

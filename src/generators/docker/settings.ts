@@ -92,7 +92,12 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         { name: "SVC_HEALER_PORT", example: "8083", meaning: "Healer port (default 8083)" },
         { name: "SVC_HEALER_WEBHOOK_URL", example: "", meaning: "webhook for Healer notifications (default none)" },
         { name: "SVC_HEALER_WEBHOOK_SECRET", example: "", meaning: "signs webhook bodies with HMAC-SHA256 when set (default none)" },
-        { name: "SVC_HEALER_TOKEN", example: "", meaning: "bearer token required on the Healer's POST endpoints when set (default none)" },
+        {
+          name: "SVC_HEALER_TOKEN",
+          example: "",
+          meaning:
+            "required: the Healer's token (e.g. openssl rand -hex 32); the app sends it with its reports, and every Healer POST and ticket read needs it",
+        },
         {
           name: "HEALER_DATABASE_URL",
           example: "",

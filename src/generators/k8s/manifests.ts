@@ -170,7 +170,11 @@ export function appDeployment(ir: DomainIR, n: K8sNames): K8sObject {
               imagePullPolicy: "IfNotPresent",
               ports: [{ name: "http", containerPort: APP_PORT, protocol: "TCP" }],
               envFrom: [{ configMapRef: { name: n.config } }],
-              env: appSecretEnv(ir, n),
+              // The app authenticates its error reports with the Healer's token.
+              env: [
+                ...appSecretEnv(ir, n),
+                { name: "SVC_HEALER_TOKEN", valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN" } } },
+              ],
               startupProbe: httpProbe("/health", "http", 2, 30),
               readinessProbe: httpProbe("/health", "http", 5, 3),
               livenessProbe: httpProbe("/health", "http", 10, 3),
@@ -335,7 +339,8 @@ export function healerDeployment(n: K8sNames): K8sObject {
                 healerDatabaseUrl(n, true),
                 {
                   name: "SVC_HEALER_TOKEN",
-                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN", optional: true } },
+                  // Required: the Healer listens on the pod network, so it never runs without a token.
+                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN" } },
                 },
                 {
                   name: "SVC_HEALER_WEBHOOK_URL",

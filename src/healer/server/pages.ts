@@ -5,8 +5,11 @@ import { html, SafeHtml } from "./html.js";
 
 /** What a page needs to know about the request beyond the ticket. */
 export interface PageOptions {
-  /** A bearer token guards POSTs: the forms then ask for it. */
-  tokenRequired: boolean;
+  /**
+   * With a token set, the session's CSRF token: the forms carry it as a hidden field (the session
+   * cookie alone is never enough for a write).
+   */
+  csrf?: string | undefined;
   /** One-line message after a form action (`?done=approved`). */
   flash?: string | undefined;
   /** Hidden fields every form of the page carries (name -> value), as `hiddenFields` renders them. */
@@ -79,12 +82,9 @@ export function hiddenFields(options: PageOptions): SafeHtml {
   return html`${Object.entries(options.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 }
 
-/** The fields a form needs besides its own: the hidden ones, and the token when POSTs need one. */
-function formFields(options: PageOptions, formId: string): SafeHtml {
-  const token = options.tokenRequired
-    ? html`<label for="${formId}-token">Healer token</label><input type="password" id="${formId}-token" name="token" autocomplete="off" required>`
-    : "";
-  return html`${hiddenFields(options)}${token}`;
+/** The fields a form needs besides its own: the hidden ones, with the session's CSRF token when a token guards the Healer. */
+function formFields(options: PageOptions): SafeHtml {
+  return hiddenFields({ ...options, hidden: { ...options.hidden, ...(options.csrf ? { csrf: options.csrf } : {}) } });
 }
 
 /** A unified diff with its added, removed and hunk lines marked (colour is never the only cue: the +/- stay). */
@@ -128,11 +128,11 @@ export function ticketPage(t: Ticket, options: PageOptions): string {
     t.status === "proposed"
       ? html`<div class="actions">
 <form method="post" action="/healer/approve/${t.id}/action" id="approve-form" aria-labelledby="approve">
-<p>Apply this change to the contract and regenerate the code.</p>${formFields(options, "approve")}
+<p>Apply this change to the contract and regenerate the code.</p>${formFields(options)}
 <button type="submit" class="approve" id="approve">Approve and apply</button>
 </form>
 <form method="post" action="/healer/reject/${t.id}/action" id="reject-form" aria-labelledby="reject">
-<label for="reason">Reason for rejecting (optional)</label><input type="text" name="reason" id="reason" maxlength="2000">${formFields(options, "reject")}
+<label for="reason">Reason for rejecting (optional)</label><input type="text" name="reason" id="reason" maxlength="2000">${formFields(options)}
 <button type="submit" class="reject" id="reject">Reject</button>
 </form>
 </div>`
@@ -216,11 +216,12 @@ function ticketTable(id: string, caption: string, tickets: readonly Ticket[]): S
  * `/healer`: what waits for a decision first (proposed tickets, each linking to its view page),
  * then the whole queue, newest activity first.
  */
-export function indexPage(tickets: readonly Ticket[], status: HealerStatus): string {
+export function indexPage(tickets: readonly Ticket[], status: HealerStatus, budgetWaiting = 0): string {
   const counts = Object.entries(status.queue).map(([s, n]) => html`<span>${badge(s)} ${n}</span> `);
   const pct = (x: number): string => `${Math.round(x * 100)}%`;
   const waiting = tickets.filter((t) => t.status === "proposed");
   const body = html`<h1>Tickets</h1>
+${budgetWaiting ? html`<p class="flash" id="budget-waiting">${budgetWaiting} ticket(s) wait in the queue for the model-call budget; they are kept and processed as it frees up.</p>` : ""}
 <div class="card">${counts} <span class="muted">&middot; success rate: tier 1 ${pct(status.success_rate.tier_1)}, tier 2 ${pct(status.success_rate.tier_2)}, tier 3 ${pct(status.success_rate.tier_3)}</span></div>
 <section aria-labelledby="waiting-h"><h2 id="waiting-h">Waiting for a decision (${waiting.length})</h2>
 ${
@@ -237,4 +238,16 @@ ${
 ${tickets.length ? ticketTable("tickets", "Every ticket, newest activity first", tickets) : html`<p class="muted">No tickets yet.</p>`}
 </section>`;
   return layout("Charter Healer", body);
+}
+
+/** `/healer/login`: the token, once; the answer sets the session cookie the view pages use. */
+export function loginPage(next: string, error?: string): string {
+  const body = html`<h1>Sign in</h1>
+${error ? html`<p class="flash" id="login-error">${error}</p>` : ""}
+<form method="post" action="/healer/login" class="card" id="login-form">
+<label>Healer token (SVC_HEALER_TOKEN) <input type="password" name="token" autocomplete="off" required></label>
+<input type="hidden" name="next" value="${next}">
+<button type="submit" class="approve" id="login">Sign in</button>
+</form>`;
+  return layout("Charter Healer: sign in", body);
 }

@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     AUTH_ENABLED: bool = False
     # charter: end
     SVC_HEALER_URL: str | None = None
+    # Sent as a bearer token with every error report when set (the Healer's SVC_HEALER_TOKEN).
+    SVC_HEALER_TOKEN: str | None = None
 
     @property
     def cors_origins(self) -> list[str]:

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: int = Field(default=20, ge=0)
     AUTH_LOGIN_WINDOW_SECONDS: int = Field(default=900, ge=1)
     SVC_HEALER_URL: str | None = None
+    # Sent as a bearer token with every error report when set (the Healer's SVC_HEALER_TOKEN).
+    SVC_HEALER_TOKEN: str | None = None
 
     @property
     def cors_origins(self) -> list[str]:
