@@ -117,6 +117,8 @@ function appSecretEnv(ir: DomainIR, n: K8sNames): Record<string, unknown>[] {
   });
   const env = [ref("DATABASE_URL", false)];
   if (ir.auth?.provider === "jwt") env.push(ref("AUTH_SECRET", false));
+  // The Healer requires its token; the app sends it with every report.
+  env.push(ref("SVC_HEALER_TOKEN", false));
   return env;
 }
 
@@ -335,7 +337,8 @@ export function healerDeployment(n: K8sNames): K8sObject {
                 healerDatabaseUrl(n, true),
                 {
                   name: "SVC_HEALER_TOKEN",
-                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN", optional: true } },
+                  // Required: without it anyone on the cluster network could file tickets or approve fixes.
+                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN" } },
                 },
                 {
                   name: "SVC_HEALER_WEBHOOK_URL",

@@ -54,14 +54,16 @@ def report(request: Request, exc: BaseException, status_code: int) -> None:
         payload["contract_fqn"] = contracts[0]
         payload["context"]["route_fqn"] = contracts[1]
     url = settings.SVC_HEALER_URL.rstrip("/") + "/healer/ingest"
-    task = asyncio.get_running_loop().create_task(_post(url, payload))
+    headers = {"Authorization": f"Bearer {settings.SVC_HEALER_TOKEN}"} if settings.SVC_HEALER_TOKEN else {}
+    task = asyncio.get_running_loop().create_task(_post(url, payload, headers))
     _pending.add(task)
     task.add_done_callback(_pending.discard)
 
 
-async def _post(url: str, payload: dict[str, Any]) -> None:
+async def _post(url: str, payload: dict[str, Any], headers: dict[str, str]) -> None:
     try:
         async with httpx.AsyncClient(timeout=_TIMEOUT) as client:
-            await client.post(url, json=payload)
+            response = await client.post(url, json=payload, headers=headers)
+            response.raise_for_status()
     except Exception as exc:  # a report must never raise
         logger.warning("could not report an error to the Healer at %s: %s", url, exc)

@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     IDEMPOTENCY_TTL_SECONDS: int = Field(default=86_400, ge=1)
     AUTH_ENABLED: bool = False
     SVC_HEALER_URL: str | None = None
+    # The Healer's bearer token, sent with every report (a Healer with a token refuses reports without).
+    SVC_HEALER_TOKEN: str | None = None
 
     @property
     def cors_origins(self) -> list[str]:
