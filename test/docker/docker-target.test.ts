@@ -156,14 +156,14 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
       expect(service?.environment[name], name).toMatch(new RegExp(`^\\$\\{${name}:\\?${name} is not set: .*openssl rand -hex 32`));
       expect(() => interpolate(service?.environment[name]), name).toThrow(/required variable/);
     }
-    expect(healer?.ports).toEqual(["127.0.0.1:8083:8083"]);
+    expect(interpolate(healer?.ports)).toEqual(["127.0.0.1:8083:8083"]);
     expect(healer?.volumes).toContain(`${ref("CHARTER_CONTRACTS_DIR:-../domains")}:/project/domains:rw`);
     expect(healer?.volumes).toContain("healer_state:/project/.forge");
     // Empty by default (SQLite on healer_state); a postgres:// URL in .env moves the tickets to PostgreSQL.
     expect(healer?.environment.HEALER_DATABASE_URL).toBe(ref("HEALER_DATABASE_URL:-"));
     if (expected.pages) {
       const frontend = doc.services.frontend as Service;
-      expect(frontend.ports).toEqual(["3000:3000"]);
+      expect(interpolate(frontend.ports)).toEqual(["3000:3000"]);
       expect(interpolate(frontend.build?.args?.NEXT_PUBLIC_API_URL)).toBe("http://localhost:8000");
       // The frontend's server reaches the API through the app service.
       expect(interpolate(frontend.environment.API_URL)).toBe("http://app:8000");

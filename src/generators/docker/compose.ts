@@ -48,7 +48,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
   const database = fromEnv("POSTGRES_DB", "app");
   const services: Record<string, unknown> = {
     db: {
-      image: "postgres:16-alpine",
+      image: fromEnv("POSTGRES_IMAGE", "postgres:16-bookworm"),
       restart: "unless-stopped",
       environment: { POSTGRES_USER: user, POSTGRES_PASSWORD: password, POSTGRES_DB: database },
       // Not published: only the app reaches the database, over the compose network.
@@ -65,7 +65,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
       // With a frontend the browser calls only the frontend: the API is published on loopback
       // unless APP_PUBLISH_ADDRESS says otherwise (0.0.0.0 to publish it). Without one, the API is
       // what users reach.
-      ports: [`${fromEnv("APP_PUBLISH_ADDRESS", pages ? "127.0.0.1" : "0.0.0.0")}:${PORTS.app}:8000`],
+      ports: [`${fromEnv("APP_PUBLISH_ADDRESS", pages ? "127.0.0.1" : "0.0.0.0")}:${fromEnv("APP_HOST_PORT", String(PORTS.app))}:8000`],
       environment: {
         APP_ENV: fromEnv("APP_ENV", "production"),
         PORT: "8000",
@@ -84,6 +84,8 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         IDEMPOTENCY_TTL_SECONDS: fromEnv("IDEMPOTENCY_TTL_SECONDS", "86400"),
         SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
         SVC_HEALER_TOKEN: healerToken,
+        // The frontend's server forwards the browser's address; no one else may name the client.
+        TRUSTED_PROXIES: fromEnv("TRUSTED_PROXIES", pages ? "frontend" : ""),
       },
       depends_on: { db: { condition: "service_healthy" }, healer: { condition: "service_healthy" } },
     },
@@ -92,7 +94,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
       restart: "unless-stopped",
       // Loopback only: its review pages are for the operator on this machine; the app reports over
       // the compose network.
-      ports: [`127.0.0.1:${PORTS.healer}:8083`],
+      ports: [`127.0.0.1:${fromEnv("HEALER_HOST_PORT", String(PORTS.healer))}:8083`],
       environment: {
         SVC_HEALER_PORT: String(PORTS.healer),
         SVC_HEALER_WEBHOOK_URL: fromEnv("SVC_HEALER_WEBHOOK_URL", ""),
@@ -117,7 +119,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
       // build's address is only its default.
       build: { context: "./frontend", dockerfile: "Dockerfile", args: { NEXT_PUBLIC_API_URL: apiUrl } },
       restart: "unless-stopped",
-      ports: [`${PORTS.frontend}:3000`],
+      ports: [`${fromEnv("FRONTEND_HOST_PORT", String(PORTS.frontend))}:3000`],
       environment: { NEXT_PUBLIC_API_URL: apiUrl, API_URL: fromEnv("API_URL", `http://app:${PORTS.app}`) },
       depends_on: { app: { condition: "service_healthy" } },
     };

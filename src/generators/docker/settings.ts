@@ -54,6 +54,7 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
             "development, test or production (default production); only an explicit development lets the app start with a weak AUTH_SECRET (with a warning) and seeds the bootstrap users unasked",
         },
         { name: "PORT", example: "8000", meaning: "API port (default 8000)" },
+        { name: "APP_HOST_PORT", example: "8000", meaning: "host port compose publishes the API on (default 8000)" },
         {
           name: "APP_PUBLISH_ADDRESS",
           example: "",
@@ -71,6 +72,12 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           example: "",
           meaning:
             "token signing secret, 32 or more random bytes (e.g. openssl rand -hex 32); required: compose refuses to start without it, and the app outside APP_ENV=development refuses a shorter one",
+        },
+        {
+          name: "TRUSTED_PROXIES",
+          example: "",
+          meaning:
+            "proxies (addresses, networks or host names, comma-separated) whose X-Forwarded-For names the client for the login throttle (default none; compose sets frontend)",
         },
         {
           name: "AUTH_SEED_USERS",
@@ -107,6 +114,11 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
       title: "Healer",
       settings: [
         { name: "SVC_HEALER_PORT", example: "8083", meaning: "Healer port (default 8083)" },
+        {
+          name: "HEALER_HOST_PORT",
+          example: "8083",
+          meaning: "host port compose publishes the Healer on, on 127.0.0.1 only (default 8083)",
+        },
         { name: "SVC_HEALER_WEBHOOK_URL", example: "", meaning: "webhook for Healer notifications (default none)" },
         { name: "SVC_HEALER_WEBHOOK_SECRET", example: "", meaning: "signs webhook bodies with HMAC-SHA256 when set (default none)" },
         {
@@ -175,6 +187,7 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
     groups.push({
       title: "Frontend",
       settings: [
+        { name: "FRONTEND_HOST_PORT", example: "3000", meaning: "host port compose publishes the frontend on (default 3000)" },
         {
           name: "NEXT_PUBLIC_API_URL",
           example: "http://localhost:8000",
