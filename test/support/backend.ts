@@ -76,7 +76,7 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
     ...options.env,
   };
   for (const name of options.unset ?? []) delete env[name];
-  const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-access-log"];
+  const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-access-log", "--no-proxy-headers"];
   if (options.workers && options.workers > 1) args.push("--workers", String(options.workers));
   const child = spawn(VENV_PYTHON, args, { cwd: backendDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     # Seeds the auth contract's bootstrap users (with the contract's passwords) on start; unset,
     # only APP_ENV=development seeds them.
     AUTH_SEED_USERS: bool | None = None
+    # The proxies (addresses, networks or host names, comma-separated) whose X-Forwarded-For names
+    # the client for the login throttle; default none: every caller is its own client.
+    TRUSTED_PROXIES: str = ""
     # charter: else
     AUTH_ENABLED: bool = False
     # charter: end

@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     # Seeds the auth contract's bootstrap users (with the contract's passwords) on start; unset,
     # only APP_ENV=development seeds them.
     AUTH_SEED_USERS: bool | None = None
+    # The proxies (addresses, networks or host names, comma-separated) whose X-Forwarded-For names
+    # the client for the login throttle; default none: every caller is its own client.
+    TRUSTED_PROXIES: str = ""
     SVC_HEALER_URL: str | None = None
     # The Healer's bearer token, sent with every report (a Healer with a token refuses reports without).
     SVC_HEALER_TOKEN: str | None = None
