@@ -25,7 +25,8 @@ const HEALTHY_TIMEOUT_MS = 240_000;
 
 const root = mkdtempSync(join(tmpdir(), "charter-compose-"));
 const out = join(root, "runtime");
-const project = `charter-compose-${process.pid}`;
+// One name for every run (the test holds the tests lock): each build replaces the last images.
+const project = "charter-compose-stack";
 const secrets = {
   AUTH_SECRET: randomBytes(32).toString("hex"),
   POSTGRES_PASSWORD: randomBytes(16).toString("hex"),
