@@ -74,6 +74,8 @@ standin python:3.11-slim-bookworm scripts/docker-standins/python
 node_ctx=$(mktemp -d)
 cp "$(command -v node)" "$node_ctx/node"
 cp -r "$(dirname "$(readlink -f "$(command -v npm)")")/.." "$node_ctx/npm"
+# Its headers too, where the official image has them, so node-gyp builds native modules offline.
+cp -r "$(dirname "$(readlink -f "$(command -v node)")")/../include/node" "$node_ctx/include"
 cp scripts/docker-standins/node/Dockerfile "$node_ctx/Dockerfile"
 standin node:20-bookworm-slim "$node_ctx"
 rm -rf "$node_ctx"

@@ -135,6 +135,8 @@ export async function runDev(o: DevOptions): Promise<void> {
         ...o.env,
         PYTHONUNBUFFERED: "1",
         PORT: String(o.port),
+        // A development loop: the contract's bootstrap users are seeded, so one can sign in.
+        APP_ENV: o.env.APP_ENV ?? "development",
         DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
         AUTH_SECRET: authSecret,
         SVC_HEALER_URL: healerUrl,

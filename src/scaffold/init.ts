@@ -13,7 +13,7 @@ export class InvalidProjectName extends Error {}
 
 /**
  * The project scaffold of SPEC.md point 5. Pure: the caller writes it. `secret` is the signing
- * secret put into `.env` (the committed `.env.example` keeps the placeholder).
+ * secret put into `.env` (the committed `.env.example` leaves it empty).
  */
 export function scaffoldProject(name: string, options: { schemaFiles: Record<string, string>; secret: string }): Scaffold {
   if (!new RegExp(NAME_PATTERN).test(name)) {
@@ -41,7 +41,8 @@ export function scaffoldProject(name: string, options: { schemaFiles: Record<str
       .map(([file, content]) => ({ path: `.forge/schemas/${file}`, content })),
     { path: "AGENTS.md", content: agentsManual(name) },
     { path: ".env", content: envFile(name, options.secret) },
-    { path: ".env.example", content: envFile(name, "change-me") },
+    // No usable secret in the committed example: the app refuses an empty one outside development.
+    { path: ".env.example", content: envFile(name, "") },
     { path: ".gitignore", content: gitignore() },
     { path: "README.md", content: readme(name) },
   ];

@@ -69,7 +69,7 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       const me = await client(app.url, r.body.access_token).get("/auth/me");
       expect(me.body).toEqual({ id: "victor", email: "victor@example.com", role: "viewer" });
       const claims = JSON.parse(Buffer.from(String(r.body.access_token).split(".")[1] ?? "", "base64url").toString());
-      expect(Object.keys(claims).sort()).toEqual(["email", "exp", "iat", "iss", "role", "sub"]);
+      expect(Object.keys(claims).sort()).toEqual(["email", "exp", "iat", "iss", "pwd", "role", "sub"]);
       expect(claims.exp - claims.iat).toBe(3600);
     });
 

@@ -110,6 +110,54 @@ describe("generated FastAPI backend with the placeholder AUTH_SECRET", () => {
     expect(test.output).toContain("only an explicit APP_ENV=development accepts it");
   });
 
+  it("refuses a secret shorter than 32 bytes outside development, and starts with 32", async () => {
+    const short = await runUntilExit(
+      backendDir,
+      { APP_ENV: "production", AUTH_SECRET: "x".repeat(31), AUTH_ENABLED: "true", DATABASE_BACKEND: "memory" },
+      await freePort(),
+    );
+    expect(short.code).not.toBe(0);
+    expect(short.output).toContain("refusing to start: AUTH_SECRET is shorter than 32 bytes");
+    expect(short.output).not.toContain("Traceback");
+    const x = await runUntilExit(backendDir, { APP_ENV: "production", AUTH_SECRET: "x", DATABASE_BACKEND: "memory" }, await freePort(), [
+      "AUTH_ENABLED",
+    ]);
+    expect(x.output).toContain("refusing to start: AUTH_SECRET is shorter than 32 bytes");
+    const app = await startGeneratedBackend({
+      domainDir: "examples/helpdesk",
+      outDir,
+      backend: "memory",
+      skipGenerate: true,
+      env: { AUTH_SECRET: "y".repeat(32), AUTH_ENABLED: "true", APP_ENV: "production" },
+    });
+    await app.stop();
+  });
+
+  it("seeds the contract's bootstrap users only in development or when AUTH_SEED_USERS asks", async () => {
+    const admin = { email: "admin@example.com", password: "admin-password" };
+    const cases = [
+      [{ APP_ENV: "production" }, 401],
+      [{ APP_ENV: "production", AUTH_SEED_USERS: "false" }, 401],
+      [{ APP_ENV: "production", AUTH_SEED_USERS: "true" }, 200],
+      [{ APP_ENV: "development" }, 200],
+    ] as const;
+    for (const [env, status] of cases) {
+      const app = await startGeneratedBackend({
+        domainDir: "examples/helpdesk",
+        outDir,
+        backend: "memory",
+        skipGenerate: true,
+        env: { AUTH_ENABLED: "true", ...env },
+        unset: "AUTH_SEED_USERS" in env ? [] : ["AUTH_SEED_USERS"],
+      });
+      try {
+        expect((await client(app.url).post("/auth/login", admin)).status, JSON.stringify(env)).toBe(status);
+      } finally {
+        await app.stop();
+      }
+    }
+  });
+
   it("starts in development with the placeholder and warns about it", async () => {
     const app = await startGeneratedBackend({
       domainDir: "examples/helpdesk",
@@ -119,7 +167,7 @@ describe("generated FastAPI backend with the placeholder AUTH_SECRET", () => {
       env: { AUTH_SECRET: "change-me", AUTH_ENABLED: "true", APP_ENV: "development" },
     });
     try {
-      expect(app.logs()).toContain("AUTH_SECRET has its placeholder value");
+      expect(app.logs()).toContain("AUTH_SECRET still has its placeholder value");
       const login = await client(app.url).post("/auth/login", { email: "admin@example.com", password: "admin-password" });
       expect(login.status).toBe(200);
       expect((await client(app.url, login.body.access_token).get("/tickets")).status).toBe(200);

@@ -54,7 +54,7 @@ describe("charter-init", () => {
     ]);
     expect(readFileSync(join(root, ".gitignore"), "utf8")).toMatch(/^runtime\/$/m);
     expect(readFileSync(join(root, "AGENTS.md"), "utf8")).toContain("never edit a generated file by hand");
-    expect(readFileSync(join(root, ".env.example"), "utf8")).toContain("AUTH_SECRET=change-me");
+    expect(readFileSync(join(root, ".env.example"), "utf8")).toMatch(/^AUTH_SECRET=$/m);
     expect(readFileSync(join(root, ".env"), "utf8")).toMatch(/AUTH_SECRET=[0-9a-f]{64}/);
 
     const starter = join(root, "domains/acme/entities/item.contract.yaml");

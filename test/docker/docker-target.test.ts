@@ -8,6 +8,7 @@ import { parse } from "yaml";
 import { checkDomain } from "../../src/compiler/compile-path.js";
 import { GENERATED_NOTICE } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
+import { charterVersion } from "../../src/generators/template-dir.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { ensureVenv, VENV_BIN } from "../support/python.js";
 
@@ -40,6 +41,9 @@ const SPEC_VARIABLES = [
   "VISUAL",
 ];
 
+/** What a user puts in .env: the three secrets compose requires. */
+const SECRETS = { AUTH_SECRET: "a".repeat(64), POSTGRES_PASSWORD: "p".repeat(32), SVC_HEALER_TOKEN: "t".repeat(32) };
+
 /** A compose interpolation `${inner}`, spelled so that it reads as the literal text it is. */
 const ref = (inner: string): string => `$\{${inner}}`;
 
@@ -60,11 +64,16 @@ type Compose = { name: string; services: Record<string, Service>; volumes: Recor
  */
 function interpolate(value: unknown, env: Record<string, string> = {}): unknown {
   if (typeof value === "string") {
-    return value.replace(/\$\$|\$\{([A-Z0-9_]+)(?::-([^}]*))?\}|\$([A-Za-z_])/g, (m, name?: string, fallback?: string, bare?: string) => {
-      if (m === "$$") return "$";
-      if (bare) throw new Error(`unbraced variable in ${JSON.stringify(value)}`);
-      return env[name as string] || (fallback ?? "");
-    });
+    return value.replace(
+      /\$\$|\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?([^}]*))?\}|\$([A-Za-z_])/g,
+      (m, name?: string, fallback?: string, message?: string, bare?: string) => {
+        if (m === "$$") return "$";
+        if (bare) throw new Error(`unbraced variable in ${JSON.stringify(value)}`);
+        const set = env[name as string];
+        if (message !== undefined && !set) throw new Error(`required variable: ${message}`);
+        return set || (fallback ?? "");
+      },
+    );
   }
   if (Array.isArray(value)) return value.map((v) => interpolate(v, env));
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env)]));
@@ -112,7 +121,7 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
   it("writes a compose file the Compose Specification accepts, before and after interpolation", () => {
     const doc = compose();
     expect(validateCompose(doc)).toEqual([]);
-    expect(validateCompose(interpolate(doc))).toEqual([]);
+    expect(validateCompose(interpolate(doc, SECRETS))).toEqual([]);
     // A broken file is caught by the same check (the check can fail).
     expect(validateCompose({ ...doc, services: { app: { ports: "8000" } } })).not.toEqual([]);
   });
@@ -122,24 +131,39 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
     const services = Object.keys(doc.services).sort();
     expect(services).toEqual(expected.pages ? ["app", "db", "frontend", "healer"] : ["app", "db", "healer"]);
     const { db, app, healer } = doc.services as Record<string, Service>;
-    expect(db?.ports).toEqual(["5432:5432"]);
+    // The database is reached over the compose network only.
+    expect(db?.ports).toBeUndefined();
     expect(db?.healthcheck).toMatchObject({ interval: "5s", timeout: "5s", retries: 5 });
     expect(db?.healthcheck?.test.join(" ")).toContain("pg_isready");
     expect(db?.volumes?.[0]).toMatch(/^db_data:/);
     expect(doc.volumes).toHaveProperty("db_data");
-    expect(app?.ports).toEqual(["8000:8000"]);
+    // With a frontend the API is on loopback unless asked for; without one it is what users reach.
+    expect(interpolate(app?.ports)).toEqual([expected.pages ? "127.0.0.1:8000:8000" : "0.0.0.0:8000:8000"]);
+    expect(interpolate(app?.ports, { APP_PUBLISH_ADDRESS: "0.0.0.0" })).toEqual(["0.0.0.0:8000:8000"]);
     expect(app?.depends_on?.db).toEqual({ condition: "service_healthy" });
     expect(app?.environment.AUTH_ENABLED).toBe(ref(`AUTH_ENABLED:-${expected.auth}`));
     expect(app?.environment.SVC_HEALER_URL).toBe("http://healer:8083");
-    expect(interpolate(app?.environment.DATABASE_URL)).toBe("postgresql://app:app@db:5432/app");
-    expect(healer?.ports).toEqual(["8083:8083"]);
+    expect(interpolate(app?.environment.DATABASE_URL, SECRETS)).toBe(`postgresql://app:${"p".repeat(32)}@db:5432/app`);
+    expect(interpolate(app?.environment.APP_ENV)).toBe("production");
+    expect(interpolate(app?.environment.AUTH_SEED_USERS)).toBe("false");
+    // No default secret: each of the three is required, and the message says what to do.
+    for (const [service, name] of [
+      [app, "AUTH_SECRET"],
+      [app, "SVC_HEALER_TOKEN"],
+      [healer, "SVC_HEALER_TOKEN"],
+      [db, "POSTGRES_PASSWORD"],
+    ] as const) {
+      expect(service?.environment[name], name).toMatch(new RegExp(`^\\$\\{${name}:\\?${name} is not set: .*openssl rand -hex 32`));
+      expect(() => interpolate(service?.environment[name]), name).toThrow(/required variable/);
+    }
+    expect(interpolate(healer?.ports)).toEqual(["127.0.0.1:8083:8083"]);
     expect(healer?.volumes).toContain(`${ref("CHARTER_CONTRACTS_DIR:-../domains")}:/project/domains:rw`);
     expect(healer?.volumes).toContain("healer_state:/project/.forge");
     // Empty by default (SQLite on healer_state); a postgres:// URL in .env moves the tickets to PostgreSQL.
     expect(healer?.environment.HEALER_DATABASE_URL).toBe(ref("HEALER_DATABASE_URL:-"));
     if (expected.pages) {
       const frontend = doc.services.frontend as Service;
-      expect(frontend.ports).toEqual(["3000:3000"]);
+      expect(interpolate(frontend.ports)).toEqual(["3000:3000"]);
       expect(interpolate(frontend.build?.args?.NEXT_PUBLIC_API_URL)).toBe("http://localhost:8000");
       // The frontend's server reaches the API through the app service.
       expect(interpolate(frontend.environment.API_URL)).toBe("http://app:8000");
@@ -172,7 +196,10 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
       expect(lines[at - 1], `meaning of ${v}`).toMatch(/^# \S/);
     }
     expect(text).toContain(`AUTH_ENABLED=${expected.auth}`);
-    expect(text).toContain("AUTH_SECRET=change-me");
+    // No usable secret is written: the three secrets are empty, and compose refuses empty ones.
+    for (const name of Object.keys(SECRETS)) expect(text).toMatch(new RegExp(`^${name}=$`, "m"));
+    expect(text).not.toContain("change-me");
+    expect(text).toMatch(/^APP_ENV=production$/m);
     expect(text).toMatch(/^# postgres:\/\/ URL of a ticket store shared by several Healer replicas.*\nHEALER_DATABASE_URL=\n/m);
   });
 
@@ -183,7 +210,8 @@ describe.each(Object.entries(DOMAINS))("--target docker for %s", (name, expected
     expect(reqs.length).toBeGreaterThan(3);
     for (const r of reqs) expect(r).toMatch(/^[A-Za-z0-9_.\-[\]]+==\d[\w.]*$/);
     const healerPkg = JSON.parse(readFileSync(join(out(), "healer", "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    for (const v of Object.values(healerPkg.dependencies)) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+    // Charter itself, from the tarball `npm pack` makes of the generating version.
+    expect(healerPkg.dependencies).toEqual({ charter: `file:charter-${charterVersion()}.tgz` });
     for (const f of ["backend/Dockerfile", "healer/Dockerfile"]) {
       const text = readFileSync(join(out(), f), "utf8");
       expect(text).not.toMatch(/^(ENV|ARG)\b[^\n]*(SECRET|PASSWORD|API_KEY|TOKEN)/m);
@@ -198,7 +226,7 @@ describe("the generated Dockerfiles", () => {
 
   it("pass hadolint", () => {
     ensureVenv([HADOLINT]);
-    const files = ["backend/Dockerfile", "healer/Dockerfile"].map((f) => join(root, "helpdesk-out", f));
+    const files = ["backend/Dockerfile", "healer/Dockerfile", "frontend/Dockerfile"].map((f) => join(root, "helpdesk-out", f));
     const r = execFileSync(join(VENV_BIN, "hadolint"), ["--no-color", ...files], { encoding: "utf8" });
     expect(r).toBe("");
     // hadolint does fail on a bad Dockerfile (the check can fail).
@@ -214,7 +242,8 @@ describe("the generated Dockerfiles", () => {
     const text = backend();
     const from = [...text.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
     expect(from.length).toBeGreaterThanOrEqual(2);
-    for (const image of from) expect(image).toMatch(/slim/);
+    for (const image of from) expect(image).toBe(ref("PYTHON_IMAGE"));
+    expect(text).toMatch(/^ARG PYTHON_IMAGE=python:3\.11-slim-bookworm$/m);
     const install = text.indexOf("pip install");
     expect(text.indexOf("COPY requirements.txt")).toBeLessThan(install);
     expect(install).toBeLessThan(text.indexOf("COPY app"));
@@ -229,6 +258,17 @@ describe("the generated Dockerfiles", () => {
     expect(text).toMatch(/CMD \[[^\n]*"healer", "serve", "--host", "0\.0\.0\.0", "--port", "8083"/);
     expect(text).toMatch(/HEALTHCHECK[^\n]*\\\n[^\n]*\/healer\/health/m);
     expect(text).toMatch(/^USER 1000:1000$/m);
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    for (const m of text.matchAll(/^FROM (\S+)/gm)) expect(m[1]).toBe(ref("NODE_IMAGE"));
+  });
+
+  it("build the frontend on the same Debian family, as a non-root user, with a health check", () => {
+    const text = readFileSync(join(root, "helpdesk-out", "frontend", "Dockerfile"), "utf8");
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    for (const m of text.matchAll(/^FROM (\S+)/gm)) expect(m[1]).toBe(ref("NODE_IMAGE"));
+    expect(text).not.toContain("alpine");
+    expect(text).toMatch(/^USER 1001:1001$/m);
+    expect(text).toMatch(/^HEALTHCHECK /m);
   });
 
   it("are the same bytes when generated twice", () => {

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -95,7 +96,8 @@ beforeAll(async () => {
     outDir,
     backend: "postgres",
     databaseUrl: databaseUrl(db),
-    env: { AUTH_ENABLED: "true" },
+    // The frontend's server (on 127.0.0.1 here) names the browser; no other caller may.
+    env: { AUTH_ENABLED: "true", TRUSTED_PROXIES: "127.0.0.1" },
   });
   log(`backend on ${backend.url}`);
 
@@ -913,5 +915,187 @@ describe("generated frontend for keyboard, screen reader and phone users", () =>
     await expect.poll(() => page.getByTestId("ticket-kanban").count()).toBe(1);
     await expect.poll(() => scripts.some((t) => t.includes("DndLiveRegion"))).toBe(true);
     page.off("response", listener);
+  });
+});
+
+/** One HTTP call from a chosen loopback address: how a test is several browsers (or attackers) at once. */
+function callFrom(
+  from: string,
+  url: string,
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((done, fail) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      url,
+      { method, localAddress: from, headers: { ...(payload ? { "Content-Type": "application/json" } : {}), ...headers } },
+      (res) => {
+        let text = "";
+        res.on("data", (d: Buffer) => {
+          text += d.toString();
+        });
+        res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.on("error", fail);
+    req.end(payload);
+  });
+}
+
+describe("generated frontend and API against the attacks of issue 23", () => {
+  it("counts failed sign-ins per browser: 21 from one lock only that one, with Retry-After through /session", async () => {
+    const attacker = "127.0.0.2";
+    for (let i = 0; i < 20; i++) {
+      const r = await callFrom(attacker, `${web.url}/session`, "POST", { email: `nobody${i}@example.com`, password: "guess" });
+      expect(r.status, `attempt ${i + 1}`).toBe(401);
+    }
+    const locked = await callFrom(attacker, `${web.url}/session`, "POST", { email: "nobody20@example.com", password: "guess" });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers["retry-after"])).toBeGreaterThan(0);
+    // Another browser signs in at once: the frontend's own address was never what was counted.
+    const other = await callFrom("127.0.0.3", `${web.url}/session`, "POST", ADMIN);
+    expect(other.status).toBe(204);
+    // A made-up X-Forwarded-For through the frontend does not get the attacker a fresh address.
+    const spoofed = await callFrom(
+      attacker,
+      `${web.url}/session`,
+      "POST",
+      { email: "x@example.com", password: "guess" },
+      { "X-Forwarded-For": "203.0.113.9" },
+    );
+    expect(spoofed.status).toBe(429);
+  });
+
+  it("throttles a direct caller who rotates X-Forwarded-For by its own address", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const r = await callFrom(
+        "127.0.0.4",
+        `${backend.url}/auth/login`,
+        "POST",
+        { email: `rot${i}@example.com`, password: "guess" },
+        { "X-Forwarded-For": `198.51.100.${i}` },
+      );
+      statuses.push(r.status);
+    }
+    expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true);
+    expect(statuses[20]).toBe(429);
+  });
+
+  it("counts failures per account whichever identifier is typed", async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await callFrom(`127.0.1.${i + 1}`, `${backend.url}/auth/login`, "POST", { email: "Victor@Example.com", password: "guess" });
+      expect(r.status).toBe(401);
+    }
+    const byId = await callFrom("127.0.1.9", `${backend.url}/auth/login`, "POST", { id: "victor", password: "viewer-password" });
+    expect(byId.status).toBe(429);
+  });
+
+  it("keeps tokens and the API's documents out of the page's reach through /api/backend", async () => {
+    const cookie = (await context.cookies(web.url)).find((c) => c.name === "charter_token");
+    expect(cookie).toBeDefined();
+    const jar = { cookie: `charter_token=${cookie?.value}` };
+    const via = (to: string, method = "GET") =>
+      fetch(`${web.url}/api/backend?to=${encodeURIComponent(to)}`, { method, headers: jar, redirect: "manual" });
+    for (const to of [
+      "/auth/refresh",
+      "/auth/login",
+      "/auth/me",
+      "/docs",
+      "/openapi.json",
+      "/redoc",
+      "/customers/../auth/refresh",
+      "/customers/%2e%2e/auth/me",
+      "/customers%2F..%2Fauth/me",
+      "//evil.example/",
+    ]) {
+      const r = await via(to, to.startsWith("/auth/") ? "POST" : "GET");
+      expect(r.status, to).toBe(403);
+      expect(await r.text(), to).not.toContain("access_token");
+    }
+    expect((await via("/customers/")).status).toBe(200);
+    // Refresh goes through the frontend's own route: a new cookie, no token in the answer.
+    const refreshed = await fetch(`${web.url}/session`, { method: "PUT", headers: { ...jar, Origin: web.url } });
+    expect(refreshed.status).toBe(204);
+    expect(await refreshed.text()).toBe("");
+    expect(refreshed.headers.get("set-cookie")).toMatch(/^charter_token=[^;]+;.*HttpOnly/i);
+    expect((await fetch(`${web.url}/session`, { method: "PUT", headers: { ...jar, Origin: "http://elsewhere.example" } })).status).toBe(
+      403,
+    );
+    const wrong = await via("/customers/", "PUT");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toContain("GET");
+  });
+
+  it("passes the backend's Retry-After, Allow and Location through /api/backend, Location pointed back at the proxy", async () => {
+    // The generated API sends no Location today: a stand-in backend that answers with all three.
+    const fake = createServer((req, res) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json", "Retry-After": "7", Allow: "GET, POST" };
+      headers.Location = req.url === "/customers/abs" ? `http://127.0.0.1:${port}/customers/moved?x=1` : "https://elsewhere.example/";
+      res.writeHead(303, headers).end("{}");
+    });
+    const port = await freePort();
+    await new Promise<void>((r) => fake.listen(port, "127.0.0.1", r));
+    const third = await startNextApp(appDir, await freePort(), { API_URL: `http://127.0.0.1:${port}` });
+    try {
+      const r = await fetch(`${third.url}/api/backend?to=${encodeURIComponent("/customers/abs")}`, { redirect: "manual" });
+      expect(r.status).toBe(303);
+      expect(r.headers.get("retry-after")).toBe("7");
+      expect(r.headers.get("allow")).toBe("GET, POST");
+      expect(r.headers.get("location")).toBe(`/api/backend?to=${encodeURIComponent("/customers/moved?x=1")}`);
+      const away = await fetch(`${third.url}/api/backend?to=${encodeURIComponent("/customers/other")}`, { redirect: "manual" });
+      expect(away.headers.get("location")).toBe("https://elsewhere.example/");
+    } finally {
+      await third.stop();
+      fake.close();
+    }
+  });
+
+  it("sends a nonce-based Content-Security-Policy, no framing, nosniff and a Referrer-Policy; pages still run", async () => {
+    const r = await fetch(`${web.url}/login`);
+    const csp = r.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    const nonce = /script-src 'self' 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).not.toContain("unsafe-eval");
+    expect(r.headers.get("x-frame-options")).toBe("DENY");
+    expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(r.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    const html = await r.text();
+    const scripts = html.match(/<script\b[^>]*>/g) ?? [];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+    // A second request gets another nonce.
+    expect((await fetch(`${web.url}/login`)).headers.get("content-security-policy")).not.toContain(`nonce-${nonce}`);
+    // Under that policy the page runs: no violation, and the client-side sign-in still works.
+    const violations: string[] = [];
+    const p = await context.newPage();
+    p.on("console", (m) => {
+      if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(m.text());
+    });
+    await p.goto(`${web.url}/tickets`);
+    await expect.poll(() => p.locator('[data-testid^="kanban-card-"], [data-testid^="row-"]').count()).toBeGreaterThan(0);
+    await p.close();
+    expect(violations).toEqual([]);
+  });
+
+  it("refuses a sign-out posted from another origin, and keeps the session", async () => {
+    const cookie = (await context.cookies(web.url)).find((c) => c.name === "charter_token");
+    const r = await fetch(`${web.url}/logout`, {
+      method: "POST",
+      headers: { Origin: "http://elsewhere.example", cookie: `charter_token=${cookie?.value}` },
+      redirect: "manual",
+    });
+    expect(r.status).toBe(403);
+    expect(r.headers.get("set-cookie")).toBeNull();
+    const same = await fetch(`${web.url}/logout`, {
+      method: "POST",
+      headers: { Origin: web.url, cookie: `charter_token=${cookie?.value}` },
+      redirect: "manual",
+    });
+    expect(same.status).toBe(303);
   });
 });

@@ -140,7 +140,7 @@ describe("nextjs generator", () => {
     expect(server).toContain('process.env.API_URL || process.env.NEXT_PUBLIC_API_URL || "http://localhost:8000"');
     expect(server).toContain('"Content-Type": "application/json"');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the generated source
-    expect(server).toContain("headers.Authorization = `Bearer ${token}`");
+    expect(server).toContain("sent.Authorization = `Bearer ${token}`");
     expect(server).toContain("(await cookies()).get(TOKEN_COOKIE)");
     // Sign-in keeps the token in an httpOnly, SameSite=Lax cookie, Secure over https.
     expect(file(files, "frontend/src/app/session/route.ts")).toContain('httpOnly: true, sameSite: "lax", secure: https');

@@ -19,6 +19,8 @@ export interface StartBackendOptions {
   databaseUrl?: string;
   /** Extra environment of the app (wins over the defaults: AUTH_SECRET, DATABASE_*). */
   env?: Record<string, string>;
+  /** Variables removed from that environment (ours and the inherited ones), after `env`. */
+  unset?: readonly string[];
   /** uvicorn workers (default 1). */
   workers?: number;
   /** Skip generation (the output is already there). */
@@ -67,11 +69,14 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
     PYTHONUNBUFFERED: "1",
     PYTHONDONTWRITEBYTECODE: "1",
     AUTH_SECRET: TEST_AUTH_SECRET,
+    // The tests sign in as the contract's bootstrap users, which production seeds only when asked.
+    AUTH_SEED_USERS: "true",
     DATABASE_BACKEND: options.backend,
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
-  const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-access-log"];
+  for (const name of options.unset ?? []) delete env[name];
+  const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-access-log", "--no-proxy-headers"];
   if (options.workers && options.workers > 1) args.push("--workers", String(options.workers));
   const child = spawn(VENV_PYTHON, args, { cwd: backendDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";

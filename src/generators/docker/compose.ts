@@ -25,15 +25,14 @@ function fromEnv(name: string, fallback: string): string {
 }
 
 /**
- * The Healer's token, required: compose publishes the Healer's port, so it never starts without
- * one (docs/threat-model.md); the app sends the same token with its reports.
+ * `${NAME:?message}`: a secret compose refuses to start without (item "no default secrets"); any
+ * default written here would be known to everyone who reads the generator.
  */
-const HEALER_TOKEN = required("SVC_HEALER_TOKEN", "set SVC_HEALER_TOKEN in .env (e.g. openssl rand -hex 32): the Healer needs a token");
-
-/** `${NAME:?message}`: compose refuses to start without the variable, and says why. */
-function required(name: string, message: string): string {
-  return `\${${name}:?${message}}`;
+function required(name: string, how: string): string {
+  return `\${${name}:?${name} is not set: ${how} (see .env.example)}`;
 }
+
+const RANDOM = "put 32 or more random bytes in .env, e.g. openssl rand -hex 32";
 
 /**
  * The compose file of the generated stack (SPEC.md "Generated runtime stack"): db, app, healer
@@ -42,15 +41,17 @@ function required(name: string, message: string): string {
  */
 export function composeModel(ir: DomainIR): Record<string, unknown> {
   const auth = ir.auth !== null;
+  const pages = ir.pages.length > 0;
+  const healerToken = required("SVC_HEALER_TOKEN", RANDOM);
   const user = fromEnv("POSTGRES_USER", "app");
-  const password = fromEnv("POSTGRES_PASSWORD", "app");
+  const password = required("POSTGRES_PASSWORD", RANDOM);
   const database = fromEnv("POSTGRES_DB", "app");
   const services: Record<string, unknown> = {
     db: {
-      image: "postgres:16-alpine",
+      image: fromEnv("POSTGRES_IMAGE", "postgres:16-bookworm"),
       restart: "unless-stopped",
       environment: { POSTGRES_USER: user, POSTGRES_PASSWORD: password, POSTGRES_DB: database },
-      ports: [`${PORTS.db}:5432`],
+      // Not published: only the app reaches the database, over the compose network.
       volumes: ["db_data:/var/lib/postgresql/data"],
       healthcheck: {
         // `$$` keeps the variable for the container's shell instead of compose's interpolation.
@@ -61,35 +62,44 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
     app: {
       build: { context: "./backend", dockerfile: "Dockerfile" },
       restart: "unless-stopped",
-      ports: [`${PORTS.app}:8000`],
+      // With a frontend the browser calls only the frontend: the API is published on loopback
+      // unless APP_PUBLISH_ADDRESS says otherwise (0.0.0.0 to publish it). Without one, the API is
+      // what users reach.
+      ports: [`${fromEnv("APP_PUBLISH_ADDRESS", pages ? "127.0.0.1" : "0.0.0.0")}:${fromEnv("APP_HOST_PORT", String(PORTS.app))}:8000`],
       environment: {
-        APP_ENV: fromEnv("APP_ENV", "development"),
+        APP_ENV: fromEnv("APP_ENV", "production"),
         PORT: "8000",
         DATABASE_BACKEND: "postgres",
         DATABASE_URL: `postgresql://${user}:${password}@db:5432/${database}`,
         CORS_ORIGINS: fromEnv("CORS_ORIGINS", "*"),
         AUTH_ENABLED: fromEnv("AUTH_ENABLED", auth ? "true" : "false"),
         AUTH_PROVIDER: fromEnv("AUTH_PROVIDER", "jwt"),
-        AUTH_SECRET: fromEnv("AUTH_SECRET", "change-me"),
+        AUTH_SECRET: required("AUTH_SECRET", RANDOM),
+        // The contract's bootstrap users (and their published passwords) only when asked for.
+        AUTH_SEED_USERS: fromEnv("AUTH_SEED_USERS", "false"),
         AUTH_TOKEN_EXPIRE_MINUTES: fromEnv("AUTH_TOKEN_EXPIRE_MINUTES", "60"),
         AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT: fromEnv("AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT", "5"),
         AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: fromEnv("AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS", "20"),
         AUTH_LOGIN_WINDOW_SECONDS: fromEnv("AUTH_LOGIN_WINDOW_SECONDS", "900"),
         IDEMPOTENCY_TTL_SECONDS: fromEnv("IDEMPOTENCY_TTL_SECONDS", "86400"),
         SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
-        SVC_HEALER_TOKEN: HEALER_TOKEN,
+        SVC_HEALER_TOKEN: healerToken,
+        // The frontend's server forwards the browser's address; no one else may name the client.
+        TRUSTED_PROXIES: fromEnv("TRUSTED_PROXIES", pages ? "frontend" : ""),
       },
-      depends_on: { db: { condition: "service_healthy" }, healer: { condition: "service_started" } },
+      depends_on: { db: { condition: "service_healthy" }, healer: { condition: "service_healthy" } },
     },
     healer: {
       build: { context: "./healer", dockerfile: "Dockerfile" },
       restart: "unless-stopped",
-      ports: [`${PORTS.healer}:8083`],
+      // Loopback only: its review pages are for the operator on this machine; the app reports over
+      // the compose network.
+      ports: [`127.0.0.1:${fromEnv("HEALER_HOST_PORT", String(PORTS.healer))}:8083`],
       environment: {
         SVC_HEALER_PORT: String(PORTS.healer),
         SVC_HEALER_WEBHOOK_URL: fromEnv("SVC_HEALER_WEBHOOK_URL", ""),
         SVC_HEALER_WEBHOOK_SECRET: fromEnv("SVC_HEALER_WEBHOOK_SECRET", ""),
-        SVC_HEALER_TOKEN: HEALER_TOKEN,
+        SVC_HEALER_TOKEN: healerToken,
         // Empty: tickets in SQLite on the healer_state volume; a postgres:// URL moves them to PostgreSQL.
         HEALER_DATABASE_URL: fromEnv("HEALER_DATABASE_URL", ""),
         ...Object.fromEntries(LLM_VARIABLES.map((name) => [name, fromEnv(name, "")])),
@@ -102,16 +112,16 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
       ],
     },
   };
-  if (ir.pages.length > 0) {
+  if (pages) {
     const apiUrl = fromEnv("NEXT_PUBLIC_API_URL", `http://localhost:${PORTS.app}`);
     services.frontend = {
       // The Next.js server calls the API: at run time through the app service (API_URL); the
       // build's address is only its default.
       build: { context: "./frontend", dockerfile: "Dockerfile", args: { NEXT_PUBLIC_API_URL: apiUrl } },
       restart: "unless-stopped",
-      ports: [`${PORTS.frontend}:3000`],
+      ports: [`${fromEnv("FRONTEND_HOST_PORT", String(PORTS.frontend))}:3000`],
       environment: { NEXT_PUBLIC_API_URL: apiUrl, API_URL: fromEnv("API_URL", `http://app:${PORTS.app}`) },
-      depends_on: { app: { condition: "service_started" } },
+      depends_on: { app: { condition: "service_healthy" } },
     };
   }
   return {

@@ -13,6 +13,14 @@ export { type Setting, type SettingGroup, settingGroups } from "./settings.js";
 /** The compose file at the output root, beside `.env.example`. */
 export const COMPOSE_PATH = "docker-compose.yml";
 
+/**
+ * The tarball `npm pack` makes of the generating Charter, which the Healer image installs: the
+ * version that generated the stack, from the copy the user has, with no registry in between.
+ */
+export function healerTarball(): string {
+  return `charter-${charterVersion()}.tgz`;
+}
+
 /** The Healer sidecar's "requirements file": the Charter package, pinned to the generating version. */
 function healerPackageJson(ir: DomainIR): string {
   const pkg = {
@@ -20,7 +28,7 @@ function healerPackageJson(ir: DomainIR): string {
     name: `${ir.domain.replace(/_/g, "-")}-healer`,
     private: true,
     description: "The Healer sidecar of the generated stack: `charter healer serve` on port 8083.",
-    dependencies: { charter: charterVersion() },
+    dependencies: { charter: `file:${healerTarball()}` },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

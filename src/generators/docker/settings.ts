@@ -25,12 +25,17 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
       title: "Database (compose starts PostgreSQL as the `db` service)",
       settings: [
         { name: "POSTGRES_USER", example: "app", meaning: "database user created by the db service (default app)" },
-        { name: "POSTGRES_PASSWORD", example: "app", meaning: "its password (default app); change it outside local development" },
+        {
+          name: "POSTGRES_PASSWORD",
+          example: "",
+          meaning: "its password; required, no default (compose refuses to start without it): e.g. openssl rand -hex 32",
+        },
         { name: "POSTGRES_DB", example: "app", meaning: "database name (default app)" },
         {
           name: "DATABASE_URL",
-          example: "postgresql://app:app@localhost:5432/app",
-          meaning: "database connection string (default postgresql://app:app@localhost:5432/app; compose points it at the db service)",
+          example: "",
+          meaning:
+            "database connection string, postgresql://USER:PASSWORD@HOST:5432/DB (compose builds it from the POSTGRES_* values and the db service)",
         },
         {
           name: "DATABASE_BACKEND",
@@ -44,11 +49,17 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
       settings: [
         {
           name: "APP_ENV",
-          example: "development",
+          example: "production",
           meaning:
-            "development, test or production (default production); only an explicit development lets the app start with the placeholder or an empty AUTH_SECRET (with a warning)",
+            "development, test or production (default production); only an explicit development lets the app start with a weak AUTH_SECRET (with a warning) and seeds the bootstrap users unasked",
         },
         { name: "PORT", example: "8000", meaning: "API port (default 8000)" },
+        { name: "APP_HOST_PORT", example: "8000", meaning: "host port compose publishes the API on (default 8000)" },
+        {
+          name: "APP_PUBLISH_ADDRESS",
+          example: "",
+          meaning: `host address compose publishes the API on (default ${ir.pages.length > 0 ? "127.0.0.1: the browser calls only the frontend; 0.0.0.0 publishes the API" : "0.0.0.0"})`,
+        },
         { name: "CORS_ORIGINS", example: "*", meaning: "comma-separated allowed origins (default *)" },
         {
           name: "AUTH_ENABLED",
@@ -58,8 +69,21 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         { name: "AUTH_PROVIDER", example: "jwt", meaning: "jwt or external (default jwt)" },
         {
           name: "AUTH_SECRET",
-          example: "change-me",
-          meaning: "token signing secret; the default is a placeholder that must be replaced in production",
+          example: "",
+          meaning:
+            "token signing secret, 32 or more random bytes (e.g. openssl rand -hex 32); required: compose refuses to start without it, and the app outside APP_ENV=development refuses a shorter one",
+        },
+        {
+          name: "TRUSTED_PROXIES",
+          example: "",
+          meaning:
+            "proxies (addresses, networks or host names, comma-separated) whose X-Forwarded-For names the client for the login throttle (default none; compose sets frontend)",
+        },
+        {
+          name: "AUTH_SEED_USERS",
+          example: "false",
+          meaning:
+            "true seeds the auth contract's bootstrap users, with the contract's passwords, on start (default: only under APP_ENV=development)",
         },
         { name: "AUTH_TOKEN_EXPIRE_MINUTES", example: "60", meaning: "access token lifetime in minutes (default 60)" },
         {
@@ -90,6 +114,11 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
       title: "Healer",
       settings: [
         { name: "SVC_HEALER_PORT", example: "8083", meaning: "Healer port (default 8083)" },
+        {
+          name: "HEALER_HOST_PORT",
+          example: "8083",
+          meaning: "host port compose publishes the Healer on, on 127.0.0.1 only (default 8083)",
+        },
         { name: "SVC_HEALER_WEBHOOK_URL", example: "", meaning: "webhook for Healer notifications (default none)" },
         { name: "SVC_HEALER_WEBHOOK_SECRET", example: "", meaning: "signs webhook bodies with HMAC-SHA256 when set (default none)" },
         {
@@ -158,6 +187,7 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
     groups.push({
       title: "Frontend",
       settings: [
+        { name: "FRONTEND_HOST_PORT", example: "3000", meaning: "host port compose publishes the frontend on (default 3000)" },
         {
           name: "NEXT_PUBLIC_API_URL",
           example: "http://localhost:8000",

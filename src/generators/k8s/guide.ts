@@ -123,6 +123,10 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
         ]
       : []),
     "",
+    "The login throttle counts failures per client address. The API believes `X-Forwarded-For` only",
+    `from \`TRUSTED_PROXIES\` (addresses or networks, comma-separated; none by default): set it in`,
+    `\`${n.config}\` to the network of your ${pages ? "frontend pods and " : ""}ingress, never to a range other callers share.`,
+    "",
   ];
   return lines.join("\n");
 }

@@ -117,6 +117,8 @@ function appSecretEnv(ir: DomainIR, n: K8sNames): Record<string, unknown>[] {
   });
   const env = [ref("DATABASE_URL", false)];
   if (ir.auth?.provider === "jwt") env.push(ref("AUTH_SECRET", false));
+  // The Healer requires its token; the app sends it with every report.
+  env.push(ref("SVC_HEALER_TOKEN", false));
   return env;
 }
 
@@ -170,11 +172,7 @@ export function appDeployment(ir: DomainIR, n: K8sNames): K8sObject {
               imagePullPolicy: "IfNotPresent",
               ports: [{ name: "http", containerPort: APP_PORT, protocol: "TCP" }],
               envFrom: [{ configMapRef: { name: n.config } }],
-              // The app authenticates its error reports with the Healer's token.
-              env: [
-                ...appSecretEnv(ir, n),
-                { name: "SVC_HEALER_TOKEN", valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN" } } },
-              ],
+              env: appSecretEnv(ir, n),
               startupProbe: httpProbe("/health", "http", 2, 30),
               readinessProbe: httpProbe("/health", "http", 5, 3),
               livenessProbe: httpProbe("/health", "http", 10, 3),

@@ -51,6 +51,7 @@ const THEME_SCRIPT =
 
 export function renderLayout(model: FrontendModel): string {
   return `import type { Metadata } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 
 import { AppSidebar } from "@/components/app-sidebar";
@@ -65,13 +66,18 @@ export const metadata: Metadata = {
 /** Applies the stored or the system's theme before the first paint (no flash of the other theme). */
 ${fitBreak("", "const themeScript =", `'${THEME_SCRIPT}';`)}
 
-export default function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
+/**
+ * Reading the request's nonce (src/proxy.ts) renders every page per request, which is what lets
+ * Next put that nonce on its own scripts under the Content-Security-Policy.
+ */
+export default async function RootLayout({ children }: Readonly<{ children: ReactNode }>) {
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     // The theme script sets the class before React hydrates.
     <html lang="en" suppressHydrationWarning>
       <head>
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
-        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
       </head>
       <body className="font-sans">
         <AppSidebar>{children}</AppSidebar>

@@ -192,5 +192,16 @@ export function renderApi(model: FrontendModel): string {
  */
 export * from "./request";
 `;
-  return `import { type ListFilters, type ListResult, request } from "./request";\n${imports}${core}${runs.size > 0 ? AGENT_RUN_TYPES : ""}\n${clients}`;
+  const bases = [...new Set(model.clients.map((c) => c.basePath.replace(/\/+$/, "")))].sort();
+  const paths = `
+/** The API's resource paths, the only ones the browser may reach through /api/backend. */
+${fitList(
+  "",
+  "export const RESOURCE_PATHS: readonly string[] = ",
+  bases.map((b) => JSON.stringify(b)),
+  ";",
+  "[]",
+)}
+`;
+  return `import { type ListFilters, type ListResult, request } from "./request";\n${imports}${core}${paths}${runs.size > 0 ? AGENT_RUN_TYPES : ""}\n${clients}`;
 }

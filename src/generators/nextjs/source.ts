@@ -37,7 +37,7 @@ export function indent(text: string, n: number): string {
  */
 export function withHeader(path: string, content: string): string {
   const base = path.split("/").pop() ?? path;
-  if (/\.(tsx?|mjs|js|jsonc)$/.test(base) || base === "tsconfig.json") return slashHeader() + content;
+  if (/\.(tsx?|mjs|cjs|js|jsonc)$/.test(base) || base === "tsconfig.json") return slashHeader() + content;
   if (base.endsWith(".css")) return blockHeader() + content;
   if (base.endsWith(".svg")) return `<!-- ${GENERATED_NOTICE} -->\n${content}`;
   if (base === "Dockerfile" || base.startsWith(".")) return hashHeader() + content;

@@ -174,7 +174,10 @@ export function buildNextApp(appDir, options) {
  */
 export async function startNextApp(appDir, port, env = {}) {
   let logs = "";
-  const child = spawn(process.execPath, [join(appDir, ".next", "standalone", "server.js")], {
+  // As the Dockerfile runs it: client-address.cjs first, so the API sees each browser's address.
+  const preload = join(appDir, "client-address.cjs");
+  const args = [...(existsSync(preload) ? ["--require", preload] : []), join(appDir, ".next", "standalone", "server.js")];
+  const child = spawn(process.execPath, args, {
     cwd: join(appDir, ".next", "standalone"),
     env: { ...process.env, PORT: String(port), HOSTNAME: "127.0.0.1", NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],

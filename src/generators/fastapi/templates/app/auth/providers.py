@@ -1,5 +1,7 @@
 """Token providers: `jwt` signs its own HS256 tokens, `external` checks an identity provider's."""
 
+import hashlib
+import hmac
 import logging
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime, timedelta
@@ -8,6 +10,7 @@ import jwt
 from jwt.types import Options
 from starlette.concurrency import run_in_threadpool
 
+from app.auth.users import UserStore
 from app.principal import User
 
 logger = logging.getLogger("app.auth")
@@ -19,14 +22,14 @@ class AuthProvider(ABC):
         """The user a token stands for, or None when it is missing, expired, tampered or foreign."""
 
     @abstractmethod
-    def create_token(self, user: User) -> str: ...
+    def create_token(self, user: User, password_hash: str | None = None) -> str: ...
 
     @abstractmethod
-    async def refresh_token(self, token: str) -> str | None: ...
+    async def refresh_token(self, token: str, store: UserStore) -> str | None: ...
 
 
 class JwtProvider(AuthProvider):
-    """HS256 tokens signed with AUTH_SECRET; claims sub, email, role, iat, exp and iss."""
+    """HS256 tokens signed with AUTH_SECRET; claims sub, email, role, iat, exp, iss and pwd."""
 
     algorithm = "HS256"
 
@@ -35,7 +38,12 @@ class JwtProvider(AuthProvider):
         self.expire_minutes = expire_minutes
         self._issuer = issuer
 
-    def create_token(self, user: User) -> str:
+    def password_stamp(self, password_hash: str | None) -> str:
+        """A keyed digest of the stored password hash: a password change makes older tokens unrefreshable."""
+        digest = hmac.new(self._secret.encode(), (password_hash or "").encode(), hashlib.sha256)
+        return digest.hexdigest()[:32]
+
+    def create_token(self, user: User, password_hash: str | None = None) -> str:
         now = datetime.now(UTC)
         claims = {
             "sub": user.id,
@@ -44,12 +52,13 @@ class JwtProvider(AuthProvider):
             "iat": now,
             "exp": now + timedelta(minutes=self.expire_minutes),
             "iss": self._issuer,
+            "pwd": self.password_stamp(password_hash),
         }
         return jwt.encode(claims, self._secret, algorithm=self.algorithm)
 
-    async def authenticate(self, token: str) -> User | None:
+    def _claims(self, token: str) -> dict[str, object] | None:
         try:
-            claims = jwt.decode(
+            return jwt.decode(
                 token,
                 self._secret,
                 algorithms=[self.algorithm],
@@ -58,11 +67,26 @@ class JwtProvider(AuthProvider):
             )
         except jwt.PyJWTError:
             return None
+
+    async def authenticate(self, token: str) -> User | None:
+        claims = self._claims(token)
+        if claims is None:
+            return None
         return User(id=str(claims["sub"]), email=str(claims.get("email", "")), role=str(claims["role"]))
 
-    async def refresh_token(self, token: str) -> str | None:
-        user = await self.authenticate(token)
-        return self.create_token(user) if user is not None else None
+    async def refresh_token(self, token: str, store: UserStore) -> str | None:
+        """A new token only while the user still exists with the same role and password as when signed in."""
+        claims = self._claims(token)
+        if claims is None:
+            return None
+        stored = await store.find(str(claims["sub"]), None)
+        if (
+            stored is None
+            or stored.role != claims["role"]
+            or not hmac.compare_digest(self.password_stamp(stored.password_hash), str(claims.get("pwd", "")))
+        ):
+            return None
+        return self.create_token(User(id=stored.id, email=stored.email, role=stored.role), stored.password_hash)
 
 
 class TokenIssuingUnsupported(RuntimeError):
@@ -80,7 +104,7 @@ class ExternalProvider(AuthProvider):
         self._audience = audience
         self._role_claim = role_claim
 
-    def create_token(self, user: User) -> str:
+    def create_token(self, user: User, password_hash: str | None = None) -> str:
         # No login route is mounted for this provider; reaching here is a wiring mistake.
         raise TokenIssuingUnsupported("tokens are issued by the external identity provider")
 
@@ -115,5 +139,5 @@ class ExternalProvider(AuthProvider):
             return None
         return User(id=str(claims["sub"]), email=str(claims.get("email", "")), role=role)
 
-    async def refresh_token(self, token: str) -> str | None:
+    async def refresh_token(self, token: str, store: UserStore) -> str | None:
         return None

@@ -10,9 +10,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # charter: if auth
 PLACEHOLDER_SECRET = "change-me"
-# The one APP_ENV value under which the placeholder (or an empty) secret is tolerated, with a
-# warning. Any other value, and an unset APP_ENV, count as production: the guard fails closed.
+# The one APP_ENV value under which a weak secret (the placeholder, empty or short) is tolerated,
+# with a warning, and the contract's bootstrap users are seeded unasked. Any other value, and an
+# unset APP_ENV, count as production: the guards fail closed.
 DEVELOPMENT_ENV = "development"
+# HS256 keys shorter than its 256-bit output can be brute-forced offline from one token.
+MIN_SECRET_BYTES = 32
 # charter: end
 
 
@@ -47,6 +50,12 @@ class Settings(BaseSettings):
     AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(default=5, ge=0)
     AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: int = Field(default=20, ge=0)
     AUTH_LOGIN_WINDOW_SECONDS: int = Field(default=900, ge=1)
+    # Seeds the auth contract's bootstrap users (with the contract's passwords) on start; unset,
+    # only APP_ENV=development seeds them.
+    AUTH_SEED_USERS: bool | None = None
+    # The proxies (addresses, networks or host names, comma-separated) whose X-Forwarded-For names
+    # the client for the login throttle; default none: every caller is its own client.
+    TRUSTED_PROXIES: str = ""
     # charter: else
     AUTH_ENABLED: bool = False
     # charter: end
@@ -54,6 +63,14 @@ class Settings(BaseSettings):
     # Sent as a bearer token with every error report when set (the Healer's SVC_HEALER_TOKEN).
     SVC_HEALER_TOKEN: str | None = None
 
+    # charter: if auth
+    @property
+    def seed_users(self) -> bool:
+        if self.AUTH_SEED_USERS is not None:
+            return self.AUTH_SEED_USERS
+        return self.APP_ENV.lower() == DEVELOPMENT_ENV
+
+    # charter: end
     @property
     def cors_origins(self) -> list[str]:
         return [origin.strip() for origin in self.CORS_ORIGINS.split(",") if origin.strip()]
@@ -61,15 +78,22 @@ class Settings(BaseSettings):
 
 # charter: if auth
 def check_secret(loaded: Settings) -> None:
-    """Refuses the placeholder (or an empty) secret outside development: anyone could forge tokens."""
+    """Refuses a weak secret (placeholder, empty, under 32 bytes) outside development: tokens could be forged."""
     secret = loaded.AUTH_SECRET.strip()
-    if not (loaded.AUTH_ENABLED and loaded.AUTH_PROVIDER == "jwt" and secret in ("", PLACEHOLDER_SECRET)):
+    if not (loaded.AUTH_ENABLED and loaded.AUTH_PROVIDER == "jwt"):
         return
-    what = "has its placeholder value" if secret else "is empty"
+    if secret == PLACEHOLDER_SECRET:
+        what = "still has its placeholder value"
+    elif not secret:
+        what = "is empty"
+    elif len(secret.encode()) < MIN_SECRET_BYTES:
+        what = f"is shorter than {MIN_SECRET_BYTES} bytes"
+    else:
+        return
     if loaded.APP_ENV.lower() != DEVELOPMENT_ENV:
         raise SystemExit(
-            f"refusing to start: AUTH_SECRET {'still ' if secret else ''}{what}; set a real secret "
-            f"(APP_ENV={loaded.APP_ENV}; only an explicit APP_ENV=development accepts it)"
+            f"refusing to start: AUTH_SECRET {what}; set {MIN_SECRET_BYTES} or more random bytes, e.g. "
+            f"openssl rand -hex 32 (APP_ENV={loaded.APP_ENV}; only an explicit APP_ENV=development accepts it)"
         )
     warnings.warn(
         f"AUTH_SECRET {what}: anyone can forge tokens (refused outside APP_ENV=development)",

@@ -1,4 +1,4 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 
 import { setTransport, TOKEN_COOKIE, UNREACHABLE } from "./request";
 
@@ -19,11 +19,37 @@ export function unreachable(): Response {
   return Response.json({ error: "unreachable", message: UNREACHABLE }, { status: 502 });
 }
 
-/** Calls the backend; `path` starts with "/" and holds the query string. */
+/**
+ * Calls the backend; `path` starts with "/" and holds the query string. The browser's address
+ * goes along (X-Forwarded-For, as client-address.cjs set it), so the backend's per-address login
+ * throttle counts each browser, not this server. Redirects come back as they are.
+ */
 export async function callBackend(method: string, path: string, body: string | null, token: string | null): Promise<Response> {
-  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  return fetch(`${API_URL}${path}`, { method, headers, body, cache: "no-store" });
+  const sent: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
+  if (token) sent.Authorization = `Bearer ${token}`;
+  const client = (await headers()).get("x-forwarded-for")?.split(",").pop()?.trim();
+  if (client) sent["X-Forwarded-For"] = client;
+  return fetch(`${API_URL}${path}`, { method, headers: sent, body, cache: "no-store", redirect: "manual" });
+}
+
+/** The backend's headers a caller needs: when to retry, which methods exist, where a resource is. */
+const PASSED_ON = ["Retry-After", "Allow", "Location"];
+
+/** A Location of the backend, as the browser reaches it: through /api/backend. */
+function throughProxy(location: string): string {
+  const target = new URL(location, `${API_URL}/`);
+  if (target.origin !== new URL(API_URL).origin) return location;
+  return `/api/backend?to=${encodeURIComponent(target.pathname + target.search)}`;
+}
+
+/** A response of this app's routes with the backend's status, body and the headers above. */
+export function passOn(answer: Response, text: string | null): Response {
+  const out = new Headers({ "Content-Type": answer.headers.get("Content-Type") ?? "application/json", "Cache-Control": "no-store" });
+  for (const name of PASSED_ON) {
+    const value = answer.headers.get(name);
+    if (value !== null) out.set(name, name === "Location" ? throughProxy(value) : value);
+  }
+  return new Response(text, { status: answer.status, headers: out });
 }
 
 /**

@@ -8,6 +8,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 
+from app.auth.clients import client_address
 from app.auth.deps import CurrentUser, get_provider, unauthorized
 from app.auth.limits import LoginLimits
 from app.auth.passwords import DUMMY_HASH, verify_password
@@ -53,9 +54,11 @@ class Token(BaseModel):
     expires_in: int
 
 
-def _token(request: Request, user: User) -> Token:
+def _token(request: Request, user: User, password_hash: str | None) -> Token:
     provider = get_provider(request)
-    return Token(access_token=provider.create_token(user), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
+    return Token(
+        access_token=provider.create_token(user, password_hash), expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60
+    )
 
 
 # 429 (with Retry-After) when the login attempts of the account or the address are throttled.
@@ -65,12 +68,16 @@ async def login(body: LoginRequest, request: Request) -> Token:
         raise ApiError(404, "not_found", "log in with the external identity provider")
     if body.email is None and body.id is None:
         raise ApiError(422, "validation_error", "give an email (or id) and a password")
-    # Emails are matched case-insensitively, so they are counted so too.
-    account = f"email:{body.email.lower()}" if body.email is not None else f"id:{body.id}"
-    address = request.client.host if request.client is not None else "unknown"
-    _limits.check(account, address)
+    address = await client_address(request)
     store: UserStore = request.app.state.user_store
     stored = await store.find(body.id, body.email)
+    # Counted per account, whichever identifier was typed (an email locked out stays locked out
+    # by id); an unknown identifier is counted as typed, emails case-insensitively.
+    if stored is not None:
+        account = f"user:{stored.id}"
+    else:
+        account = f"email:{body.email.lower()}" if body.email is not None else f"id:{body.id}"
+    _limits.check(account, address)
     if body.password is None:
         # Passwordless login exists for local development only.
         valid = settings.AUTH_DEV_LOGIN and stored is not None
@@ -80,7 +87,7 @@ async def login(body: LoginRequest, request: Request) -> Token:
         _limits.failed(account, address)
         raise unauthorized("invalid credentials")
     _limits.succeeded(account)
-    return _token(request, User(id=stored.id, email=stored.email, role=stored.role))
+    return _token(request, User(id=stored.id, email=stored.email, role=stored.role), stored.password_hash)
 
 
 @router.post("/refresh", operation_id="auth-refresh", responses=error_responses(401, 413, 415, 500))
@@ -90,9 +97,9 @@ async def refresh(
 ) -> Token:
     if credentials is None:
         raise unauthorized("a bearer token is required")
-    token = await get_provider(request).refresh_token(credentials.credentials)
+    token = await get_provider(request).refresh_token(credentials.credentials, request.app.state.user_store)
     if token is None:
-        raise unauthorized("the token is invalid or expired")
+        raise unauthorized("the token is invalid or expired, or its user was removed, changed role or password")
     return Token(access_token=token, expires_in=settings.AUTH_TOKEN_EXPIRE_MINUTES * 60)
 
 

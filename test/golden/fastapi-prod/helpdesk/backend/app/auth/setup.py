@@ -25,5 +25,7 @@ def make_provider() -> AuthProvider:
 
 async def make_user_store(pool: ConnectionPool | None) -> UserStore:
     store: UserStore = PostgresUserStore(pool) if pool is not None else MemoryUserStore()
-    await seed(store, BOOTSTRAP_USERS)
+    # The contract's passwords are known to everyone who can read it: seeded only where asked for.
+    if settings.seed_users:
+        await seed(store, BOOTSTRAP_USERS)
     return store

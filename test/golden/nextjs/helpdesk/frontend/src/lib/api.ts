@@ -19,6 +19,9 @@ import type {
  */
 export * from "./request";
 
+/** The API's resource paths, the only ones the browser may reach through /api/backend. */
+export const RESOURCE_PATHS: readonly string[] = ["/agents", "/customers", "/tickets"];
+
 /** One run of an agent for a record: what it was asked, what it answered, what was done. */
 export interface AgentRun {
   id: string;
