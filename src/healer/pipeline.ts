@@ -240,7 +240,10 @@ export class Healer {
       if (report.source === "runtime" || report.source === "manual") {
         const path = typeof context.request_path === "string" ? context.request_path : context.path;
         const route = typeof path === "string" ? routeOf(domain.routes, path) : undefined;
-        fqn = route?.entity ?? null;
+        // A Route's validation rule that raised is that Route's fault, not its entity's: the rules
+        // run in the generated app/rules.py, whose frame the trace shows.
+        const trace = typeof context.stacktrace === "string" ? context.stacktrace : "";
+        fqn = (route?.fqn && RULE_FRAME.test(trace) ? route.fqn : route?.entity) ?? null;
         if (route?.fqn) context.route_fqn = route.fqn;
         else delete context.route_fqn;
       } else if (typeof context.source_path === "string") {
@@ -829,6 +832,9 @@ function routeOf(routes: readonly RouteEntry[], path: string): RouteEntry | unde
 
 /** Where a ticket waiting for the model budget says so. */
 export const BUDGET_NOTE = "waiting for the model-call budget";
+
+/** A frame of the generated app's rule checks (`app/rules.py`) in a Python traceback. */
+const RULE_FRAME = /File "[^"\n]*app\/rules\.py", line \d+, in (enforce|checked|plan)\b/;
 
 /** The finding code and schema path a report carries in its context, for classification. */
 function findingOf(context: TicketContext): { code?: string; schemaPath?: string } {

@@ -63,6 +63,23 @@ async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 60
   }
 }
 
+/** Approves a proposed ticket on its view page in Chromium and waits until dev serves the fix. */
+async function approveInChromium(l: Loop, id: string): Promise<void> {
+  const from = l.dev.output().length;
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${l.healer}/healer/tickets/${id}/view`);
+    await page.click("#approve");
+    await page.waitForURL(/done=applied/);
+    await l.dev.waitFor(/backend live again/, 60_000, from);
+    await l.dev.waitFor(/healer fix \S+ is live/, 30_000, from);
+    await page.reload();
+    expect(await page.textContent("#live")).toMatch(/live since \d{4}-/);
+  } finally {
+    await page.close();
+  }
+}
+
 const AGENT = join("helpdesk", "entities", "agent.contract.yaml");
 
 const stores: [string, () => Record<string, string>][] = [
@@ -112,6 +129,44 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
     expect(kept.body).toMatchObject({ name: "Before", phone_number: null });
   }, 180_000);
 
+  it.runIf(store === "memory")(
+    "(b) a runtime error becomes a proposal; approving it in Chromium regenerates, restarts, and the request succeeds",
+    async () => {
+      const l = loop as Loop;
+      // A rule that compares the text field `company` with a number: the validator lets it through,
+      // Python refuses `str >= int`, so every enterprise create is a 500. The fix belongs to the
+      // Route whose rule raised, and makes the very same request succeed.
+      const routeFile = join(l.dir, "helpdesk", "routes", "customer_api.contract.yaml");
+      const good = readFileSync(routeFile, "utf8");
+      const mistyped = good.replace("plan != 'enterprise' or is_set(company)", "plan != 'enterprise' or company >= 3");
+      expect(mistyped).not.toBe(good);
+      const from = l.dev.output().length;
+      writeFileSync(routeFile, mistyped);
+      await l.dev.waitFor(/backend live again/, 60_000, from);
+      fake.reply({
+        json: {
+          contract: good.replace("plan != 'enterprise' or is_set(company)", "plan != 'enterprise' or len(company) >= 3"),
+          explanation: "The rule compares the company's name with a number; compare its length instead.",
+        },
+      });
+      const body = JSON.stringify({ name: "Loop Corp", email: "corp@example.com", plan: "enterprise", company: "Acme" });
+      const create = (): Promise<Response> =>
+        fetch(`${l.api}/customers`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect((await create()).status).toBe(500);
+
+      const ticket = await eventually(async () => {
+        const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=route/helpdesk/customer_api`)).json()) as Ticket[];
+        return list.find((t) => t.source === "runtime" && t.status === "proposed");
+      });
+      await approveInChromium(l, ticket.id);
+      expect(readFileSync(routeFile, "utf8")).toContain("len(company) >= 3");
+      const again = await create();
+      expect(again.status).toBe(201);
+      expect(((await again.json()) as { company: string }).company).toBe("Acme");
+    },
+    180_000,
+  );
+
   it.runIf(store === "PostgreSQL")(
     "(b) a runtime error becomes a proposal; approving it in Chromium regenerates, restarts, and the request succeeds",
     async () => {
@@ -139,19 +194,7 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
         const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=entity/helpdesk/customer`)).json()) as Ticket[];
         return list.find((t) => t.source === "runtime" && t.status === "proposed");
       });
-      const from = l.dev.output().length;
-      const page = await browser.newPage();
-      try {
-        await page.goto(`${l.healer}/healer/tickets/${ticket.id}/view`);
-        await page.click("#approve");
-        await page.waitForURL(/done=applied/);
-        await l.dev.waitFor(/backend live again/, 60_000, from);
-        await l.dev.waitFor(/healer fix \S+ is live/, 30_000, from);
-        await page.reload();
-        expect(await page.textContent("#live")).toMatch(/live since \d{4}-/);
-      } finally {
-        await page.close();
-      }
+      await approveInChromium(l, ticket.id);
       expect(readFileSync(customerFile, "utf8")).toMatch(/^\s+default: pro$/m);
       const again = await create();
       expect(again.status).toBe(201);

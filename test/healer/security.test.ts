@@ -556,7 +556,8 @@ describe("the generated app reports to a Healer with a token", () => {
       const list = (await call(running.url, "GET", "/healer/tickets", { headers: bearer })).json() as unknown as Ticket[];
       return list.length > 0 ? list : undefined;
     }, 60_000);
-    expect(tickets[0]).toMatchObject({ source: "runtime", contract_fqn: "entity/shop/order" });
+    // The Route's rule raised (its frame is in the trace): the Route is the contract to fix.
+    expect(tickets[0]).toMatchObject({ source: "runtime", contract_fqn: "route/shop/order_api" });
     expect(tickets[0]?.raw_error).toContain("TypeError");
     expect(app.logs().match(/could not report an error to the Healer/g)).toHaveLength(1);
   }, 90_000);
