@@ -9,7 +9,7 @@ import { projectFromPath } from "../healer/project.js";
 import { BackendRunner } from "./backend.js";
 import { ensureFrontendBuild, ensurePythonEnv, stopSteps } from "./install.js";
 import type { Log } from "./log.js";
-import { ensurePortFree, waitForHttp } from "./ports.js";
+import { ensurePortFree, FrontDoor, freePort, waitForHttp } from "./ports.js";
 import { type Child, StoppingError, Supervisor } from "./supervisor.js";
 
 /** How to start the Healer service (`charter healer serve`). */
@@ -124,6 +124,7 @@ export async function runDev(o: DevOptions): Promise<void> {
   const snapshot = join(project.forgeDir, "dev", "memory.snapshot");
   mkdirSync(join(project.forgeDir, "dev"), { recursive: true });
   let watcher: Closable | null = null;
+  let frontendRef: FrontendRunner | null = null;
   try {
     const env = await step(ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt")));
     const backend = new BackendRunner(supervisor, log, {
@@ -167,10 +168,11 @@ export async function runDev(o: DevOptions): Promise<void> {
       cacheDir: o.cacheDir,
       isStopping: () => stopping,
     });
+    frontendRef = frontend;
     if (pages) {
       const build = await step(ensureFrontendBuild(log, join(output, "frontend"), o.cacheDir, apiUrl));
       if (!build.built) log.info("frontend: reusing the cached production build");
-      if (!(await step(frontend.start(build.serverDir, firstOutput.frontend)))) {
+      if (!(await step(frontend.open(build.serverDir, firstOutput.frontend)))) {
         throw new DevError("the frontend did not start (see its log above)");
       }
     }
@@ -225,6 +227,7 @@ export async function runDev(o: DevOptions): Promise<void> {
     watcher?.close();
     stopSteps();
     await supervisor.stopAll();
+    await frontendRef?.close();
     unguard();
   }
   if (!interrupted) log.info("stopped");
@@ -345,22 +348,37 @@ interface FrontendOptions {
 
 /**
  * The frontend's production server. When a contract change alters the generated frontend, it is
- * rebuilt in the background while the current server keeps serving; once the build is ready the
- * old server stops and the new one starts on the same port.
+ * rebuilt in the background while the current server keeps serving; the new server starts on a
+ * port of its own, and once it answers the front door (the port users know) points at it and the
+ * old one stops. A rebuilt server that fails to start never replaces the working one.
  */
 class FrontendRunner {
   private child: Child | null = null;
   private hash = "";
   private wanted = "";
   private job: Promise<void> = Promise.resolve();
+  private readonly door: FrontDoor;
 
   constructor(
     private readonly supervisor: Supervisor,
     private readonly log: Log,
     private readonly o: FrontendOptions,
-  ) {}
+  ) {
+    this.door = new FrontDoor(o.host);
+  }
 
-  async start(serverDir: string, hash: string): Promise<boolean> {
+  /** Starts the first server and opens the public port in front of it. */
+  async open(serverDir: string, hash: string): Promise<boolean> {
+    await this.door.listen(this.o.port);
+    return this.start(serverDir, hash);
+  }
+
+  close(): Promise<void> {
+    return this.door.close();
+  }
+
+  private async start(serverDir: string, hash: string): Promise<boolean> {
+    const port = await freePort(this.o.host);
     const child = this.supervisor.start({
       name: "frontend",
       command: process.execPath,
@@ -369,20 +387,27 @@ class FrontendRunner {
       // API_URL: the frontend's server renders the pages with the API's data, at this run's API.
       env: {
         ...this.o.env,
-        PORT: String(this.o.port),
+        PORT: String(port),
         HOSTNAME: this.o.host,
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
         API_URL: this.o.apiUrl,
       },
     });
-    this.child = child;
     void child.exited.then((code) => {
       if (this.child === child && !this.o.isStopping()) this.log.error(`frontend exited (${code})`);
     });
-    const ok = await waitForHttp(`http://${this.o.host}:${this.o.port}`, () => child.running(), START_TIMEOUT_MS);
-    if (ok) this.hash = hash;
-    return ok;
+    if (!(await waitForHttp(`http://${this.o.host}:${port}`, () => child.running(), START_TIMEOUT_MS))) {
+      await this.supervisor.stop(child);
+      return false;
+    }
+    const old = this.child;
+    this.child = child;
+    this.hash = hash;
+    this.door.point(port);
+    // Requests already inside the old server finish before it goes.
+    if (old) setTimeout(() => void this.supervisor.stop(old).catch(() => {}), OLD_FRONTEND_GRACE_MS);
+    return true;
   }
 
   /** Rebuilds and swaps when `hash` (of the generated frontend) differs from the one serving. */
@@ -395,17 +420,18 @@ class FrontendRunner {
         const t0 = Date.now();
         const build = await ensureFrontendBuild(this.log, this.o.outputDir, this.o.cacheDir, this.o.apiUrl);
         if (this.o.isStopping()) return;
-        const old = this.child;
-        this.child = null;
-        if (old) await this.supervisor.stop(old);
         if (await this.start(build.serverDir, hash)) this.log.info(`frontend live again (rebuilt in ${Date.now() - t0} ms)`);
-        else if (!this.o.isStopping()) this.log.error("the rebuilt frontend did not start (see its log above)");
+        else if (!this.o.isStopping())
+          this.log.error("the rebuilt frontend did not start (see its log above); the previous one keeps serving");
       })
       .catch((e: unknown) => {
         if (!(e instanceof StoppingError)) this.log.error(`rebuilding the frontend failed: ${e instanceof Error ? e.message : String(e)}`);
       });
   }
 }
+
+/** How long a replaced frontend server may finish the requests it already has. */
+const OLD_FRONTEND_GRACE_MS = 2_000;
 
 /** Something that can be closed, such as the contracts watcher. */
 interface Closable {

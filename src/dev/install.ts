@@ -81,9 +81,12 @@ export async function ensurePythonEnv(
   return { python, installed: true };
 }
 
+/** Where each frontend build's standalone server is kept, inside the build folder. */
+const SERVERS_DIR = ".charter-servers";
+
 /** Files of the generated frontend, relative to its folder, minus what installs and builds add. */
 function sourceFiles(root: string, rel = ""): string[] {
-  const skip = new Set(["node_modules", ".next", "next-env.d.ts", "tsconfig.tsbuildinfo", "package-lock.json"]);
+  const skip = new Set(["node_modules", ".next", SERVERS_DIR, "next-env.d.ts", "tsconfig.tsbuildinfo", "package-lock.json"]);
   const out: string[] = [];
   for (const name of readdirSync(join(root, rel)).sort()) {
     if (skip.has(name)) continue;
@@ -128,12 +131,25 @@ export async function ensureFrontendBuild(log: Log, frontendDir: string, cacheDi
     writeFileSync(join(appDir, "node_modules", ".charter-installed"), pkg);
   }
   const stampPath = join(appDir, ".charter-build");
-  const serverDir = join(appDir, ".next", "standalone");
+  // Each build's server runs from a copy of its own: `next build` empties .next/ first, and a
+  // rebuild in the background must not pull the files from under the server still serving.
+  const serversDir = join(appDir, SERVERS_DIR);
+  const serverDir = join(serversDir, key);
   if (existsSync(stampPath) && readFileSync(stampPath, "utf8") === key && existsSync(join(serverDir, "server.js"))) {
     return { serverDir, built: false };
   }
   log.info("building the frontend (next build; cached until the generated frontend changes)");
   await runStep(log, join(appDir, "node_modules", ".bin", "next"), ["build"], appDir, { ...env, NODE_ENV: "production" });
+  // Kept: the newest earlier server (it may be serving until this one is ready); older ones go.
+  const earlier = existsSync(serversDir)
+    ? readdirSync(serversDir)
+        .filter((d) => d !== key)
+        .map((d) => ({ d, at: statSync(join(serversDir, d)).mtimeMs }))
+        .sort((a, b) => b.at - a.at)
+    : [];
+  for (const { d } of earlier.slice(1)) rmSync(join(serversDir, d), { recursive: true, force: true });
+  rmSync(serverDir, { recursive: true, force: true });
+  cpSync(join(appDir, ".next", "standalone"), serverDir, { recursive: true });
   // The standalone server serves static assets only from its own .next/static, as the Dockerfile copies them.
   cpSync(join(appDir, ".next", "static"), join(serverDir, ".next", "static"), { recursive: true });
   writeFileSync(stampPath, key);

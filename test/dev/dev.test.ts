@@ -109,6 +109,42 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
     await dev.waitFor(/contracts changed|generated backend is the same/, 30_000, from);
   });
 
+  it(
+    "rebuilds the frontend in the background when a page changes, the old one serving until the new one is ready",
+    async () => {
+      const web = `http://127.0.0.1:${ports.frontend}`;
+      // Signed out, a page that exists sends to sign-in; one that does not is a 404.
+      expect((await fetch(`${web}/clients`, { redirect: "manual" })).status).toBe(404);
+      // The earlier edits changed the frontend too: their rebuild finishes first.
+      const settled = (): boolean => {
+        const out = dev.output();
+        const started = out.lastIndexOf("rebuilding it in the background");
+        return started < 0 || /frontend live again|rebuilding the frontend failed/.test(out.slice(started));
+      };
+      for (const deadline = Date.now() + 10 * 60_000; !settled(); await new Promise((r) => setTimeout(r, 250))) {
+        if (Date.now() > deadline) throw new Error(`an earlier frontend rebuild never finished:\n${dev.output()}`);
+      }
+      const from = dev.output().length;
+      const file = join(dir, "helpdesk", "pages", "customers.contract.yaml");
+      writeFileSync(file, readFileSync(file, "utf8").replace("route: /customers", "route: /clients"));
+      await dev.waitFor(/rebuilding it in the background/, 60_000, from);
+      const statuses: number[] = [];
+      while (!/frontend live again/.test(dev.output().slice(from))) {
+        if (dev.proc.exitCode !== null) throw new Error(`charter dev exited:\n${dev.output().slice(from)}`);
+        statuses.push((await fetch(`${web}/login`, { signal: AbortSignal.timeout(10_000) })).status);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      // Every request during the build was served by the old server.
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+      // Connections opened before the swap finish on the old server (its grace is 2 s); new ones reach the new.
+      await expect
+        .poll(async () => (await fetch(`${web}/clients`, { redirect: "manual" })).headers.get("location"), { timeout: 15_000 })
+        .toMatch(/\/login\?next=%2Fclients/);
+    },
+    15 * 60_000,
+  );
+
   it("stops every process it started on Ctrl-C", async () => {
     const pids = descendants(dev.proc.pid as number);
     // uvicorn, the frontend server and (when it exists) the Healer, plus what they started.
