@@ -215,7 +215,10 @@ describe("the generated `all` target under docker compose", () => {
       body: JSON.stringify({ name: "Umbrella", email: "u@umbrella.example", website: "https://umbrella.example" }),
     });
     expect(r.status).toBe(500);
-    const tickets = async (): Promise<string> => (await fetch(`${url("healer")}/healer/tickets`)).text();
+    // Ticket content is the owner's: with a token set, reading it needs the token too.
+    expect((await fetch(`${url("healer")}/healer/tickets`)).status).toBe(401);
+    const owner = { Authorization: `Bearer ${secrets.SVC_HEALER_TOKEN}` };
+    const tickets = async (): Promise<string> => (await fetch(`${url("healer")}/healer/tickets`, { headers: owner })).text();
     await expect.poll(tickets, { timeout: 30_000, interval: 500 }).toContain("TypeError");
     expect(await tickets()).toContain("route/helpdesk/customer_api");
     // Without the token the Healer refuses a report: the app's got through because it sent it.
