@@ -8,13 +8,25 @@ import { operationStatuses } from "./statuses.js";
 
 type Fill = Record<string, string>;
 
+/**
+ * What app/records.fill puts in a field computed as `kind`: a value of the field's own type, so both
+ * repositories store what they are given (a UUID object bound to a text column is a 500 on
+ * PostgreSQL; a datetime in a date field comes back as a datetime from memory).
+ */
+function fillKind(entity: EntityIR, name: string, kind: string): string {
+  const type = entity.fields.find((f) => f.name === name)?.type;
+  if (kind === "uuid" && type !== undefined && type !== "uuid") return "uuid_text";
+  if ((kind === "now" || kind === "now_on_update") && type === "date") return "today";
+  return kind;
+}
+
 /** Computed fields (except sequences, numbered by the repository) set when a record is created. */
 export function createFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
   for (const f of entity.fields) {
-    if (f.computed && f.computed.kind !== "sequence") out[f.name] = f.computed.kind;
+    if (f.computed && f.computed.kind !== "sequence") out[f.name] = fillKind(entity, f.name, f.computed.kind);
   }
-  return { ...out, ...autoFill(endpoint) };
+  return { ...out, ...autoFill(entity, endpoint) };
 }
 
 /**
@@ -24,15 +36,17 @@ export function createFill(entity: EntityIR, endpoint: EndpointIR | undefined): 
 export function updateFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
   for (const f of entity.fields) {
-    if (f.computed?.kind === "now_on_update" || (f.computed?.kind === "current_user" && !f.immutable)) out[f.name] = f.computed.kind;
+    if (f.computed?.kind === "now_on_update" || (f.computed?.kind === "current_user" && !f.immutable)) {
+      out[f.name] = fillKind(entity, f.name, f.computed.kind);
+    }
   }
-  return { ...out, ...autoFill(endpoint) };
+  return { ...out, ...autoFill(entity, endpoint) };
 }
 
-function autoFill(endpoint: EndpointIR | undefined): Fill {
+function autoFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
   for (const [name, c] of Object.entries(endpoint?.autoFields ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if ((c as ComputedIR).kind !== "sequence") out[name] = c.kind;
+    if ((c as ComputedIR).kind !== "sequence") out[name] = fillKind(entity, name, c.kind);
   }
   return out;
 }
