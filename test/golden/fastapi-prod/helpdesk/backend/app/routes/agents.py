@@ -46,7 +46,7 @@ CREATE_RULES_DOC = {
             "status": 422,
             "error": "validation_error",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update"}
@@ -62,7 +62,7 @@ UPDATE_RULES_DOC = {
             "status": 422,
             "error": "validation_error",
             "in_schema": False,
-        }
+        },
     ],
 }
 

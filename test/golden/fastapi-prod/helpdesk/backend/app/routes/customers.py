@@ -50,7 +50,7 @@ CREATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Enterprise customers need a company",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
@@ -66,7 +66,7 @@ UPDATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Enterprise customers need a company",
             "in_schema": False,
-        }
+        },
     ],
 }
 

@@ -55,7 +55,7 @@ CREATE_RULES_DOC = {
             "error": "validation_error",
             "message": "A critical ticket needs a description of at least 20 characters",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now"}

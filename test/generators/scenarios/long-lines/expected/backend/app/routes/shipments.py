@@ -60,7 +60,7 @@ CREATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update"}
@@ -80,7 +80,7 @@ UPDATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
             "in_schema": False,
-        }
+        },
     ],
 }
 STATE_FILL = {"updated_at": "now_on_update"}
