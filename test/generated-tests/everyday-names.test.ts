@@ -45,6 +45,8 @@ const ENTITIES: Record<string, string> = {
   route_contract: "    title:\n      type: string\n",
   link: "    href:\n      type: string\n",
   list: "    title:\n      type: string\n",
+  // A keyword: its model module cannot be app/models/class.py, which no import statement can name.
+  class: "    title:\n      type: string\n",
   order: [
     ...KEYWORD_FIELDS.map((f) => `    ${f}:\n      type: string\n`),
     "    domain_id:\n      type: uuid\n      references:\n        entity: entity/shop/domain\n",

@@ -80,7 +80,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   for (const e of entities) {
     const route = routes.find((r) => r.entity === e.fqn);
     add(
-      `app/models/${e.name}.py`,
+      `app/models/${pyModuleName(e.name)}.py`,
       generateModels(
         e,
         route?.endpoints.find((x) => x.operation === "create"),

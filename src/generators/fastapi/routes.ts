@@ -2,7 +2,18 @@ import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, Va
 import { hashHeader } from "../header.js";
 import { updateOwnRules, writeRules } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
-import { constantName, Imports, metaConstant, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue, roleSetConstant } from "./python.js";
+import {
+  constantName,
+  Imports,
+  metaConstant,
+  pyCall,
+  pyDocstring,
+  pyModuleName,
+  pyStr,
+  pyStrTuple,
+  pyValue,
+  roleSetConstant,
+} from "./python.js";
 import type { DocumentedRule } from "./rule-schema.js";
 import { operationStatuses } from "./statuses.js";
 
@@ -427,7 +438,8 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   imp.add("app.domain", `${metaConstant(ctx.entity.name)} as META`);
   imp.add("app.errors", "not_found");
   imp.add("app.errors", "error_responses");
-  for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${ctx.entity.name}`, `${ctx.cls}${suffix}`);
+  for (const suffix of ["Create", "Filters", "List", "Public", "Update"])
+    imp.add(`app.models.${pyModuleName(ctx.entity.name)}`, `${ctx.cls}${suffix}`);
   for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
     imp.add("app.records", n);
   }
