@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FieldIR } from "../../src/compiler/index.js";
 import { parseExpression } from "../../src/contracts/expression.js";
-import { evaluate, force } from "../../src/generators/tests/solve.js";
+import { evaluate, force, sampleValue } from "../../src/generators/tests/solve.js";
 
 function field(name: string, type: FieldIR["type"], extra: Partial<FieldIR> = {}): FieldIR {
   return {
@@ -69,5 +69,35 @@ describe("rule solving for the generated suite", () => {
     expect(force(parseExpression("points <= 10"), false, { points: 1 }, FIELDS)).toBeNull();
     // A rule that always holds cannot be broken.
     expect(force(parseExpression("true or points > 1"), false, {}, FIELDS)).toBeNull();
+  });
+});
+
+describe("sampleValue of an array", () => {
+  // The request model checks each item against items_type: text items were refused with 422 for
+  // an array of dates (museum-openapi31) and of objects (swagger-petstore-openapi30).
+  it.each([
+    ["date", /^\d{4}-\d{2}-\d{2}$/],
+    ["datetime", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/],
+    ["uuid", /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/],
+    ["email", /^[^@]+@example\.com$/],
+  ] as const)("gives %s items of that type", (itemsType, shape) => {
+    const items = sampleValue(field("xs", "array", { itemsType })) as string[];
+    expect(items).toHaveLength(2);
+    for (const item of items) expect(item).toMatch(shape);
+    expect(new Set(items).size).toBe(2);
+  });
+
+  it("gives objects, booleans and numbers as such, and text otherwise", () => {
+    expect(sampleValue(field("xs", "array", { itemsType: "object" }))).toEqual([{ key: "value-0" }, { key: "value-1" }]);
+    expect(sampleValue(field("xs", "array", { itemsType: "boolean" }))).toEqual([true, false]);
+    expect(sampleValue(field("xs", "array", { itemsType: "integer" }))).toEqual([1, 2]);
+    expect(sampleValue(field("xs", "array", { itemsType: "string" }))).toEqual(["alpha", "beta"]);
+  });
+
+  it("fills a length the rules ask for with items of the declared type", () => {
+    const dates = new Map([["dates", field("dates", "array", { itemsType: "date" })]]);
+    const kept = force(parseExpression("len(dates) >= 3"), true, {}, dates) as { dates: string[] };
+    expect(kept.dates).toHaveLength(3);
+    for (const d of kept.dates) expect(d).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 });

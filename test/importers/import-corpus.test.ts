@@ -6,18 +6,25 @@ import { CORPUS_DIR, corpusInputs, runCorpusInput } from "../support/import-corp
 /**
  * The faster half of the corpus of real public inputs, all the way to a working app: import ->
  * validate -> generate -> the app on PostgreSQL -> its generated suite, which must pass. The whole
- * corpus, with the inputs that still fail, is `npm run bench -- import-corpus`.
+ * corpus, with its two slowest inputs (documenso, 51 entities, about 50 s each), is
+ * `npm run bench -- import-corpus`.
  */
 const FASTER_HALF = [
   "chinook-mysql",
   "chinook-postgres",
   "django-styleguide",
   "fastapi-template-sqlmodel",
+  // An entity `setting` (the app did not start), an array of dates and one of objects (the suite's
+  // samples were refused): faults of the generated app the corpus found (issue 25).
+  "financer-migrations",
+  "financer-prisma-folder",
+  "museum-openapi31",
   "nestjs-realworld-typeorm",
   "northwind-postgres",
   "pagila-postgres",
   "sakila-mysql",
   "sakila-postgres",
+  "swagger-petstore-openapi30",
 ];
 
 describe("the import corpus", () => {

@@ -2,7 +2,7 @@ import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compil
 import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
-import { constantName, Imports, pyCall, pyStr, pyTuple, pyValue } from "./python.js";
+import { constantName, Imports, metaConstant, pyCall, pyModuleName, pyStr, pyTuple, pyValue } from "./python.js";
 import { fillDict, invokeEvent, renderRoleConstants, rolesConstant, rulesTuple, updateFill } from "./routes.js";
 import { operationStatuses } from "./statuses.js";
 
@@ -81,15 +81,15 @@ export function generateAgentSpecs(ir: DomainIR): string {
     const create = route?.endpoints.find((x) => x.operation === "create");
     const rules = [...(create?.validation ?? []), ...updateOwnRules(create, update)];
     const workflow = ir.workflows.find((w) => w.fqn === e.stateMachine);
-    imp.add("app.domain", constantName(e.name));
-    imp.add(`app.models.${e.name}`, `${e.className}Update`);
+    imp.add("app.domain", metaConstant(e.name));
+    imp.add(`app.models.${pyModuleName(e.name)}`, `${e.className}Update`);
     if (rules.length) {
       imp.add("app", "expr");
       imp.add("app.rules", "Rule");
     }
     if (workflow) imp.add("app.workflows", constantName(workflow.name));
     const args: PyExpr[] = [
-      kw("meta", constantName(e.name)),
+      kw("meta", metaConstant(e.name)),
       kw("model", `${e.className}Update`),
       ...(rules.length ? [kw("rules", rulesTuple(rules))] : []),
       kw("fill", fillDict(updateFill(e, update))),

@@ -3,7 +3,7 @@ import { hashHeader } from "../header.js";
 import { runnableAgents } from "./agents.js";
 import { filterFields, rangeFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
-import { constantName, indent, LINE_LENGTH, pyFrozenset, pyStr, pyStrTuple, pyTuple, pyValue } from "./python.js";
+import { constantName, Imports, indent, LINE_LENGTH, metaConstant, pyFrozenset, pyStr, pyStrTuple, pyValue } from "./python.js";
 import { renderSkeleton } from "./templates.js";
 
 /** Pinned versions: the same contracts give the same requirements.txt, and a tested stack. */
@@ -54,14 +54,13 @@ export function generateRequirements(): string {
 }
 
 /** Flags and values every skeleton module of the domain is rendered with. */
-function skeleton(path: string, ir: DomainIR, routeModules: readonly string[] = []): string {
+function skeleton(path: string, ir: DomainIR): string {
   const title = ir.domain.charAt(0).toUpperCase() + ir.domain.slice(1);
   return (
     hashHeader() +
     renderSkeleton(path, {
       flags: { auth: ir.auth !== null, agents: runnableAgents(ir).length > 0 },
-      values: { domain: ir.domain, title, route_modules: routeModules.join(", ") },
-      each: { route_module: routeModules },
+      values: { domain: ir.domain, title },
     })
   );
 }
@@ -119,7 +118,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
         ? [kw("server_defaults", dict(serverDefaults.map((f) => [pyStr(f.name), pyValue(f.default)] as const)))]
         : []),
     ];
-    return assign(constantName(e.name), exploded(call("EntityMeta", args)));
+    return assign(metaConstant(e.name), exploded(call("EntityMeta", args)));
   });
   const usesSeq = entities.some((e) => e.fields.some((f) => f.computed?.kind === "sequence"));
   const routes = [...ir.routes].sort((a, b) => (a.basePath < b.basePath ? -1 : a.basePath > b.basePath ? 1 : 0));
@@ -132,7 +131,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     `DOMAIN = ${pyStr(ir.domain)}`,
     "",
     ...metas.flatMap((m) => [m, ""]),
-    `ENTITIES = ${pyTuple(entities.map((e) => constantName(e.name)))}`,
+    assign("ENTITIES", tuple(entities.map((e) => metaConstant(e.name)))),
     "",
     "# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.",
     assign("ROUTE_CONTRACTS", tuple(routes.map((r) => tuple([pyStr(r.basePath), pyStr(r.entity), pyStr(r.fqn)])))),
@@ -217,6 +216,26 @@ export function generateBootstrap(ir: DomainIR): string {
   ].join("\n");
 }
 
-export function generateMain(ir: DomainIR, routeModules: string[]): string {
-  return skeleton("app/main.py", ir, routeModules);
+export function generateMain(ir: DomainIR): string {
+  return skeleton("app/main.py", ir);
+}
+
+/**
+ * app/routes/__init__.py: the routers of the route modules, which app/main.py includes. The modules
+ * are named after base paths (`/settings` -> `settings`): imported here, where no other name lives,
+ * rather than into app/main.py, whose own names (`settings`, `health`, `app`) they would shadow.
+ */
+export function generateRoutesPackage(routeModules: readonly string[]): string {
+  const imports = new Imports();
+  imports.add("fastapi", "APIRouter");
+  for (const m of routeModules) imports.add("app.routes", m);
+  return [
+    hashHeader(),
+    '"""HTTP routes, one module per Route contract."""',
+    "",
+    imports.render(),
+    "",
+    assign("ROUTERS: tuple[APIRouter, ...]", tuple(routeModules.map((m) => `${m}.router`))),
+    "",
+  ].join("\n");
 }

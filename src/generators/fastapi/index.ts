@@ -10,10 +10,12 @@ import {
   generateMain,
   generatePyproject,
   generateRequirements,
+  generateRoutesPackage,
   generateWorkflows,
 } from "./app-modules.js";
 import { docsAssets } from "./docs-assets.js";
 import { generateModels } from "./models.js";
+import { pyModuleName } from "./python.js";
 import { generateRouteModule } from "./routes.js";
 import { staticTemplates } from "./templates.js";
 
@@ -35,6 +37,7 @@ function routeModuleNames(routes: RouteIR[]): Map<string, string> {
         .replace(/[^A-Za-z0-9]+/g, "_")
         .toLowerCase() || r.name;
     if (/^[0-9]/.test(name)) name = `r_${name}`;
+    name = pyModuleName(name);
     if (used.has(name)) name = r.name;
     used.add(name);
     out.set(r.fqn, name);
@@ -77,7 +80,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   for (const e of entities) {
     const route = routes.find((r) => r.entity === e.fqn);
     add(
-      `app/models/${e.name}.py`,
+      `app/models/${pyModuleName(e.name)}.py`,
       generateModels(
         e,
         route?.endpoints.find((x) => x.operation === "create"),
@@ -85,7 +88,6 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
       ),
     );
   }
-  add("app/routes/__init__.py", `${hashHeader()}"""HTTP routes, one module per Route contract."""\n`);
   const routeModules: string[] = [];
   for (const r of routes) {
     const entity = entityOf.get(r.entity);
@@ -99,7 +101,8 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
     add("app/routes/agent_runs.py", generateAgentRunsRoutes(ir));
     routeModules.push("agent_runs");
   }
-  add("app/main.py", generateMain(ir, [...routeModules].sort()));
+  add("app/routes/__init__.py", generateRoutesPackage([...routeModules].sort()));
+  add("app/main.py", generateMain(ir));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

@@ -118,18 +118,16 @@ export function layout(e: PyExpr, indent = 0, prefix = "", suffix = ""): string 
       return `${lead}(\n${stringPieces(e.text, indent + 4).join("\n")}\n${pad(indent)})${suffix}`;
     case "call":
       return `${lead}${e.callee}(\n${body(e.args, indent + 4, true)}\n${pad(indent)})${suffix}`;
+    // A split collection literal takes one element per line, never its whole content on one
+    // indented line as a call's arguments may (ruff breaks every separator of the group at once).
     case "tuple":
-      return `${lead}(\n${body(e.items, indent + 4, true, undefined, e.items.length === 1)}\n${pad(indent)})${suffix}`;
+      return `${lead}(\n${elements(e.items, indent + 4)}\n${pad(indent)})${suffix}`;
     case "list":
-      return `${lead}[\n${body(e.items, indent + 4, true)}\n${pad(indent)}]${suffix}`;
+      return `${lead}[\n${elements(e.items, indent + 4)}\n${pad(indent)}]${suffix}`;
     case "set":
-      return `${lead}{\n${body(e.items, indent + 4, true)}\n${pad(indent)}}${suffix}`;
+      return `${lead}{\n${elements(e.items, indent + 4)}\n${pad(indent)}}${suffix}`;
     case "dict": {
-      const entries = e.entries.map(([k, v]) => ({ k, v }));
-      const inner = pad(indent + 4);
-      const hug = `${inner}${e.entries.map(([k, v]) => `${flat(k)}: ${flat(v)}`).join(", ")}`;
-      if (hug.length <= LINE_LENGTH && entries.length > 1) return `${lead}{\n${hug}\n${pad(indent)}}${suffix}`;
-      const lines = entries.map(({ k, v }) => layout(v, indent + 4, `${flat(k)}: `, ","));
+      const lines = e.entries.map(([k, v]) => layout(v, indent + 4, `${flat(k)}: `, ","));
       return `${lead}{\n${lines.join("\n")}\n${pad(indent)}}${suffix}`;
     }
   }
@@ -150,6 +148,10 @@ function body(items: readonly PyExpr[], indent: number, commas: boolean, only?: 
   // A lone argument that does not fit is split itself, without a comma after it.
   if (items.length === 1 && !forceComma) return layout(items[0] as PyExpr, indent);
   return items.map((item) => layout(item, indent, "", commas ? "," : "")).join("\n");
+}
+
+function elements(items: readonly PyExpr[], indent: number): string {
+  return items.map((item) => layout(item, indent, "", ",")).join("\n");
 }
 
 /** Pieces of a long string, each a literal that fits on its line, split after spaces. */

@@ -51,6 +51,52 @@ export function constantName(snake: string): string {
   return snake.toUpperCase();
 }
 
+/**
+ * `name` unless it is already in `taken` or ends with `suffix`, then `name` + `suffix`: a constant
+ * named after a contract never takes one of the generated module's own names, and two contract
+ * names still give two constants (only names ending with the suffix, or taken, get it).
+ */
+function apart(name: string, taken: ReadonlySet<string>, suffix: string): string {
+  return taken.has(name) || name.endsWith(suffix) ? `${name}${suffix}` : name;
+}
+
+/** The module-level names of app/domain.py besides the entities' metadata. */
+const DOMAIN_MODULE_NAMES = new Set(["DOMAIN", "ENTITIES", "ROUTE_CONTRACTS"]);
+
+/** The constant of app/domain.py holding an entity's EntityMeta (`ticket` -> `TICKET`, `domain` -> `DOMAIN_META`). */
+export function metaConstant(entityName: string): string {
+  return apart(constantName(entityName), DOMAIN_MODULE_NAMES, "_META");
+}
+
+/**
+ * The constants of a route module not named after a contract (app/routes/<module>.py imports its
+ * entity's metadata and workflow as META and WORKFLOW, so no entity name is ever one of them).
+ */
+export const ROUTE_MODULE_NAMES: ReadonlySet<string> = new Set([
+  "ANONYMOUS",
+  "AUTHENTICATED",
+  "CREATE_FILL",
+  "CREATE_RULES",
+  "CREATE_RULES_DOC",
+  "LINKS",
+  "META",
+  "STATE_FILL",
+  "UPDATE_FILL",
+  "UPDATE_RULES",
+  "UPDATE_RULES_DOC",
+  "WORKFLOW",
+]);
+
+/** A role dependency list's constant, kept apart from a route module's own names (`links` -> `LINKS_ROLES`). */
+export function roleSetConstant(name: string): string {
+  return apart(name, ROUTE_MODULE_NAMES, "_ROLES");
+}
+
+/** A module name (a route module's, from its base path) that can be imported: keywords get a `_`. */
+export function pyModuleName(name: string): string {
+  return KEYWORDS.has(name) ? `${name}_` : name;
+}
+
 const PRECEDENCE = { or: 1, and: 2, not: 3, compare: 4, neg: 5, atom: 6 } as const;
 
 /**
@@ -178,6 +224,17 @@ const RESERVED = new Set([
   "while",
   "with",
   "yield",
+  // Names the model modules' annotations and validators use: a field named so would shadow them
+  // in the class body (`list: list[str]` makes the next `list[...]` None[...]).
+  "bool",
+  "date",
+  "datetime",
+  "float",
+  "int",
+  "list",
+  "storable_text",
+  "str",
+  "whole_number",
   "copy",
   "dict",
   "json",
@@ -190,6 +247,45 @@ const RESERVED = new Set([
   "from_orm",
   "schema_json",
   "update_forward_refs",
+]);
+
+/** Python's keywords: no module or attribute can be imported under one. */
+const KEYWORDS = new Set([
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
 ]);
 
 /** The Python attribute for a contract field name (the name itself unless reserved). */

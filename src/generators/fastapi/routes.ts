@@ -2,19 +2,42 @@ import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, Va
 import { hashHeader } from "../header.js";
 import { updateOwnRules, writeRules } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
-import { constantName, Imports, pyCall, pyDocstring, pyStr, pyStrTuple, pyValue } from "./python.js";
+import {
+  constantName,
+  Imports,
+  metaConstant,
+  pyCall,
+  pyDocstring,
+  pyModuleName,
+  pyStr,
+  pyStrTuple,
+  pyValue,
+  roleSetConstant,
+} from "./python.js";
 import type { DocumentedRule } from "./rule-schema.js";
 import { operationStatuses } from "./statuses.js";
 
 type Fill = Record<string, string>;
 
+/**
+ * What app/records.fill puts in a field computed as `kind`: a value of the field's own type, so both
+ * repositories store what they are given (a UUID object bound to a text column is a 500 on
+ * PostgreSQL; a datetime in a date field comes back as a datetime from memory).
+ */
+function fillKind(entity: EntityIR, name: string, kind: string): string {
+  const type = entity.fields.find((f) => f.name === name)?.type;
+  if (kind === "uuid" && type !== undefined && type !== "uuid") return "uuid_text";
+  if ((kind === "now" || kind === "now_on_update") && type === "date") return "today";
+  return kind;
+}
+
 /** Computed fields (except sequences, numbered by the repository) set when a record is created. */
 export function createFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
   for (const f of entity.fields) {
-    if (f.computed && f.computed.kind !== "sequence") out[f.name] = f.computed.kind;
+    if (f.computed && f.computed.kind !== "sequence") out[f.name] = fillKind(entity, f.name, f.computed.kind);
   }
-  return { ...out, ...autoFill(endpoint) };
+  return { ...out, ...autoFill(entity, endpoint) };
 }
 
 /**
@@ -24,15 +47,17 @@ export function createFill(entity: EntityIR, endpoint: EndpointIR | undefined): 
 export function updateFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
   for (const f of entity.fields) {
-    if (f.computed?.kind === "now_on_update" || (f.computed?.kind === "current_user" && !f.immutable)) out[f.name] = f.computed.kind;
+    if (f.computed?.kind === "now_on_update" || (f.computed?.kind === "current_user" && !f.immutable)) {
+      out[f.name] = fillKind(entity, f.name, f.computed.kind);
+    }
   }
-  return { ...out, ...autoFill(endpoint) };
+  return { ...out, ...autoFill(entity, endpoint) };
 }
 
-function autoFill(endpoint: EndpointIR | undefined): Fill {
+function autoFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
   for (const [name, c] of Object.entries(endpoint?.autoFields ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if ((c as ComputedIR).kind !== "sequence") out[name] = c.kind;
+    if ((c as ComputedIR).kind !== "sequence") out[name] = fillKind(entity, name, c.kind);
   }
   return out;
 }
@@ -72,7 +97,8 @@ function eventsTuple(endpoint: EndpointIR | undefined): string[] {
 
 /** Names of the role dependency lists: `["admin", "agent"]` -> `ADMIN_OR_AGENT`. */
 export function rolesConstant(roles: readonly string[]): string {
-  return roles.length === 0 ? "AUTHENTICATED" : roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_");
+  if (roles.length === 0) return "AUTHENTICATED";
+  return roleSetConstant(roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_"));
 }
 
 /** One handler of a route module, as data: its decorator, its signature and its statements. */
@@ -254,7 +280,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
       "values = body.model_dump(by_alias=True)",
       ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
       `fill(values, CREATE_FILL, ${callerId(ctx)})`,
-      ...(ctx.workflow ? [`values["state"] = ${constantName(ctx.workflow.name)}.initial`] : []),
+      ...(ctx.workflow ? ['values["state"] = WORKFLOW.initial'] : []),
       "key = idempotency_key(request)",
       "if key is not None:",
       `    return await create_once(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
@@ -298,7 +324,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
     body: [
       lookup(ctx),
       "changes = body.model_dump(by_alias=True, exclude_unset=True)",
-      `check_changes(${constantName(ctx.entity.name)}, changes)`,
+      "check_changes(META, changes)",
       `fill(changes, UPDATE_FILL, ${callerId(ctx)})`,
       // The rules see the record as the change leaves it, read under the write's lock (modify).
       rules
@@ -333,7 +359,7 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
  * move is decided (allowed target, guard, effects) on the record as the write holds it, so a
  * concurrent update cannot break the guard between the check and the change of state.
  */
-function transitionHandler(ctx: RouteContext, workflow: WorkflowIR, move: EndpointIR): HandlerModel {
+function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
   ctx.constants.push({ name: "STATE_FILL", value: fillDict(updateFill(ctx.entity, move)) });
   return {
     method: "put",
@@ -346,7 +372,7 @@ function transitionHandler(ctx: RouteContext, workflow: WorkflowIR, move: Endpoi
       lookup(ctx),
       "changes: dict[str, Any] = {}",
       `fill(changes, STATE_FILL, ${callerId(ctx)})`,
-      `move = ${constantName(workflow.name)}.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`,
+      `move = WORKFLOW.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`,
       "record = await repo.modify(record_id, move)",
       "if record is None:",
       `    ${notFound(ctx)}`,
@@ -373,7 +399,7 @@ export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR,
   };
   const move = endpoint(ctx, "transition");
   const handlers = [listHandler(ctx), getHandler(ctx), createHandler(ctx), updateHandler(ctx), deleteHandler(ctx)];
-  if (ctx.workflow && move) handlers.push(transitionHandler(ctx, ctx.workflow, move));
+  if (ctx.workflow && move) handlers.push(transitionHandler(ctx, move));
   addImports(ctx, handlers);
   return {
     docstring: pyDocstring(`${humanList(entity.labelPlural)} API (${route.fqn}).`, route.description ? `${route.description}.` : ""),
@@ -407,18 +433,21 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
   for (const n of ["repository", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);
   if (ctx.ir.auth === null) imp.add("app.principal", "ANONYMOUS");
-  imp.add("app.domain", constantName(ctx.entity.name));
+  // Under fixed names: an entity or workflow named like one of the module's own names (`links`, a
+  // role's `USER`) would otherwise shadow it.
+  imp.add("app.domain", `${metaConstant(ctx.entity.name)} as META`);
   imp.add("app.errors", "not_found");
   imp.add("app.errors", "error_responses");
-  for (const suffix of ["Create", "Filters", "List", "Public", "Update"]) imp.add(`app.models.${ctx.entity.name}`, `${ctx.cls}${suffix}`);
+  for (const suffix of ["Create", "Filters", "List", "Public", "Update"])
+    imp.add(`app.models.${pyModuleName(ctx.entity.name)}`, `${ctx.cls}${suffix}`);
   for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
     imp.add("app.records", n);
   }
   imp.add("app.responses", "ORJSONResponse");
   if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");
-  if (ctx.workflow && handlers.some((h) => h.method === "put")) {
-    imp.add("app.workflow", "StateChange");
-    imp.add("app.workflows", constantName(ctx.workflow.name));
+  if (ctx.workflow && handlers.some((h) => h.method === "put")) imp.add("app.workflow", "StateChange");
+  if (ctx.workflow && code.includes("WORKFLOW.")) {
+    imp.add("app.workflows", `${constantName(ctx.workflow.name)} as WORKFLOW`);
   }
 }
 

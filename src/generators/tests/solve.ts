@@ -1,4 +1,4 @@
-import type { FieldIR } from "../../compiler/index.js";
+import type { FieldIR, FieldType } from "../../compiler/index.js";
 import type { CompareOp, Expr } from "../../contracts/expression.js";
 
 /** A record as the generated app sees it when it evaluates a rule: field name -> JSON value. */
@@ -171,7 +171,7 @@ function solveCompare(op: CompareOp, left: Expr, right: Expr, want: boolean, fie
     const f = fields.get(left.args[0].name);
     if (!f) return null;
     const n = Math.max(0, numberFor(target, constant, 1));
-    if (f.type === "array") return { [f.name]: Array.from({ length: n }, (_, i) => `item-${i}`) };
+    if (f.type === "array") return { [f.name]: Array.from({ length: n }, (_, i) => sampleItem(f.itemsType, i)) };
     return { [f.name]: "x".repeat(n) };
   }
   return null;
@@ -248,11 +248,37 @@ export function sampleValue(f: FieldIR, seed = f.name): unknown {
     case "uuid":
       return "6f1c2b8e-3d4a-4c5b-9e7f-0a1b2c3d4e5f";
     case "array":
-      return f.itemsType === "integer" || f.itemsType === "number" ? [1, 2] : ["alpha", "beta"];
+      return [sampleItem(f.itemsType, 0), sampleItem(f.itemsType, 1)];
     case "object":
       return { key: "value" };
     default:
       return sampleText(f, seed);
+  }
+}
+
+/**
+ * The `i`th item of a sample array: a value of the declared item type, as the request model checks
+ * each item (a date array refuses text, an object array refuses strings). Items differ by `i`.
+ */
+function sampleItem(itemsType: FieldType | null, i: number): unknown {
+  switch (itemsType) {
+    case "integer":
+    case "number":
+      return i + 1;
+    case "boolean":
+      return i % 2 === 0;
+    case "email":
+      return `item-${i}@example.com`;
+    case "date":
+      return `2030-01-${String(15 + (i % 10)).padStart(2, "0")}`;
+    case "datetime":
+      return `2030-01-${String(15 + (i % 10)).padStart(2, "0")}T10:00:00Z`;
+    case "uuid":
+      return `6f1c2b8e-3d4a-4c5b-9e7f-${String(i).padStart(12, "0")}`;
+    case "object":
+      return { key: `value-${i}` };
+    default:
+      return ["alpha", "beta"][i] ?? `item-${i}`;
   }
 }
 

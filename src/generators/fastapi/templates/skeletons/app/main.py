@@ -26,7 +26,7 @@ from app.config import settings
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
-from app.routes import __route_modules__
+from app.routes import ROUTERS
 from app.storage import open_storage
 
 logger = logging.getLogger("app")
@@ -137,4 +137,5 @@ async def health() -> Health:
 # charter: if auth
 app.include_router(auth_routes.router)
 # charter: end
-app.include_router(__route_module__.router)  # charter: each route module
+for router in ROUTERS:
+    app.include_router(router)

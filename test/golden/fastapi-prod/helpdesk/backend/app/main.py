@@ -23,7 +23,7 @@ from app.config import settings
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
-from app.routes import agent_runs, agents, customers, tickets
+from app.routes import ROUTERS
 from app.storage import open_storage
 
 logger = logging.getLogger("app")
@@ -126,7 +126,5 @@ async def health() -> Health:
 
 
 app.include_router(auth_routes.router)
-app.include_router(agent_runs.router)
-app.include_router(agents.router)
-app.include_router(customers.router)
-app.include_router(tickets.router)
+for router in ROUTERS:
+    app.include_router(router)

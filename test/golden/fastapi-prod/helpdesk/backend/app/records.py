@@ -55,13 +55,21 @@ _QUERY_RULES_TEXT = "Paging by cursor: " + "; ".join(_QUERY_RULES) + " (see x-qu
 
 
 def fill(values: dict[str, Any], generators: Mapping[str, str], user_id: str) -> None:
-    """Sets computed fields: `uuid`, `now` (and `now_on_update`) and `current_user`."""
+    """Sets computed fields: `uuid`, `now` (and `now_on_update`) and `current_user`.
+
+    `uuid_text` and `today` are the same for a text field and a date field, whose columns take a
+    str and a date rather than a UUID and a datetime.
+    """
     now = datetime.now(UTC)
     for column, kind in generators.items():
         if kind == "uuid":
             values[column] = uuid4()
+        elif kind == "uuid_text":
+            values[column] = str(uuid4())
         elif kind in ("now", "now_on_update"):
             values[column] = now
+        elif kind == "today":
+            values[column] = now.date()
         elif kind == "current_user":
             values[column] = user_id
 

@@ -19,7 +19,7 @@ from app.config import settings
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
-from app.routes import items
+from app.routes import ROUTERS
 from app.storage import open_storage
 
 logger = logging.getLogger("app")
@@ -115,4 +115,5 @@ async def health() -> Health:
     return Health(status="ok", domain=DOMAIN)
 
 
-app.include_router(items.router)
+for router in ROUTERS:
+    app.include_router(router)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
-from app.domain import AGENT
+from app.domain import AGENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
@@ -46,7 +46,7 @@ CREATE_RULES_DOC = {
             "status": 422,
             "error": "validation_error",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update"}
@@ -62,7 +62,7 @@ UPDATE_RULES_DOC = {
             "status": 422,
             "error": "validation_error",
             "in_schema": False,
-        }
+        },
     ],
 }
 
@@ -132,7 +132,7 @@ async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -
 async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("agent")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
-    check_changes(AGENT, changes)
+    check_changes(META, changes)
     fill(changes, UPDATE_FILL, user.id)
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:

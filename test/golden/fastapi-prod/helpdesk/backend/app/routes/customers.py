@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
-from app.domain import CUSTOMER
+from app.domain import CUSTOMER as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
@@ -50,7 +50,7 @@ CREATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Enterprise customers need a company",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update", "updated_by": "current_user"}
@@ -66,7 +66,7 @@ UPDATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Enterprise customers need a company",
             "in_schema": False,
-        }
+        },
     ],
 }
 
@@ -136,7 +136,7 @@ async def create_customer(body: CustomerCreate, request: Request, user: CurrentU
 async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("customer")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
-    check_changes(CUSTOMER, changes)
+    check_changes(META, changes)
     fill(changes, UPDATE_FILL, user.id)
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import CurrentUser, repository, role_dependencies
-from app.domain import TICKET
+from app.domain import TICKET as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
@@ -17,7 +17,7 @@ from app.records import check_changes, fill, list_query, page_body, parse_query,
 from app.responses import ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
-from app.workflows import TICKET_LIFECYCLE
+from app.workflows import TICKET_LIFECYCLE as WORKFLOW
 
 router = APIRouter(prefix="/tickets", tags=["tickets"])
 
@@ -55,7 +55,7 @@ CREATE_RULES_DOC = {
             "error": "validation_error",
             "message": "A critical ticket needs a description of at least 20 characters",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now"}
@@ -139,7 +139,7 @@ async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser)
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
-    values["state"] = TICKET_LIFECYCLE.initial
+    values["state"] = WORKFLOW.initial
     key = idempotency_key(request)
     if key is not None:
         return await create_once(repo, key, user.id, body, values, ("ticket_created",), LINKS)
@@ -159,7 +159,7 @@ async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser)
 async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) -> ORJSONResponse:
     repo = repository("ticket")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
-    check_changes(TICKET, changes)
+    check_changes(META, changes)
     fill(changes, UPDATE_FILL, user.id)
     record = await repo.modify(record_id, checked(UPDATE_RULES, changes, events=("ticket_updated",)))
     if record is None:
@@ -194,7 +194,7 @@ async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> 
     repo = repository("ticket")
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
-    move = TICKET_LIFECYCLE.move(body.state, changes, events=("ticket_state_changed",))
+    move = WORKFLOW.move(body.state, changes, events=("ticket_state_changed",))
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("ticket", record_id)

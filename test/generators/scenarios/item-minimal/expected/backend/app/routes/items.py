@@ -8,7 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app.deps import repository
-from app.domain import ITEM
+from app.domain import ITEM as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
@@ -16,7 +16,7 @@ from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
 from app.responses import ORJSONResponse
 from app.workflow import StateChange
-from app.workflows import ITEM_FLOW
+from app.workflows import ITEM_FLOW as WORKFLOW
 
 router = APIRouter(prefix="/items", tags=["items"])
 
@@ -68,7 +68,7 @@ async def create_item(body: ItemCreate, request: Request) -> Response:
     repo = repository("item")
     values = body.model_dump(by_alias=True)
     fill(values, CREATE_FILL, ANONYMOUS.id)
-    values["state"] = ITEM_FLOW.initial
+    values["state"] = WORKFLOW.initial
     key = idempotency_key(request)
     if key is not None:
         return await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
@@ -86,7 +86,7 @@ async def create_item(body: ItemCreate, request: Request) -> Response:
 async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
     repo = repository("item")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
-    check_changes(ITEM, changes)
+    check_changes(META, changes)
     fill(changes, UPDATE_FILL, ANONYMOUS.id)
     record = await repo.update(record_id, changes, events=())
     if record is None:
@@ -119,7 +119,7 @@ async def move_item(record_id: UUID, body: StateChange) -> ORJSONResponse:
     repo = repository("item")
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
-    move = ITEM_FLOW.move(body.state, changes, events=())
+    move = WORKFLOW.move(body.state, changes, events=())
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("item", record_id)

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.deps import repository
-from app.domain import SHIPMENT
+from app.domain import SHIPMENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
@@ -21,7 +21,7 @@ from app.records import check_changes, fill, list_query, page_body, parse_query,
 from app.responses import ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
-from app.workflows import SHIPMENT_FLOW
+from app.workflows import SHIPMENT_FLOW as WORKFLOW
 
 router = APIRouter(prefix="/shipments", tags=["shipments"])
 
@@ -60,7 +60,7 @@ CREATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
             "in_schema": False,
-        }
+        },
     ],
 }
 UPDATE_FILL = {"updated_at": "now_on_update"}
@@ -80,7 +80,7 @@ UPDATE_RULES_DOC = {
             "error": "validation_error",
             "message": "Uninsured shipments worth 1000 or more must travel with an express carrier",
             "in_schema": False,
-        }
+        },
     ],
 }
 STATE_FILL = {"updated_at": "now_on_update"}
@@ -129,7 +129,7 @@ async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, ANONYMOUS.id)
-    values["state"] = SHIPMENT_FLOW.initial
+    values["state"] = WORKFLOW.initial
     key = idempotency_key(request)
     if key is not None:
         return await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
@@ -148,7 +148,7 @@ async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
 async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONResponse:
     repo = repository("shipment")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
-    check_changes(SHIPMENT, changes)
+    check_changes(META, changes)
     fill(changes, UPDATE_FILL, ANONYMOUS.id)
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
@@ -181,7 +181,7 @@ async def move_shipment(record_id: UUID, body: StateChange) -> ORJSONResponse:
     repo = repository("shipment")
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
-    move = SHIPMENT_FLOW.move(body.state, changes, events=())
+    move = WORKFLOW.move(body.state, changes, events=())
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("shipment", record_id)
