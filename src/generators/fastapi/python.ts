@@ -187,68 +187,6 @@ function emit(e: Expr, v: string): Emitted {
   }
 }
 
-/** Python keywords and BaseModel attributes a field must not be named after (it gets an alias). */
-const RESERVED = new Set([
-  "False",
-  "None",
-  "True",
-  "and",
-  "as",
-  "assert",
-  "async",
-  "await",
-  "break",
-  "class",
-  "continue",
-  "def",
-  "del",
-  "elif",
-  "else",
-  "except",
-  "finally",
-  "for",
-  "from",
-  "global",
-  "if",
-  "import",
-  "in",
-  "is",
-  "lambda",
-  "nonlocal",
-  "not",
-  "or",
-  "pass",
-  "raise",
-  "return",
-  "try",
-  "while",
-  "with",
-  "yield",
-  // Names the model modules' annotations and validators use: a field named so would shadow them
-  // in the class body (`list: list[str]` makes the next `list[...]` None[...]).
-  "bool",
-  "date",
-  "datetime",
-  "float",
-  "int",
-  "list",
-  "storable_text",
-  "str",
-  "whole_number",
-  "copy",
-  "dict",
-  "json",
-  "schema",
-  "validate",
-  "construct",
-  "fields",
-  "parse_obj",
-  "parse_raw",
-  "from_orm",
-  "schema_json",
-  "update_forward_refs",
-]);
-
 /** Python's keywords: no module or attribute can be imported under one. */
 const KEYWORDS = new Set([
   "False",
@@ -286,6 +224,34 @@ const KEYWORDS = new Set([
   "while",
   "with",
   "yield",
+]);
+
+/** Python keywords and BaseModel attributes a field must not be named after (it gets an alias). */
+const RESERVED = new Set([
+  ...KEYWORDS,
+  // Names the model modules' annotations and validators use: a field named so would shadow them
+  // in the class body (`list: list[str]` makes the next `list[...]` None[...]).
+  "bool",
+  "date",
+  "datetime",
+  "float",
+  "int",
+  "list",
+  "storable_text",
+  "str",
+  "whole_number",
+  "copy",
+  "dict",
+  "json",
+  "schema",
+  "validate",
+  "construct",
+  "fields",
+  "parse_obj",
+  "parse_raw",
+  "from_orm",
+  "schema_json",
+  "update_forward_refs",
 ]);
 
 /** The Python attribute for a contract field name (the name itself unless reserved). */
