@@ -21,8 +21,14 @@ await build({
   logLevel: "warning",
 });
 mkdirSync(join(root, "dist"), { recursive: true });
-execFileSync(
-  process.execPath,
-  [join(root, "node_modules/@vscode/vsce/vsce"), "package", "--no-dependencies", "-o", join(root, "dist/charter-contracts.vsix")],
-  { cwd: ext, stdio: ["ignore", "inherit", "inherit"] },
-);
+// vsce lists every packaged file on stdout; the build prints it only when packaging fails.
+try {
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/@vscode/vsce/vsce"), "package", "--no-dependencies", "-o", join(root, "dist/charter-contracts.vsix")],
+    { cwd: ext, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" },
+  );
+} catch (e) {
+  process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
+  throw e;
+}
