@@ -15,7 +15,10 @@ function loginFrom(base: string, from: string, body: unknown, forwardedFor?: str
     if (forwardedFor) headers["X-Forwarded-For"] = forwardedFor;
     const req = httpRequest(`${base}/auth/login`, { method: "POST", localAddress: from, headers }, (res) => {
       res.resume();
-      res.on("end", () => done({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined }));
+      res.on("end", () => {
+        const retryAfter = res.headers["retry-after"];
+        done({ status: res.statusCode ?? 0, ...(typeof retryAfter === "string" ? { retryAfter } : {}) });
+      });
     });
     req.on("error", fail);
     req.end(JSON.stringify(body));

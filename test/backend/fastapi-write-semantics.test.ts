@@ -137,7 +137,9 @@ describe.each(["memory", "postgres"] as const)("generated API write semantics on
         const sendMove = () => agent.put(`/tickets/${id}/state`, { state: "resolved" });
         const sendUpdate = () => agent.patch(`/tickets/${id}`, { resolution: "short" });
         const [move, update] =
-          i % 2 === 0 ? await Promise.all([sendMove(), sendUpdate()]) : (await Promise.all([sendUpdate(), sendMove()])).reverse();
+          i % 2 === 0
+            ? await Promise.all([sendMove(), sendUpdate()])
+            : await Promise.all([sendUpdate(), sendMove()]).then(([u, m]) => [m, u] as const);
         expect(update.status).toBe(200);
         if (move.status === 200) {
           if (String(move.body.resolution ?? "").length < 10) outcomes.bypassed++;

@@ -49,7 +49,7 @@ describe("generator scenarios", () => {
 
   describe.each(scenarios)("$name: $description", (s) => {
     it("matches the golden output", () => {
-      const copies = new Map([
+      const copies = new Map<string, string>([
         ...[...staticTemplates()].map(([path, text]) => [`backend/${path}`, hashHeader() + text] as const),
         ...docsAssets().map(([path, text]) => [`backend/${path}`, text] as const),
       ]);

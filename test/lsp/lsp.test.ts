@@ -186,7 +186,9 @@ describe("charter lsp over stdio", () => {
     })) as WorkspaceEdit;
     const changes = edit.documentChanges ?? [];
     const texts = changes.filter((c): c is TextDocumentEdit => "textDocument" in c);
-    const byFile = Object.fromEntries(texts.map((c) => [c.textDocument.uri.slice(uri(root).length), c.edits.map((e) => e.newText)]));
+    const byFile = Object.fromEntries(
+      texts.map((c) => [c.textDocument.uri.slice(uri(root).length), c.edits.map((e) => ("newText" in e ? e.newText : e.snippet.value))]),
+    );
     expect(byFile["/entities/customer.contract.yaml"]).toEqual(["client"]);
     expect(byFile["/entities/ticket.contract.yaml"]).toEqual(["entity/helpdesk/client"]);
     expect(byFile["/routes/customer_api.contract.yaml"]).toEqual(["entity/helpdesk/client"]);
