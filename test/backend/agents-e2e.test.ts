@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { FakeLlm, NO_PROVIDER_ENV } from "../support/fake-llm.js";
+import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { type Client, client } from "./http.js";
-import { until } from "./poll.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: runs are JSON checked field by field.
 type Run = any;

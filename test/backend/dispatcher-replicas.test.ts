@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateBackend, type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { FakeLlm } from "../support/fake-llm.js";
+import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { client } from "./http.js";
-import { until } from "./poll.js";
 
 const DOMAIN = "test/fixtures/backend/notes_agents";
 const EVENTS = 1000;

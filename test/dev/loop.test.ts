@@ -7,6 +7,7 @@ import type { Ticket } from "../../src/healer/types.js";
 import { launchChromium } from "../support/chromium.js";
 import { FakeLlm } from "../support/fake-llm.js";
 import { freePort } from "../support/net.js";
+import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { type DevRun, json, startDev } from "./support.js";
 
@@ -51,16 +52,6 @@ async function stop(loop: Loop | undefined): Promise<void> {
   if (!loop || loop.dev.proc.exitCode !== null) return;
   loop.dev.proc.kill("SIGINT");
   await loop.dev.exited;
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** Approves a proposed ticket on its view page in Chromium and waits until dev serves the fix. */
@@ -154,10 +145,10 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
         fetch(`${l.api}/customers`, { method: "POST", headers: { "content-type": "application/json" }, body });
       expect((await create()).status).toBe(500);
 
-      const ticket = await eventually(async () => {
+      const ticket = await until(async () => {
         const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=route/helpdesk/customer_api`)).json()) as Ticket[];
         return list.find((t) => t.source === "runtime" && t.status === "proposed");
-      });
+      }, 60_000);
       await approveInChromium(l, ticket.id);
       expect(readFileSync(routeFile, "utf8")).toContain("len(company) >= 3");
       const again = await create();
@@ -190,10 +181,10 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
       psql(String(db), "ALTER TABLE customers ADD CONSTRAINT customers_paid_plan CHECK (plan <> 'free');");
       expect((await create()).status).toBe(500);
 
-      const ticket = await eventually(async () => {
+      const ticket = await until(async () => {
         const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=entity/helpdesk/customer`)).json()) as Ticket[];
         return list.find((t) => t.source === "runtime" && t.status === "proposed");
-      });
+      }, 60_000);
       await approveInChromium(l, ticket.id);
       expect(readFileSync(customerFile, "utf8")).toMatch(/^\s+default: pro$/m);
       const again = await create();

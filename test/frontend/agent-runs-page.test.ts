@@ -5,11 +5,11 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
-import { until } from "../backend/poll.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { launchChromium } from "../support/chromium.js";
 import { FakeLlm } from "../support/fake-llm.js";
 import { freePort } from "../support/net.js";
+import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 

@@ -9,6 +9,7 @@ import { checkDomain } from "../../src/compiler/index.js";
 import { BUDGET_NOTE, type Ticket } from "../../src/healer/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { type FakeLlm, NO_PROVIDER_ENV, useFakeLlm } from "../support/fake-llm.js";
+import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { BASE_DOMAIN, FIXTURES, makeProject } from "./helpers.js";
 import { type HealerProcess, startHealerProcess } from "./serve-process.js";
@@ -76,16 +77,6 @@ const form = (body: string, headers: Record<string, string> = {}) => ({
   body,
 });
 const bearer = { authorization: `Bearer ${TOKEN}` };
-
-async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const BACKENDS = ["sqlite", "postgres"] as const;
 /** These suites are about auth, not cost: the budget has its own test. */
@@ -500,7 +491,7 @@ describe("what the Healer prints and sends: console, chat webhook, secrets", () 
     const error = "boom \u001b]0;pwned\u0007\u001b[2J <!channel> @here <http://evil.example|click> token=abcd1234secret Bearer eyJhbGciOi";
     const r = await call(proc.url, "POST", "/healer/ingest", json({ source: "manual", error }));
     expect(r.status, r.text).toBe(200);
-    const queued = await eventually(() => hook.received.find((x) => JSON.parse(x.body).text.includes("queued")));
+    const queued = await until(() => hook.received.find((x) => JSON.parse(x.body).text.includes("queued")));
     const text = JSON.parse(queued.body).text as string;
     expect(text).toContain("&lt;!channel&gt;");
     expect(text).toContain("&lt;http://evil.example|click&gt;");
@@ -513,7 +504,7 @@ describe("what the Healer prints and sends: console, chat webhook, secrets", () 
     expect(queued.headers["x-charter-signature-256"]).toBe(
       `sha256=${createHmac("sha256", "hook-secret").update(`${ts}.${queued.body}`).digest("hex")}`,
     );
-    await eventually(() => (proc.output().includes("[healer:queued]") ? true : undefined));
+    await until(() => (proc.output().includes("[healer:queued]") ? true : undefined));
     expect(proc.output()).not.toContain("\u001b");
     expect(proc.output()).not.toContain("abcd1234secret");
     const t = (await call(proc.url, "GET", `/healer/tickets/${r.json().ticket_id}`)).json() as unknown as Ticket;
@@ -548,11 +539,11 @@ describe("the generated app reports to a Healer with a token", () => {
       body: JSON.stringify({ title: "Boom", code: "A-1" }),
     });
     expect(boom.status).toBe(500);
-    await eventually(() => (app.logs().includes("could not report an error to the Healer") ? true : undefined));
+    await until(() => (app.logs().includes("could not report an error to the Healer") ? true : undefined));
     const project = makeProject("test/fixtures/backend/mistyped_rule");
     proc = await startHealerProcess(project, { ...NO_PROVIDER_ENV, SVC_HEALER_TOKEN: TOKEN, HEALER_DATABASE_URL: "" }, { port });
     const running = proc;
-    const tickets = await eventually(async () => {
+    const tickets = await until(async () => {
       const list = (await call(running.url, "GET", "/healer/tickets", { headers: bearer })).json() as unknown as Ticket[];
       return list.length > 0 ? list : undefined;
     }, 60_000);
