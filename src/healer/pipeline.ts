@@ -111,8 +111,11 @@ export class Healer {
   private readonly budget: CallBudget;
   /** A timer that resumes the queue once the budget frees up. */
   private wakeTimer: NodeJS.Timeout | null = null;
-  /** Base path -> entity FQN of the compiled domain's Routes, refreshed at most once a second. */
-  private routeMap: { at: number; routes: readonly RouteEntry[]; infra: ReadonlySet<string> } | null = null;
+  /**
+   * What reports are read against (routes, Infra files, the generated schema's names), derived
+   * from one check of the domain kept for a second: a burst of reports checks it once.
+   */
+  private domainView: DomainView | null = null;
   /**
    * Contracts parsed by earlier checks, reused while their bytes are unchanged: a fix checks the
    * whole domain before and after its edit. `CHARTER_PARSE_CACHE=off` turns it off (the benchmark
@@ -181,7 +184,7 @@ export class Healer {
    * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
    */
   async reportBatch(reports: readonly ErrorReport[]): Promise<(IngestResult | { error: HealerError })[]> {
-    const domain = this.routes();
+    const domain = this.view();
     const prepared = reports.map((r) => {
       try {
         return this.newTicket(r, domain);
@@ -674,33 +677,12 @@ export class Healer {
 
   // ---- helpers --------------------------------------------------------------------------------
 
-  /** The tables and columns the contracts generate, read when a report names a missing one; kept a second. */
-  private schemaNames: { at: number; names: Set<string> | null } | undefined;
-
   /**
    * Whether the generated schema has a table or column of this name: a missing one it has is
    * database drift, one it lacks is the generated code's own invention. An invalid domain cannot
    * tell, and counts as defining it (drift is the milder verdict: nothing gets blamed wrongly).
    */
-  private readonly defines = (kind: "table" | "column", name: string): boolean => {
-    if (!this.schemaNames || Date.now() - this.schemaNames.at > 1000) {
-      let names: Set<string> | null = null;
-      try {
-        const ir = checkDomain(this.scanDir, { cache: this.parseCache }).ir;
-        if (ir) {
-          names = new Set();
-          for (const table of buildSchemaModel(ir).tables) {
-            names.add(`table\u0000${table.name}`);
-            for (const column of table.columns) names.add(`column\u0000${column.name}`);
-          }
-        }
-      } catch {
-        names = null;
-      }
-      this.schemaNames = { at: Date.now(), names };
-    }
-    return this.schemaNames.names?.has(`${kind}\u0000${name}`) ?? true;
-  };
+  private readonly defines = (kind: "table" | "column", name: string): boolean => this.view().names?.has(`${kind}\u0000${name}`) ?? true;
 
   /**
    * Where the ticket's domain is checked: the domains directory, or the directory a `healer fix
@@ -718,28 +700,37 @@ export class Healer {
     return this.scanDir;
   }
 
-  /** Base path -> entity and Route FQN, from the compiled domain (empty while it does not compile). */
-  private routes(): { routes: readonly RouteEntry[]; infra: ReadonlySet<string> } {
+  /** The domain as reports see it; routes are empty and names unknown while it does not compile. */
+  private view(): DomainView {
     const now = Date.now();
-    if (this.routeMap && now - this.routeMap.at < 1000) return this.routeMap;
+    if (this.domainView && now - this.domainView.at < 1000) return this.domainView;
     let routes: RouteEntry[] = [];
     let infra = new Set<string>();
+    let names: Set<string> | null = null;
     try {
       const check = existsSync(this.scanDir) ? checkDomain(this.scanDir, { cache: this.parseCache }) : undefined;
       infra = new Set((check?.loaded ?? []).filter((c) => String(c.data.kind).toLowerCase() === "infra").map((c) => c.absPath));
       const ir = check?.ir;
-      // Route contracts first; an entity without one is still served at its own base path.
-      routes = [
-        ...(ir?.routes ?? []).map((r) => ({ basePath: r.basePath, entity: r.entity, fqn: r.fqn as string | null })),
-        ...(ir?.entities ?? [])
-          .filter((e) => !(ir?.routes ?? []).some((r) => r.entity === e.fqn))
-          .map((e) => ({ basePath: e.basePath, entity: e.fqn, fqn: null })),
-      ];
+      if (ir) {
+        // Route contracts first; an entity without one is still served at its own base path.
+        routes = [
+          ...ir.routes.map((r) => ({ basePath: r.basePath, entity: r.entity, fqn: r.fqn as string | null })),
+          ...ir.entities
+            .filter((e) => !ir.routes.some((r) => r.entity === e.fqn))
+            .map((e) => ({ basePath: e.basePath, entity: e.fqn, fqn: null })),
+        ];
+        names = new Set();
+        for (const table of buildSchemaModel(ir).tables) {
+          names.add(`table\u0000${table.name}`);
+          for (const column of table.columns) names.add(`column\u0000${column.name}`);
+        }
+      }
     } catch {
       routes = [];
+      names = null;
     }
-    this.routeMap = { at: now, routes, infra };
-    return this.routeMap;
+    this.domainView = { at: now, routes, infra, names };
+    return this.domainView;
   }
 
   /**
@@ -817,6 +808,14 @@ interface Outcome {
 }
 
 type RouteEntry = { basePath: string; entity: string; fqn: string | null };
+
+interface DomainView {
+  at: number;
+  routes: readonly RouteEntry[];
+  infra: ReadonlySet<string>;
+  /** `table\u0000name` and `column\u0000name` of the generated schema; null when the domain does not compile. */
+  names: Set<string> | null;
+}
 
 /** The Route serving `path`, by the longest matching base path (as the generated app's reporter does). */
 function routeOf(routes: readonly RouteEntry[], path: string): RouteEntry | undefined {
