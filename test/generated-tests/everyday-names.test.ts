@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +69,25 @@ function files(): Record<string, string> {
   };
 }
 
+function runPytest(cwd: string, baseUrl: string): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(VENV_PYTHON, ["-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider"], {
+      cwd,
+      env: { ...process.env, BASE_URL: baseUrl, PYTHONDONTWRITEBYTECODE: "1" },
+      timeout: 300_000,
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, output }));
+  });
+}
+
 describe("an app whose contracts use the generated code's own names", () => {
   let root: string;
   let domain: string;
@@ -112,13 +131,10 @@ describe("an app whose contracts use the generated code's own names", () => {
       try {
         const health = (await (await fetch(`${app.url}/health`)).json()) as { domain: string };
         expect(health.domain).toBe("shop");
-        const r = spawnSync(VENV_PYTHON, ["-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider"], {
-          cwd: join(root, "runtime", "tests"),
-          env: { ...process.env, BASE_URL: app.url, PYTHONDONTWRITEBYTECODE: "1" },
-          encoding: "utf8",
-          timeout: 300_000,
-        });
-        const output = `${r.stdout}${r.stderr}`;
+        // Asynchronously: a blocking spawnSync freezes the event loop, so fetch's pool never sees
+        // uvicorn close the idle keep-alive socket and the next request dies on it.
+        const r = await runPytest(join(root, "runtime", "tests"), app.url);
+        const output = r.output;
         expect(r.status, `${output}\n${app.logs().slice(-4000)}`).toBe(0);
         // At least each entity's create/get/update/delete and list ran (not skipped).
         expect(Number(/(\d+) passed/.exec(output)?.[1] ?? 0), output).toBeGreaterThanOrEqual(2 * Object.keys(ENTITIES).length);
