@@ -19,3 +19,14 @@ export function slashHeader(): string {
 export function blockHeader(): string {
   return `/* ${GENERATED_NOTICE} */\n`;
 }
+
+/**
+ * The first line of an owned file (an extension point written once): the user edits it freely and
+ * charter never writes it again. It must not contain `GENERATED_NOTICE`.
+ */
+export const OWNED_NOTICE = "Written once by charter, now yours: charter never overwrites or removes this file.";
+
+/** `OWNED_NOTICE` as a comment in the syntax of `header` (one of the functions above). */
+export function ownedHeader(header: () => string): string {
+  return header().replace(GENERATED_NOTICE, OWNED_NOTICE);
+}

@@ -11,6 +11,12 @@ export interface GeneratedFile {
    * the writer keeps it, and never takes it for stale output.
    */
   permanent?: boolean;
+  /**
+   * An extension point that belongs to the user once written (a custom router, hooks, a page): the
+   * writer creates it only when absent and never overwrites, removes or reports it, even with
+   * `force`. It carries `OWNED_NOTICE` instead of the "Do not edit" header.
+   */
+  owned?: boolean;
   /** The target that produced the file; set by the registry, recorded in the writer's manifest. */
   target?: string;
 }

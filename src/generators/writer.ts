@@ -141,7 +141,8 @@ function currentOf(abs: string): { text: string; sha256: () => string } | null {
  * whose bytes no longer match the hash was edited by hand: it is reported and left alone unless
  * `force`. A file the manifest lists for a target of this run that the run no longer produces is
  * stale and removed, but only when it still carries the `@generated` header and its recorded
- * hash: a user's file is never removed.
+ * hash: a user's file is never removed. An `owned` file (an extension point) is written only while
+ * absent and then left to the user: never overwritten, removed or reported as edited.
  */
 export function writeFiles(outDir: string, files: readonly GeneratedFile[], options: WriteOptions = {}): WriteResult {
   const root = resolve(outDir);
@@ -155,10 +156,18 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
     const target = safeJoin(root, f.path);
     produced.add(f.path);
     const current = currentOf(target);
+    if (f.owned) {
+      // The user's once it exists; unlisted in the manifest, so never taken for stale either.
+      manifest.delete(f.path);
+      if (current !== null) {
+        result.unchanged.push(f.path);
+        continue;
+      }
+    }
     const entry = manifest.get(f.path);
     if (current !== null && current.text === f.content) {
       result.unchanged.push(f.path);
-      if (f.target) manifest.set(f.path, entryOf(f, f.target, current.sha256()));
+      if (f.target && !f.owned) manifest.set(f.path, entryOf(f, f.target, current.sha256()));
       continue;
     }
     const hash = sha256(f.content);
@@ -173,7 +182,7 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
       continue;
     }
     result.written.push(f.path);
-    if (f.target) manifest.set(f.path, entryOf(f, f.target, hash));
+    if (f.target && !f.owned) manifest.set(f.path, entryOf(f, f.target, hash));
     if (options.dryRun) continue;
     if (current === null) {
       // A new file: nothing to keep intact, so no temporary file (half the system calls).

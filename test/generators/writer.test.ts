@@ -1,8 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkFiles, hashHeader, MANIFEST_FILE, readExisting, safeJoin, writeFiles } from "../../src/generators/index.js";
+import {
+  checkFiles,
+  GENERATED_NOTICE,
+  hashHeader,
+  MANIFEST_FILE,
+  OWNED_NOTICE,
+  ownedHeader,
+  readExisting,
+  safeJoin,
+  writeFiles,
+} from "../../src/generators/index.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "charter-writer-"));
 
@@ -121,6 +131,49 @@ describe("writer", () => {
       writeFiles(out, [{ ...gen("backend/db/migrations/0001_initial.sql", "--", "migrations"), permanent: true }]);
       expect(writeFiles(out, [], { targets: ["migrations"] }).removed).toEqual([]);
       expect(existsSync(join(out, "backend/db/migrations/0001_initial.sql"))).toBe(true);
+    });
+
+    it("writes an owned file once, then keeps it byte for byte through edits, regeneration, force and pruning", () => {
+      const out = tmp();
+      const owned = (body: string) => ({
+        path: "backend/app/custom/routes.py",
+        content: `${ownedHeader(hashHeader)}${body}\n`,
+        target: "fastapi-prod",
+        owned: true,
+      });
+      const first = writeFiles(out, [owned("router = 1"), gen("backend/app/main.py", "main")]);
+      expect(first.written).toEqual(["backend/app/custom/routes.py", "backend/app/main.py"]);
+      const abs = join(out, "backend/app/custom/routes.py");
+      expect(readFileSync(abs, "utf8")).toContain(OWNED_NOTICE);
+      expect(readFileSync(abs, "utf8")).not.toContain(GENERATED_NOTICE);
+      // Owned files are the user's: the manifest does not list them, so nothing can take them for stale.
+      expect(Object.keys(JSON.parse(readFileSync(join(out, MANIFEST_FILE), "utf8")).files)).toEqual(["backend/app/main.py"]);
+
+      const edited = `# my own router\nrouter = "mine"\n`;
+      writeFileSync(abs, edited);
+      const files = [owned("router = 2"), gen("backend/app/main.py", "main v2")];
+      expect(checkFiles(out, files)).toEqual(["backend/app/main.py"]);
+      expect(writeFiles(out, files, { force: true })).toEqual({
+        written: ["backend/app/main.py"],
+        unchanged: ["backend/app/custom/routes.py"],
+        removed: [],
+        kept: [],
+      });
+      expect(readFileSync(abs, "utf8")).toBe(edited);
+      // A run that no longer produces it (the entity was removed) leaves it too, even forced.
+      expect(writeFiles(out, [gen("backend/app/main.py", "main v2")], { force: true }).removed).toEqual([]);
+      expect(writeFiles(out, [], { targets: ["fastapi-prod"], force: true }).removed).toEqual(["backend/app/main.py"]);
+      expect(readFileSync(abs, "utf8")).toBe(edited);
+      expect(checkFiles(out, [owned("router = 3")])).toEqual([]);
+    });
+
+    it("writes an owned file again when the user deleted it", () => {
+      const out = tmp();
+      const owned = { path: "frontend/src/custom/nav.ts", content: "export const x = 1;\n", target: "nextjs", owned: true };
+      writeFiles(out, [owned]);
+      rmSync(join(out, owned.path));
+      expect(checkFiles(out, [owned])).toEqual([owned.path]);
+      expect(writeFiles(out, [owned]).written).toEqual([owned.path]);
     });
 
     it("changes nothing in a dry run and lists stale and edited files in a check", () => {
