@@ -11,7 +11,7 @@ import { REQUIREMENTS } from "../../src/generators/fastapi/app-modules.js";
 import { DOCS_STATIC_DIR } from "../../src/generators/fastapi/docs-assets.js";
 import { generateModels, rangeFields } from "../../src/generators/fastapi/models.js";
 import { compileExpr } from "../../src/generators/fastapi/python.js";
-import { blockHeader, hashHeader, slashHeader } from "../../src/generators/header.js";
+import { blockHeader, hashHeader, ownedHeader, slashHeader } from "../../src/generators/header.js";
 import { generateTarget } from "../../src/generators/registry.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { expectGolden } from "../support/golden.js";
@@ -57,13 +57,21 @@ describe("fastapi-prod generator", () => {
     expect(a.length).toBeGreaterThan(30);
   });
 
-  it("writes everything under backend/ with the @generated header", () => {
+  it("writes everything under backend/ with the @generated header, the user's extension points with theirs", () => {
+    const owned: string[] = [];
     for (const f of generateTarget(helpdesk(), "fastapi-prod", "/nonexistent")) {
       expect(f.path.startsWith("backend/"), f.path).toBe(true);
       const header = f.path.endsWith(".js") ? slashHeader() : f.path.endsWith(".css") ? blockHeader() : hashHeader();
-      expect(f.content.startsWith(header), f.path).toBe(true);
+      if (f.owned) owned.push(f.path);
+      expect(f.content.startsWith(f.owned ? ownedHeader(hashHeader) : header), f.path).toBe(true);
       expect(f.content.endsWith("\n"), f.path).toBe(true);
     }
+    expect(owned).toEqual([
+      "backend/app/custom/hooks/agent.py",
+      "backend/app/custom/hooks/customer.py",
+      "backend/app/custom/hooks/ticket.py",
+      "backend/app/custom/routes.py",
+    ]);
   });
 
   it("leaves the auth package out of a domain without an auth contract", () => {

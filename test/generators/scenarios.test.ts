@@ -7,7 +7,7 @@ import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
 import { docsAssets } from "../../src/generators/fastapi/docs-assets.js";
 import { staticTemplates } from "../../src/generators/fastapi/templates.js";
-import { GENERATED_NOTICE, generateTarget, hashHeader, writeFiles } from "../../src/generators/index.js";
+import { GENERATED_NOTICE, generateTarget, hashHeader, OWNED_NOTICE, writeFiles } from "../../src/generators/index.js";
 import { expectGolden } from "../support/golden.js";
 import { ensureVenv, VENV_BIN } from "../support/python.js";
 
@@ -59,10 +59,10 @@ describe("generator scenarios", () => {
       );
     });
 
-    it("gives the same bytes twice, each file with the @generated notice", () => {
+    it("gives the same bytes twice, each file with the @generated notice (the user's with theirs)", () => {
       const a = generate(s);
       expect(generate(s)).toEqual(a);
-      for (const f of a) expect(f.content.slice(0, 400), f.path).toContain(GENERATED_NOTICE);
+      for (const f of a) expect(f.content.slice(0, 400), f.path).toContain(f.owned ? OWNED_NOTICE : GENERATED_NOTICE);
     });
 
     it.runIf(s.targets.includes("fastapi-prod"))("passes ruff check and ruff format --check", () => {

@@ -13,6 +13,7 @@ import {
   generateRoutesPackage,
   generateWorkflows,
 } from "./app-modules.js";
+import { customModules } from "./custom.js";
 import { docsAssets } from "./docs-assets.js";
 import { generateModels } from "./models.js";
 import { pyModuleName } from "./python.js";
@@ -51,8 +52,8 @@ const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py
 /** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
 export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   const files: GeneratedFile[] = [];
-  const add = (path: string, content: string): void => {
-    files.push({ path: `${BACKEND_DIR}/${path}`, content });
+  const add = (path: string, content: string, owned = false): void => {
+    files.push({ path: `${BACKEND_DIR}/${path}`, content, ...(owned ? { owned } : {}) });
   };
   const auth = ir.auth !== null;
   const agents = runnableAgents(ir).length > 0;
@@ -102,6 +103,8 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
     routeModules.push("agent_runs");
   }
   add("app/routes/__init__.py", generateRoutesPackage([...routeModules].sort()));
+  const hooked = entities.filter((e) => routes.some((r) => r.entity === e.fqn && modules.has(r.fqn)));
+  for (const m of customModules(hooked)) add(m.path, m.content, m.owned);
   add("app/main.py", generateMain(ir));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -215,6 +215,13 @@ const callerId = (ctx: RouteContext): string => (ctx.ir.auth === null ? "ANONYMO
 const callerParam = (ctx: RouteContext): string[] => (ctx.ir.auth === null ? [] : ["user: CurrentUser"]);
 
 const lookup = (ctx: RouteContext): string => `repo = repository(${pyStr(ctx.entity.name)})`;
+/**
+ * A call of the entity's hook (the user's app/custom/hooks/<entity>.py, see docs/customizing.md):
+ * every hook takes its subject, then the caller. After-hooks get the record as the API returns it.
+ */
+const hook = (ctx: RouteContext, name: string, subject: string): string =>
+  `await hooks.${name}(${subject}, ${ctx.ir.auth === null ? "ANONYMOUS" : "user"})`;
+const publicRecord = (ctx: RouteContext): string => `${ctx.cls}Public.model_validate(with_links(record, LINKS))`;
 const notFound = (ctx: RouteContext): string => `raise not_found(${pyStr(ctx.entity.name)}, record_id)`;
 
 function listHandler(ctx: RouteContext): HandlerModel {
@@ -281,10 +288,16 @@ function createHandler(ctx: RouteContext): HandlerModel {
       ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
       `fill(values, CREATE_FILL, ${callerId(ctx)})`,
       ...(ctx.workflow ? ['values["state"] = WORKFLOW.initial'] : []),
+      hook(ctx, "before_create", "body"),
       "key = idempotency_key(request)",
       "if key is not None:",
-      `    return await create_once(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
+      `    response = await create_once(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
+      // A replayed response created nothing: the hook ran when the first request did.
+      `    if response.status_code == 201 and "idempotent-replayed" not in response.headers:`,
+      `        ${hook(ctx, "after_create", `${ctx.cls}Public.model_validate_json(bytes(response.body))`)}`,
+      "    return response",
       `record = await repo.create(values, events=${events})`,
+      hook(ctx, "after_create", publicRecord(ctx)),
       "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
     ],
   };
@@ -325,6 +338,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
       lookup(ctx),
       "changes = body.model_dump(by_alias=True, exclude_unset=True)",
       "check_changes(META, changes)",
+      hook(ctx, "before_update", "record_id, body"),
       `fill(changes, UPDATE_FILL, ${callerId(ctx)})`,
       // The rules see the record as the change leaves it, read under the write's lock (modify).
       rules
@@ -332,6 +346,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
         : `record = await repo.update(record_id, changes, events=${events})`,
       "if record is None:",
       `    ${notFound(ctx)}`,
+      hook(ctx, "after_update", publicRecord(ctx)),
       "return ORJSONResponse(with_links(record, LINKS))",
     ],
   };
@@ -347,8 +362,10 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
     returns: "Response",
     body: [
       lookup(ctx),
+      hook(ctx, "before_delete", "record_id"),
       `if not await repo.delete(record_id, ${callerId(ctx)}, events=${pyStrTuple(eventsTuple(endpoint(ctx, "delete")))}):`,
       `    ${notFound(ctx)}`,
+      hook(ctx, "after_delete", "record_id"),
       "return Response(status_code=204)",
     ],
   };
@@ -372,10 +389,12 @@ function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
       lookup(ctx),
       "changes: dict[str, Any] = {}",
       `fill(changes, STATE_FILL, ${callerId(ctx)})`,
+      hook(ctx, "before_transition", "record_id, body.state"),
       `move = WORKFLOW.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`,
       "record = await repo.modify(record_id, move)",
       "if record is None:",
       `    ${notFound(ctx)}`,
+      hook(ctx, "after_transition", publicRecord(ctx)),
       "return ORJSONResponse(with_links(record, LINKS))",
     ],
   };
@@ -433,6 +452,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
   for (const n of ["repository", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);
   if (ctx.ir.auth === null) imp.add("app.principal", "ANONYMOUS");
+  imp.add("app.custom.hooks", `${pyModuleName(ctx.entity.name)} as hooks`);
   // Under fixed names: an entity or workflow named like one of the module's own names (`links`, a
   // role's `USER`) would otherwise shadow it.
   imp.add("app.domain", `${metaConstant(ctx.entity.name)} as META`);

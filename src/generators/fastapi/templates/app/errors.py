@@ -2,7 +2,7 @@
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -94,6 +94,17 @@ class ApiError(Exception):
 
 def not_found(entity: str, record_id: object) -> ApiError:
     return ApiError(404, "not_found", f"{entity} {record_id} does not exist")
+
+
+class Refused(ApiError):
+    """Raised by a before-hook (app/custom/hooks/) to refuse a write, which then does not happen.
+
+    The client gets `status` with the error "refused" and `message`: 422 (the default) when the
+    request cannot be accepted as sent, 409 when it conflicts with what is stored.
+    """
+
+    def __init__(self, message: str, status: Literal[409, 422] = 422, details: Any = None) -> None:
+        super().__init__(status, "refused", message, details)
 
 
 def error_response(

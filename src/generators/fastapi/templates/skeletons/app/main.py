@@ -23,6 +23,7 @@ from app.auth import routes as auth_routes
 from app.auth import setup as auth_setup
 # charter: end
 from app.config import settings
+from app.custom import routes as custom_routes
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
@@ -139,3 +140,5 @@ app.include_router(auth_routes.router)
 # charter: end
 for router in ROUTERS:
     app.include_router(router)
+# The user's own endpoints (app/custom/routes.py, written once by charter and never again).
+app.include_router(custom_routes.router)

@@ -20,6 +20,7 @@ from app.agents import running as run_agents
 from app.auth import routes as auth_routes
 from app.auth import setup as auth_setup
 from app.config import settings
+from app.custom import routes as custom_routes
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
@@ -128,3 +129,5 @@ async def health() -> Health:
 app.include_router(auth_routes.router)
 for router in ROUTERS:
     app.include_router(router)
+# The user's own endpoints (app/custom/routes.py, written once by charter and never again).
+app.include_router(custom_routes.router)

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from app import deps, errors
 from app.config import settings
+from app.custom import routes as custom_routes
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
@@ -117,3 +118,5 @@ async def health() -> Health:
 
 for router in ROUTERS:
     app.include_router(router)
+# The user's own endpoints (app/custom/routes.py, written once by charter and never again).
+app.include_router(custom_routes.router)

@@ -7,6 +7,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
+from app.custom.hooks import agent as hooks
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import AGENT as META
 from app.errors import error_responses, not_found
@@ -113,10 +114,15 @@ async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
+    await hooks.before_create(body, user)
     key = idempotency_key(request)
     if key is not None:
-        return await create_once(repo, key, user.id, body, values, (), LINKS)
+        response = await create_once(repo, key, user.id, body, values, (), LINKS)
+        if response.status_code == 201 and "idempotent-replayed" not in response.headers:
+            await hooks.after_create(AgentPublic.model_validate_json(bytes(response.body)), user)
+        return response
     record = await repo.create(values, events=())
+    await hooks.after_create(AgentPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -133,10 +139,12 @@ async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) ->
     repo = repository("agent")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
+    await hooks.before_update(record_id, body, user)
     fill(changes, UPDATE_FILL, user.id)
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("agent", record_id)
+    await hooks.after_update(AgentPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -150,6 +158,8 @@ async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) ->
 )
 async def delete_agent(record_id: UUID, user: CurrentUser) -> Response:
     repo = repository("agent")
+    await hooks.before_delete(record_id, user)
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("agent", record_id)
+    await hooks.after_delete(record_id, user)
     return Response(status_code=204)

@@ -7,6 +7,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
+from app.custom.hooks import customer as hooks
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import CUSTOMER as META
 from app.errors import error_responses, not_found
@@ -117,10 +118,15 @@ async def create_customer(body: CustomerCreate, request: Request, user: CurrentU
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
+    await hooks.before_create(body, user)
     key = idempotency_key(request)
     if key is not None:
-        return await create_once(repo, key, user.id, body, values, ("customer_created",), LINKS)
+        response = await create_once(repo, key, user.id, body, values, ("customer_created",), LINKS)
+        if response.status_code == 201 and "idempotent-replayed" not in response.headers:
+            await hooks.after_create(CustomerPublic.model_validate_json(bytes(response.body)), user)
+        return response
     record = await repo.create(values, events=("customer_created",))
+    await hooks.after_create(CustomerPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -137,10 +143,12 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUs
     repo = repository("customer")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
+    await hooks.before_update(record_id, body, user)
     fill(changes, UPDATE_FILL, user.id)
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("customer", record_id)
+    await hooks.after_update(CustomerPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -154,6 +162,8 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUs
 )
 async def delete_customer(record_id: UUID, user: CurrentUser) -> Response:
     repo = repository("customer")
+    await hooks.before_delete(record_id, user)
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("customer", record_id)
+    await hooks.after_delete(record_id, user)
     return Response(status_code=204)

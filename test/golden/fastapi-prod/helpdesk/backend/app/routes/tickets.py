@@ -8,6 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
+from app.custom.hooks import ticket as hooks
 from app.deps import CurrentUser, repository, role_dependencies
 from app.domain import TICKET as META
 from app.errors import error_responses, not_found
@@ -140,10 +141,15 @@ async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
     values["state"] = WORKFLOW.initial
+    await hooks.before_create(body, user)
     key = idempotency_key(request)
     if key is not None:
-        return await create_once(repo, key, user.id, body, values, ("ticket_created",), LINKS)
+        response = await create_once(repo, key, user.id, body, values, ("ticket_created",), LINKS)
+        if response.status_code == 201 and "idempotent-replayed" not in response.headers:
+            await hooks.after_create(TicketPublic.model_validate_json(bytes(response.body)), user)
+        return response
     record = await repo.create(values, events=("ticket_created",))
+    await hooks.after_create(TicketPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -160,10 +166,12 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) 
     repo = repository("ticket")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
+    await hooks.before_update(record_id, body, user)
     fill(changes, UPDATE_FILL, user.id)
     record = await repo.modify(record_id, checked(UPDATE_RULES, changes, events=("ticket_updated",)))
     if record is None:
         raise not_found("ticket", record_id)
+    await hooks.after_update(TicketPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -177,8 +185,10 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) 
 )
 async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
     repo = repository("ticket")
+    await hooks.before_delete(record_id, user)
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("ticket", record_id)
+    await hooks.after_delete(record_id, user)
     return Response(status_code=204)
 
 
@@ -194,8 +204,10 @@ async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> 
     repo = repository("ticket")
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
+    await hooks.before_transition(record_id, body.state, user)
     move = WORKFLOW.move(body.state, changes, events=("ticket_state_changed",))
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("ticket", record_id)
+    await hooks.after_transition(TicketPublic.model_validate(with_links(record, LINKS)), user)
     return ORJSONResponse(with_links(record, LINKS))

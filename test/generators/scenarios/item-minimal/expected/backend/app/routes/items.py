@@ -7,6 +7,7 @@ from uuid import UUID
 
 from fastapi import APIRouter, Request, Response
 
+from app.custom.hooks import item as hooks
 from app.deps import repository
 from app.domain import ITEM as META
 from app.errors import error_responses, not_found
@@ -69,10 +70,15 @@ async def create_item(body: ItemCreate, request: Request) -> Response:
     values = body.model_dump(by_alias=True)
     fill(values, CREATE_FILL, ANONYMOUS.id)
     values["state"] = WORKFLOW.initial
+    await hooks.before_create(body, ANONYMOUS)
     key = idempotency_key(request)
     if key is not None:
-        return await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
+        response = await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
+        if response.status_code == 201 and "idempotent-replayed" not in response.headers:
+            await hooks.after_create(ItemPublic.model_validate_json(bytes(response.body)), ANONYMOUS)
+        return response
     record = await repo.create(values, events=())
+    await hooks.after_create(ItemPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -87,10 +93,12 @@ async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
     repo = repository("item")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
+    await hooks.before_update(record_id, body, ANONYMOUS)
     fill(changes, UPDATE_FILL, ANONYMOUS.id)
     record = await repo.update(record_id, changes, events=())
     if record is None:
         raise not_found("item", record_id)
+    await hooks.after_update(ItemPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -103,8 +111,10 @@ async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
 )
 async def delete_item(record_id: UUID) -> Response:
     repo = repository("item")
+    await hooks.before_delete(record_id, ANONYMOUS)
     if not await repo.delete(record_id, ANONYMOUS.id, events=()):
         raise not_found("item", record_id)
+    await hooks.after_delete(record_id, ANONYMOUS)
     return Response(status_code=204)
 
 
@@ -119,8 +129,10 @@ async def move_item(record_id: UUID, body: StateChange) -> ORJSONResponse:
     repo = repository("item")
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
+    await hooks.before_transition(record_id, body.state, ANONYMOUS)
     move = WORKFLOW.move(body.state, changes, events=())
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("item", record_id)
+    await hooks.after_transition(ItemPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))

@@ -11,6 +11,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
+from app.custom.hooks import shipment as hooks
 from app.deps import repository
 from app.domain import SHIPMENT as META
 from app.errors import error_responses, not_found
@@ -130,10 +131,15 @@ async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, ANONYMOUS.id)
     values["state"] = WORKFLOW.initial
+    await hooks.before_create(body, ANONYMOUS)
     key = idempotency_key(request)
     if key is not None:
-        return await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
+        response = await create_once(repo, key, ANONYMOUS.id, body, values, (), LINKS)
+        if response.status_code == 201 and "idempotent-replayed" not in response.headers:
+            await hooks.after_create(ShipmentPublic.model_validate_json(bytes(response.body)), ANONYMOUS)
+        return response
     record = await repo.create(values, events=())
+    await hooks.after_create(ShipmentPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -149,10 +155,12 @@ async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONRespon
     repo = repository("shipment")
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
+    await hooks.before_update(record_id, body, ANONYMOUS)
     fill(changes, UPDATE_FILL, ANONYMOUS.id)
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("shipment", record_id)
+    await hooks.after_update(ShipmentPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -165,8 +173,10 @@ async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONRespon
 )
 async def delete_shipment(record_id: UUID) -> Response:
     repo = repository("shipment")
+    await hooks.before_delete(record_id, ANONYMOUS)
     if not await repo.delete(record_id, ANONYMOUS.id, events=()):
         raise not_found("shipment", record_id)
+    await hooks.after_delete(record_id, ANONYMOUS)
     return Response(status_code=204)
 
 
@@ -181,8 +191,10 @@ async def move_shipment(record_id: UUID, body: StateChange) -> ORJSONResponse:
     repo = repository("shipment")
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
+    await hooks.before_transition(record_id, body.state, ANONYMOUS)
     move = WORKFLOW.move(body.state, changes, events=())
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("shipment", record_id)
+    await hooks.after_transition(ShipmentPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))
