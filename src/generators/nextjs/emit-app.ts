@@ -1,3 +1,4 @@
+import { ownedHeader, slashHeader } from "../header.js";
 import { headingOf } from "./emit-entity.js";
 import type { FrontendModel, UiPage } from "./model.js";
 import { fitBreak, fitElementProp, fitList, LINE_WIDTH, prop, sortImports, str } from "./source.js";
@@ -99,12 +100,14 @@ export function renderSidebar(model: FrontendModel): string {
 
 import { AppShell, type Nav } from "@/components/app-shell";
 ${model.auth ? 'import { AuthStatus } from "@/components/auth-status";\n' : ""}${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
+import { customNav } from "@/custom/nav";
 
-/** Navigation: the dashboard, then one link per Page contract. */
+/** Navigation: the dashboard, one link per Page contract, then the app's own (src/custom/nav.tsx). */
 const nav: Nav = {
   title: ${str(model.title)},
   items: [
 ${rows.join("\n")}
+    ...customNav,
   ],
 };
 
@@ -119,6 +122,26 @@ ${
     : "  return <AppShell nav={nav}>{children}</AppShell>;"
 }
 }
+`;
+}
+
+/** The user's sidebar entries: written once (owned), imported by the generated sidebar. */
+export const CUSTOM_NAV = "src/custom/nav.tsx";
+
+export function renderCustomNav(): string {
+  return `${ownedHeader(slashHeader)}import type { NavItem } from "@/components/app-shell";
+
+/**
+ * Your entries of the sidebar, shown after the generated ones. Put your pages under
+ * src/app/(custom)/ and your components under src/custom/; charter never touches either.
+ * For example, for a page in src/app/(custom)/reports/page.tsx:
+ *
+ *   import { LayoutDashboard } from "@/components/icons";
+ *   export const customNav: readonly NavItem[] = [
+ *     { title: "Reports", url: "/reports", icon: <LayoutDashboard />, testId: "nav-reports" },
+ *   ];
+ */
+export const customNav: readonly NavItem[] = [];
 `;
 }
 

@@ -2,7 +2,9 @@ import type { DomainIR } from "../../compiler/index.js";
 import { agentRunEntities } from "../fastapi/agents.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
+  CUSTOM_NAV,
   renderCreatePage,
+  renderCustomNav,
   renderDashboard,
   renderDetailPage,
   renderLayout,
@@ -30,7 +32,7 @@ export const FRONTEND_DIR = "frontend";
 export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   if (ir.pages.length === 0) return [];
   const model = buildFrontendModel(ir);
-  const files: { path: string; content: string }[] = [];
+  const files: { path: string; content: string; owned?: boolean }[] = [];
   for (const t of staticTemplates(model.auth, agentRunEntities(ir).size > 0))
     files.push({ path: t.path, content: withHeader(t.path, t.content) });
   const add = (path: string, content: string): void => {
@@ -40,6 +42,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   add("src/lib/types.ts", renderTypes(model));
   add("src/lib/api.ts", renderApi(model));
   add("src/components/app-sidebar.tsx", renderSidebar(model));
+  files.push({ path: CUSTOM_NAV, content: renderCustomNav(), owned: true });
   add("src/app/layout.tsx", renderLayout(model));
   add("src/app/page.tsx", renderDashboard(model));
   for (const f of renderEntityComponents(model)) add(f.path, f.content);
@@ -58,7 +61,11 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
     seen.add(f.path);
   }
   return files
-    .map((f) => ({ path: `${FRONTEND_DIR}/${f.path}`, content: f.content.endsWith("\n") ? f.content : `${f.content}\n` }))
+    .map((f) => ({
+      path: `${FRONTEND_DIR}/${f.path}`,
+      content: f.content.endsWith("\n") ? f.content : `${f.content}\n`,
+      ...(f.owned ? { owned: true } : {}),
+    }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

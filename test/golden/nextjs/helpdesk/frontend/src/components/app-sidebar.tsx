@@ -4,8 +4,9 @@ import type { ReactNode } from "react";
 import { AppShell, type Nav } from "@/components/app-shell";
 import { AuthStatus } from "@/components/auth-status";
 import { Headset, LayoutDashboard, Ticket, Users } from "@/components/icons";
+import { customNav } from "@/custom/nav";
 
-/** Navigation: the dashboard, then one link per Page contract. */
+/** Navigation: the dashboard, one link per Page contract, then the app's own (src/custom/nav.tsx). */
 const nav: Nav = {
   title: "Helpdesk",
   items: [
@@ -13,6 +14,7 @@ const nav: Nav = {
     { title: "Agents", url: "/agents", icon: <Headset />, testId: "nav-agents" },
     { title: "Customers", url: "/customers", icon: <Users />, testId: "nav-customers" },
     { title: "Tickets", url: "/tickets", icon: <Ticket />, testId: "nav-tickets" },
+    ...customNav,
   ],
 };
 
