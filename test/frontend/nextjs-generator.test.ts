@@ -296,6 +296,36 @@ describe("nextjs generator", () => {
     expect(api).toContain('export const RESOURCE_PATHS: readonly string[] = ["/stock/items"];');
   });
 
+  it("calls only what the generated backend serves, at the methods it serves them", () => {
+    const norm = (path: string) =>
+      path
+        .replace(/\$\{[^}]*\)?\}/g, "{id}")
+        .replace(/\{record_id\}/g, "{id}")
+        .replace(/\/+$/, "");
+    const served = new Set<string>();
+    for (const f of generateFastapi({ ir, existing: new Map() }).filter((x) => x.path.startsWith("backend/app/routes/"))) {
+      const prefix = /APIRouter\((?:prefix="([^"]*)")?/.exec(f.content)?.[1] ?? "";
+      for (const m of f.content.matchAll(/@router\.(\w+)\(\s*"([^"]*)"/g)) served.add(`${m[1]?.toUpperCase()} ${norm(`${prefix}${m[2]}`)}`);
+    }
+    // The IR's answer is what the backend serves, no more and no less.
+    const decided = ir.entities.flatMap((e) => [
+      ...(e.api?.operations.map((o) => `${o.method} ${o.path}`) ?? []),
+      ...(e.api?.agentRuns ? [`GET ${e.api.agentRuns}`] : []),
+    ]);
+    expect([...served].sort()).toEqual([...decided].sort());
+    const called = new Set<string>();
+    for (const f of files.filter((x) => /\.(ts|tsx)$/.test(x.path))) {
+      for (const m of f.content.matchAll(/request<[^>]*>\("([A-Z]+)",\s*(`[^`]*`|"[^"]*")/g))
+        called.add(`${m[1]} ${norm((m[2] ?? "").slice(1, -1))}`);
+      for (const m of f.content.matchAll(/method: "([A-Z]+)",\s*path: (`[^`]*`|"[^"]*")/g))
+        called.add(`${m[1]} ${norm((m[2] ?? "").slice(1, -1))}`);
+    }
+    expect(called).toContain("PUT /tickets/{id}/state");
+    expect(called).toContain("GET /tickets/{id}/agent-runs");
+    expect(called.size).toBeGreaterThan(10);
+    expect([...called].filter((c) => !served.has(c))).toEqual([]);
+  });
+
   it("types ListResult as the backend's list response model: next_cursor and total nullable", () => {
     const types = file(files, "frontend/src/lib/types.ts");
     const ts = /export interface ListResult<T> \{\n([\s\S]*?)\n\}/.exec(types)?.[1] ?? "";
