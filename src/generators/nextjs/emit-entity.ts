@@ -351,7 +351,7 @@ ${pad}/>`;
   const body = runs
     ? `    <div className="space-y-6">
 ${view}
-      <AgentRuns path={\`${base}/\${encodeURIComponent(id)}/agent-runs\`} />
+      <AgentRuns path={\`${(c.agentRuns ?? "").replace("{id}", `\${encodeURIComponent(id)}`)}\`} />
     </div>`
     : view;
   return `${runs ? 'import { AgentRuns } from "@/components/agent-runs";\n' : ""}import { DetailView } from "@/components/detail-view";
