@@ -9,10 +9,10 @@ import { asRecord, asString, asStringArray, Reporter } from "./context.js";
 import { buildEntity, buildMixin, checkReferenceDisplays, stdlibMixinIR } from "./entities.js";
 import { findCycles, topologicalOrder } from "./graph.js";
 import { buildAgent, buildAuth, buildInfra } from "./infra.js";
-import type { ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, RouteIR, WorkflowIR } from "./ir.js";
+import type { AgentIR, ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, Operation, PageIR, RouteIR, WorkflowIR } from "./ir.js";
 import { IR_VERSION } from "./ir.js";
 import { buildPage } from "./pages.js";
-import { buildRoute, checkRouteRoles, routeBasePath } from "./routes.js";
+import { buildRoute, checkRouteRoles, reservedBasePath, routeBasePath, servedOperations } from "./routes.js";
 import { buildWorkflow, checkWorkflowFields } from "./workflows.js";
 
 export interface CompileResult {
@@ -102,12 +102,31 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
   mixins.push(...usedStdlib.map(stdlibMixinIR));
   mixins.sort((a, b) => compareText(a.fqn, b.fqn));
 
-  // The first Route of an entity sets its base path, so every generator agrees on the URL.
+  // One Route serves an entity and sets its base path, so every generator agrees on the URL.
   const routeContracts = ofKind("Route");
   for (const c of routeContracts) {
     const e = entities.get(asString(c.spec.entity));
-    if (e && e.routes.length === 0) e.basePath = routeBasePath(c, e);
+    if (e && e.routes.length > 0) {
+      reporter.report(
+        c,
+        ["spec", "entity"],
+        "route.duplicate_entity",
+        `${e.fqn} is already served by ${e.routes[0]}; an entity has one Route (merge the endpoints into it)`,
+      );
+      continue;
+    }
+    if (e) e.basePath = routeBasePath(c, e);
     e?.routes.push(c.fqn);
+    const base = routeBasePath(c, e);
+    const reserved = reservedBasePath(base);
+    if (reserved) {
+      reporter.report(
+        c,
+        typeof c.spec.base_path === "string" ? ["spec", "base_path"] : ["spec", "entity"],
+        "route.reserved_base_path",
+        `base path ${pyRepr(base)} clashes with ${pyRepr(reserved)}, which the generated app serves itself; choose another base_path`,
+      );
+    }
   }
   const routes = routeContracts.map((c) => buildRoute(reporter, c, entities.get(asString(c.spec.entity))));
   checkUnique(
@@ -130,6 +149,8 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
 
   const agentContracts = ofKind("Agent");
   const agents = agentContracts.map((c) => buildAgent(reporter, c, entities));
+  decideApi(entities, agents);
+  pageContracts.forEach((c, i) => checkPageOperations(reporter, c, entities.get(asString(c.spec.entity)), pages[i]));
   checkEventNames(reporter, agentContracts, entityContracts, emittedEvents(routes, [...workflows.values()]));
   const infraContracts = ofKind("Infra");
   const infra = infraContracts.map(buildInfra);
@@ -292,6 +313,47 @@ function collectReferences(c: Contract, out: Reference[]): void {
     default:
       return;
   }
+}
+
+/**
+ * The API of each entity, decided once: the operations its Route serves and where, and the agent
+ * runs endpoint beside them when an agent changes its records. Both the backend and the frontend
+ * generators read this answer; an entity without a Route is served nowhere.
+ */
+function decideApi(entities: ReadonlyMap<string, EntityIR>, agents: readonly AgentIR[]): void {
+  const changedByAgents = new Set(agents.map((a) => a.inputEntity));
+  for (const e of entities.values()) {
+    const route = e.routes[0];
+    if (route === undefined) continue;
+    e.api = {
+      route,
+      basePath: e.basePath,
+      operations: servedOperations(e.basePath, e.stateMachine !== null),
+      agentRuns: changedByAgents.has(e.fqn) ? `${e.basePath}/{id}/agent-runs` : null,
+    };
+  }
+}
+
+/**
+ * A Page lists, shows, creates, edits and deletes records of its entity, and a kanban view moves
+ * them between states: operations some Route must serve. None is added silently: the contracts say
+ * what the API exposes, so a Page whose entity has no Route is an error pointing at the entity.
+ */
+function checkPageOperations(reporter: Reporter, c: Contract, entity: EntityIR | undefined, page: PageIR | undefined): void {
+  if (!entity) return;
+  const needed: Operation[] = ["list", "get", "create", "update", "delete"];
+  if (page?.views.some((v) => v.type === "kanban") && entity.stateMachine) needed.push("transition");
+  const served = new Set(entity.api?.operations.map((o) => o.operation) ?? []);
+  const missing = needed.filter((op) => !served.has(op));
+  if (missing.length === 0) return;
+  reporter.report(
+    c,
+    ["spec", "entity"],
+    "page.no_route",
+    entity.api
+      ? `the page needs the ${missing.join(", ")} operation of ${entity.fqn}, which its Route ${entity.api.route} does not serve`
+      : `no Route serves ${entity.fqn}, and the page needs its ${missing.join(", ")} operations: add a Route contract with entity: ${entity.fqn}`,
+  );
 }
 
 /** Every event a route or a workflow transition emits. */

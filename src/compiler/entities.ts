@@ -138,6 +138,7 @@ export function buildEntity(
     aiIntegration: aiIntegrationOf(spec.ai_integration),
     routes: [],
     pages: [],
+    api: null,
   };
 }
 

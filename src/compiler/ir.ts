@@ -143,7 +143,10 @@ export interface EntityIR {
   label: string;
   labelPlural: string;
   table: string;
-  /** Collection path of the entity's API, e.g. `/tickets`; from its Route or inferred. */
+  /**
+   * Collection path of the entity, e.g. `/tickets`: its Route's, else the kebab-case plural a Route
+   * would get by default. Served only when `api` is set; clients read `api.basePath`.
+   */
   basePath: string;
   numberPrefix: string | null;
   icon: string | null;
@@ -165,6 +168,31 @@ export interface EntityIR {
   /** FQNs of the routes and pages built on this entity. */
   routes: string[];
   pages: string[];
+  /**
+   * What the API serves for this entity and where, decided once here from its Route; null when no
+   * Route serves it (then the backend has no path for it, and a Page on it is a compile error).
+   */
+  api: EntityApiIR | null;
+}
+
+/** The HTTP operations the API serves for one entity (see docs/architecture.md, "The IR"). */
+export interface EntityApiIR {
+  /** FQN of the Route contract that serves the entity. */
+  route: string;
+  /** Collection path, without a trailing slash, e.g. `/tickets`. */
+  basePath: string;
+  /** The operations served, in the order list, get, create, update, delete, transition. */
+  operations: ServedOperationIR[];
+  /** `GET {basePath}/{id}/agent-runs` when agents change the entity's records; else null. */
+  agentRuns: string | null;
+}
+
+/** One served operation: the method and path the backend answers on, whatever the contract wrote. */
+export interface ServedOperationIR {
+  operation: Operation;
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** Path template with `{id}`, e.g. `/tickets/{id}/state`. */
+  path: string;
 }
 
 export interface MixinIR {

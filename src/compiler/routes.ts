@@ -2,7 +2,7 @@ import { expressionNames } from "../contracts/expression.js";
 import type { Contract, Reporter } from "./context.js";
 import { asRecord, asString, asStringArray } from "./context.js";
 import { parseComputed } from "./fields.js";
-import type { ComputedIR, EndpointIR, EntityIR, Operation, RouteIR, RouteSideEffectIR, ValidationRuleIR } from "./ir.js";
+import type { ComputedIR, EndpointIR, EntityIR, Operation, RouteIR, RouteSideEffectIR, ServedOperationIR, ValidationRuleIR } from "./ir.js";
 import { parseChecked } from "./workflows.js";
 
 const OPERATIONS: Operation[] = ["list", "get", "create", "update", "delete", "transition"];
@@ -18,6 +18,41 @@ const DEFAULTS: Record<
   delete: { method: "DELETE", rel: "/{id}", status: 204, shape: "empty", summary: "Delete" },
   transition: { method: "PUT", rel: "/{id}/state", status: 200, shape: "entity", summary: "Change the state of" },
 };
+
+/**
+ * Paths the generated backend serves itself (health, metrics, sign-in, the API documents, static
+ * files, the Healer's hooks). A Route at one of them, or below one, would be shadowed by the app or
+ * shadow it, so it is a compile error rather than a silent clash.
+ */
+export const RESERVED_BASE_PATHS: readonly string[] = [
+  "/auth",
+  "/docs",
+  "/health",
+  "/healer",
+  "/metrics",
+  "/openapi.json",
+  "/redoc",
+  "/static",
+];
+
+/** The reserved path `basePath` is or lies below (`/` clashes with all of them); null when free. */
+export function reservedBasePath(basePath: string): string | null {
+  if (basePath === "/") return "/";
+  const lower = basePath.toLowerCase();
+  return RESERVED_BASE_PATHS.find((r) => lower === r || lower.startsWith(`${r}/`)) ?? null;
+}
+
+/**
+ * The operations a Route serves at `basePath`: every standard one (the transition only with a
+ * workflow), each at the method and path the backend answers on, whatever method a declared
+ * endpoint wrote (`PUT /{id}` for an update is served as PATCH).
+ */
+export function servedOperations(basePath: string, stateMachine: boolean): ServedOperationIR[] {
+  return OPERATIONS.filter((op) => op !== "transition" || stateMachine).map((op) => {
+    const d = DEFAULTS[op];
+    return { operation: op, method: d.method, path: `${basePath}${d.rel}` };
+  });
+}
 
 /** Maps a declared endpoint to one of the standard operations, or null when it matches none. */
 export function classifyEndpoint(method: string, path: string, basePath: string): Operation | null {

@@ -1,5 +1,6 @@
 import { valueFitsType } from "../compiler/fields.js";
 import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
+import { reservedBasePath } from "../compiler/routes.js";
 import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
 import type {
@@ -267,10 +268,13 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (workflowContract) contracts.push(workflowContract);
     contracts.push(plannedContract("Entity", entity, domain, entity, spec, t.description, t.location));
     const ops = operationsByEntity.get(entity) ?? [];
+    let route: PlannedContract | undefined;
     if (options.routes === "all" || (options.routes === "operations" && ops.length > 0)) {
-      const route = buildRoute(entity, domain, options.routes === "all" ? [] : ops, notes);
-      if (route) contracts.push({ ...route, source: ops[0]?.location ?? t.location });
+      route = buildRoute(entity, domain, options.routes === "all" ? [] : ops, notes);
     }
+    // A Page needs its entity served (the compiler refuses it otherwise): the standard endpoints.
+    if (!route && options.pages) route = buildRoute(entity, domain, [], notes);
+    if (route) contracts.push({ ...route, source: ops[0]?.location ?? t.location });
     if (options.pages) contracts.push(buildPage(entity, domain, b.fields, workflowContract !== undefined));
   }
   return { contracts, notes };
@@ -616,6 +620,16 @@ function buildRoute(entity: string, domain: string, ops: readonly ImportOperatio
     }
   }
   if (endpoints.length === 0) return undefined;
+  // The generated app serves /health, /auth, /docs... itself: a source path there moves aside.
+  if (reservedBasePath(base)) {
+    const moved = reservedBasePath(defaultBase) ? `/api${defaultBase}` : defaultBase;
+    notes.push({
+      kind: "changed",
+      subject: `${entity} base path ${base}`,
+      reason: `${base} is a path the generated app serves itself; the Route uses ${moved}`,
+    });
+    base = moved;
+  }
   const spec: Record<string, unknown> = { entity: `entity/${domain}/${entity}` };
   if (base !== defaultBase) spec.base_path = base;
   spec.endpoints = endpoints;

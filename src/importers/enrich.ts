@@ -169,6 +169,8 @@ export function applyEnrichment(
   for (const p of reply.pages ?? []) {
     const c = entity(p.entity);
     if (!c || out.some((x) => x.kind === "Page" && x.entity === p.entity)) continue;
+    // A Page on an entity no Route serves does not compile; the suggestion cannot stand alone.
+    if (!out.some((x) => x.kind === "Route" && x.entity === p.entity)) continue;
     const fields = (c.data.spec as { fields: Record<string, unknown> }).fields;
     const columns = p.columns.filter((col) => col in fields);
     if (columns.length === 0) continue;

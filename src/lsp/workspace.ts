@@ -44,6 +44,8 @@ export const DOMAIN_WIDE_CODES: ReadonlySet<string> = new Set([
   "event.never_emitted",
   "entity.duplicate_table",
   "route.duplicate_base_path",
+  "route.duplicate_entity",
+  "page.no_route",
   "page.duplicate_route",
   "infra.duplicate_auth",
 ]);

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -39,6 +39,18 @@ describe("charter forge validate", () => {
     const text = runCharter(["forge", "validate", dir]);
     const first = expected[name]?.[0] as ExpectedFinding;
     expect(text.stdout).toContain(`${dir}/${first.file}:${first.line}:${first.column}: error: ${first.message}`);
+  });
+
+  it("refuses the helpdesk without the customers' Route, at the Page that still needs it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "charter-no-route-"));
+    cpSync("examples/helpdesk", dir, { recursive: true });
+    rmSync(join(dir, "routes/customer_api.contract.yaml"));
+    const r = runCharter(["forge", "validate", dir]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(
+      /pages\/customers\.contract\.yaml:\d+:\d+: error: no Route serves entity\/helpdesk\/customer, and the page needs its list, get, create, update, delete operations/,
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("uses each error type of the classification table exactly once in the broken examples", () => {

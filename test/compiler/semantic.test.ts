@@ -156,6 +156,7 @@ describe("semantic checks", () => {
     const r = checkFiles({
       "o.contract.yaml": order(),
       "f.contract.yaml": wf(baseFlow),
+      "r.contract.yaml": route("  entity: entity/shop/order\n  endpoints: [{method: GET, path: /}]\n"),
       "p.contract.yaml": page(
         "  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views:\n    - {type: table, columns: [title, price]}\n    - {type: kanban, card_fields: [title, colour]}\n  filters: [size]\n",
       ),
@@ -170,9 +171,130 @@ describe("semantic checks", () => {
   it("refuse a kanban view on an entity without a workflow", () => {
     const r = checkFiles({
       "o.contract.yaml": entityYaml("order"),
+      "r.contract.yaml": route("  entity: entity/shop/order\n  endpoints: [{method: GET, path: /}]\n"),
       "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views: [{type: kanban}]\n"),
     });
     expect(messages(r)).toEqual(["a kanban view needs an entity with a state_machine; entity/shop/order has none"]);
+  });
+
+  it("state in the IR what each entity's Route serves, at the methods and paths the backend answers on", () => {
+    const r = checkFiles({
+      "o.contract.yaml": order(),
+      "f.contract.yaml": wf(baseFlow),
+      "c.contract.yaml": entityYaml("customer", "    name: {type: string}\n"),
+      // A declared update by PUT is still served as PATCH; the base path is the Route's.
+      "r.contract.yaml": route(
+        '  entity: entity/shop/order\n  base_path: /shop/orders\n  endpoints:\n    - {method: PUT, path: "/shop/orders/{id}"}\n',
+      ),
+    });
+    expect(r.findings).toEqual([]);
+    const entity = (name: string) => r.ir?.entities.find((e) => e.name === name);
+    expect(entity("order")?.api).toEqual({
+      route: "route/shop/order_api",
+      basePath: "/shop/orders",
+      operations: [
+        { operation: "list", method: "GET", path: "/shop/orders" },
+        { operation: "get", method: "GET", path: "/shop/orders/{id}" },
+        { operation: "create", method: "POST", path: "/shop/orders" },
+        { operation: "update", method: "PATCH", path: "/shop/orders/{id}" },
+        { operation: "delete", method: "DELETE", path: "/shop/orders/{id}" },
+        { operation: "transition", method: "PUT", path: "/shop/orders/{id}/state" },
+      ],
+      agentRuns: null,
+    });
+    // No Route: the backend serves nothing for the entity, and the IR says so.
+    expect(entity("customer")?.api).toBeNull();
+  });
+
+  it("add the agent runs path to the API of an entity an agent changes", () => {
+    const agent =
+      "apiVersion: charter/v1\nkind: Agent\nmetadata: {name: bot, domain: shop}\nspec:\n  trigger: order_created\n  input: {entity: entity/shop/order, fields: [title]}\n  output: {updates: [title]}\n";
+    const r = checkFiles({
+      "o.contract.yaml": entityYaml("order", "    title: {type: string}\n"),
+      "r.contract.yaml": route(
+        "  entity: entity/shop/order\n  endpoints:\n    - {method: POST, path: /orders, side_effects: [{emit_event: order_created}]}\n",
+      ),
+      "a.contract.yaml": agent,
+    });
+    expect(r.findings).toEqual([]);
+    expect(r.ir?.entities[0]?.api?.agentRuns).toBe("/orders/{id}/agent-runs");
+  });
+
+  it("refuse a Page on an entity no Route serves, at the page's entity", () => {
+    const r = checkFiles({
+      "o.contract.yaml": order(),
+      "f.contract.yaml": wf(baseFlow),
+      "p.contract.yaml": page("  route: /orders\n  entity: entity/shop/order\n  generation_tier: mechanical\n  views: [{type: kanban}]\n"),
+    });
+    expect(r.ir).toBeNull();
+    expect(r.findings).toEqual([
+      expect.objectContaining({
+        code: "page.no_route",
+        path: "/spec/entity",
+        line: 6,
+        column: 11,
+        message:
+          "no Route serves entity/shop/order, and the page needs its list, get, create, update, delete, transition operations: add a Route contract with entity: entity/shop/order",
+      }),
+    ]);
+    expect(r.findings[0]?.file).toMatch(/p\.contract\.yaml$/);
+  });
+
+  it("refuse a second Route on one entity, at its entity", () => {
+    const r = checkFiles({
+      "o.contract.yaml": entityYaml("order"),
+      "r.contract.yaml": route("  entity: entity/shop/order\n  endpoints: [{method: GET, path: /}]\n"),
+      "s.contract.yaml": route("  entity: entity/shop/order\n  base_path: /orders-too\n  endpoints: [{method: GET, path: /}]\n").replace(
+        "order_api",
+        "order_api_2",
+      ),
+    });
+    expect(r.findings).toEqual([
+      expect.objectContaining({
+        code: "route.duplicate_entity",
+        path: "/spec/entity",
+        message: "entity/shop/order is already served by route/shop/order_api; an entity has one Route (merge the endpoints into it)",
+      }),
+    ]);
+    expect(r.findings[0]?.file).toMatch(/s\.contract\.yaml$/);
+  });
+
+  it("refuse a base path the generated app serves itself, declared or defaulted", () => {
+    for (const [base, reserved] of [
+      ["/health", "/health"],
+      ["/auth/users", "/auth"],
+      ["/Docs", "/docs"],
+      ["/docs/api", "/docs"],
+      ["/redoc", "/redoc"],
+      ["/healer", "/healer"],
+      ["/metrics", "/metrics"],
+      ["/", "/"],
+    ]) {
+      const r = checkFiles({
+        "o.contract.yaml": entityYaml("order"),
+        "r.contract.yaml": route(`  entity: entity/shop/order\n  base_path: ${base}\n  endpoints: [{method: GET, path: /}]\n`),
+      });
+      expect(r.findings, base).toEqual([
+        expect.objectContaining({
+          code: "route.reserved_base_path",
+          path: "/spec/base_path",
+          message: `base path '${base}' clashes with '${reserved}', which the generated app serves itself; choose another base_path`,
+        }),
+      ]);
+    }
+    // A name that only starts like a reserved one is free; an entity named `metric` defaults onto one.
+    for (const base of ["/healthz", "/authors", "/documents"]) {
+      const r = checkFiles({
+        "o.contract.yaml": entityYaml("order"),
+        "r.contract.yaml": route(`  entity: entity/shop/order\n  base_path: ${base}\n  endpoints: [{method: GET, path: /}]\n`),
+      });
+      expect(r.findings, base).toEqual([]);
+    }
+    const metrics = checkFiles({
+      "o.contract.yaml": entityYaml("metric"),
+      "r.contract.yaml": route("  entity: entity/shop/metric\n  endpoints: [{method: GET, path: /}]\n"),
+    });
+    expect(metrics.findings).toEqual([expect.objectContaining({ code: "route.reserved_base_path", path: "/spec/entity" })]);
   });
 
   it("check that display names a field of the referenced entity", () => {

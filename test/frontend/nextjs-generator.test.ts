@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DomainIR } from "../../src/compiler/index.js";
 import { checkDomain } from "../../src/compiler/index.js";
+import { generateFastapi } from "../../src/generators/fastapi/index.js";
 import { GENERATED_NOTICE, OWNED_NOTICE } from "../../src/generators/header.js";
 import { generateNextjs, NEXTJS_DEPENDENCIES, NEXTJS_DEV_DEPENDENCIES } from "../../src/generators/nextjs/index.js";
 import { loginHref, safeNext } from "../../src/generators/nextjs/templates/src/lib/next-path.js";
@@ -39,6 +40,18 @@ spec:
   entity: entity/shop/${entity}
   generation_tier: mechanical
 ${extra}`;
+
+const ROUTE = (name: string, entity: string, base: string) => `apiVersion: charter/v1
+kind: Route
+metadata:
+  name: ${name}
+  domain: shop
+spec:
+  entity: entity/shop/${entity}
+  base_path: ${base}
+  endpoints:
+    - {method: GET, path: /}
+`;
 
 describe("nextjs generator", () => {
   const ir = compile(HELPDESK);
@@ -258,6 +271,7 @@ describe("nextjs generator", () => {
   it("leaves the login page out when the domain has no auth contract", () => {
     const dir = writeDomain({
       "entities/item.contract.yaml": entityYaml("item", "    title:\n      type: string\n      required: true\n"),
+      "routes/item_api.contract.yaml": ROUTE("item_api", "item", "/stock/items"),
       "pages/items.contract.yaml": PAGE("items", "item", "  views:\n    - type: table\n      columns: [title]\n"),
     });
     const out = generateNextjs(compile(dir));
@@ -266,8 +280,79 @@ describe("nextjs generator", () => {
     expect(paths).not.toContain("frontend/src/app/login/page.tsx");
     expect(paths).not.toContain("frontend/src/components/auth-status.tsx");
     expect(file(out, "frontend/src/lib/api.ts")).not.toContain("export function login");
-    // An entity without a Route still gets a client at its inferred base path.
-    expect(file(out, "frontend/src/lib/api.ts")).toContain("export const itemApi = {");
+  });
+
+  it("calls only what the compiler decided the API serves: the Route's base path, never a guess", () => {
+    const dir = writeDomain({
+      "entities/item.contract.yaml": entityYaml("item", "    title:\n      type: string\n      required: true\n"),
+      "entities/shelf.contract.yaml": entityYaml("shelf", "    label:\n      type: string\n"),
+      "routes/item_api.contract.yaml": ROUTE("item_api", "item", "/stock/items"),
+      "pages/items.contract.yaml": PAGE("items", "item", "  views:\n    - type: table\n      columns: [title]\n"),
+    });
+    const ir = compile(dir);
+    const api = file(generateNextjs(ir), "frontend/src/lib/api.ts");
+    expect(ir.entities.find((e) => e.name === "item")?.api?.basePath).toBe("/stock/items");
+    expect(api).toContain('request<Item>("POST", "/stock/items/", data)');
+    expect(api).not.toContain('"/items/"');
+    // The shelf has no Route: the backend serves nothing for it, so the frontend has no client.
+    expect(api).not.toContain("shelfApi");
+    expect(api).toContain('export const RESOURCE_PATHS: readonly string[] = ["/stock/items"];');
+  });
+
+  it("calls only what the generated backend serves, at the methods it serves them", () => {
+    const norm = (path: string) =>
+      path
+        .replace(/\$\{[^}]*\)?\}/g, "{id}")
+        .replace(/\{record_id\}/g, "{id}")
+        .replace(/\/+$/, "");
+    const served = new Set<string>();
+    for (const f of generateFastapi({ ir, existing: new Map() }).filter((x) => x.path.startsWith("backend/app/routes/"))) {
+      const prefix = /APIRouter\((?:prefix="([^"]*)")?/.exec(f.content)?.[1] ?? "";
+      for (const m of f.content.matchAll(/@router\.(\w+)\(\s*"([^"]*)"/g)) served.add(`${m[1]?.toUpperCase()} ${norm(`${prefix}${m[2]}`)}`);
+    }
+    // The IR's answer is what the backend serves, no more and no less.
+    const decided = ir.entities.flatMap((e) => [
+      ...(e.api?.operations.map((o) => `${o.method} ${o.path}`) ?? []),
+      ...(e.api?.agentRuns ? [`GET ${e.api.agentRuns}`] : []),
+    ]);
+    expect([...served].sort()).toEqual([...decided].sort());
+    const called = new Set<string>();
+    for (const f of files.filter((x) => /\.(ts|tsx)$/.test(x.path))) {
+      for (const m of f.content.matchAll(/request<[^>]*>\("([A-Z]+)",\s*(`[^`]*`|"[^"]*")/g))
+        called.add(`${m[1]} ${norm((m[2] ?? "").slice(1, -1))}`);
+      for (const m of f.content.matchAll(/method: "([A-Z]+)",\s*path: (`[^`]*`|"[^"]*")/g))
+        called.add(`${m[1]} ${norm((m[2] ?? "").slice(1, -1))}`);
+    }
+    expect(called).toContain("PUT /tickets/{id}/state");
+    expect(called).toContain("GET /tickets/{id}/agent-runs");
+    expect(called.size).toBeGreaterThan(10);
+    expect([...called].filter((c) => !served.has(c))).toEqual([]);
+  });
+
+  it("types ListResult as the backend's list response model: next_cursor and total nullable", () => {
+    const types = file(files, "frontend/src/lib/types.ts");
+    const ts = /export interface ListResult<T> \{\n([\s\S]*?)\n\}/.exec(types)?.[1] ?? "";
+    const tsFields = Object.fromEntries(
+      [...ts.matchAll(/^ {2}(\w+): (.+);$/gm)].map((m) => [m[1], { nullable: (m[2] ?? "").endsWith(" | null") }]),
+    );
+    const py = file(generateFastapi({ ir, existing: new Map() }), "backend/app/models/ticket.py");
+    const list = /class TicketList\(BaseModel\):\n([\s\S]*?)\n\n\n/.exec(py)?.[1] ?? "";
+    const pyFields = Object.fromEntries(
+      [...list.matchAll(/^ {4}(\w+): ([^=]+?)(?: =|$)/gm)]
+        .filter((m) => m[1] !== "model_config")
+        .map((m) => [m[1], { nullable: (m[2] ?? "").trim().endsWith("| None") }]),
+    );
+    expect(Object.keys(pyFields).sort()).toEqual(["items", "next_cursor", "total"]);
+    expect(tsFields).toEqual(pyFields);
+    expect(tsFields.total).toEqual({ nullable: true });
+  });
+
+  it("reads the API from the IR alone: nothing under src/generators/nextjs imports the FastAPI generator", () => {
+    const dir = resolve(import.meta.dirname, "../../src/generators/nextjs");
+    const sources = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => /\.(ts|tsx|mjs)$/.test(p));
+    expect(sources.length).toBeGreaterThan(5);
+    const offenders = sources.filter((p) => /from "[./]*\/fastapi\//.test(readFileSync(join(dir, p), "utf8")));
+    expect(offenders).toEqual([]);
   });
 
   it("returns after sign-in only to a path of the app itself", () => {

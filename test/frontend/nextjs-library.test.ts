@@ -234,6 +234,33 @@ describe("generated frontend of a second domain (no workflow, other field types)
     await page.context().close();
   });
 
+  it("puts the API's refusal of a value the browser accepts on its field: aria-invalid, described, focused", async () => {
+    const page = await open("UTC");
+    await page.goto(`${web.url}/authors/new`);
+    await page.getByTestId("field-full_name").fill("Octavia E. Butler");
+    const email = page.getByTestId("field-email");
+    // Well-formed to the browser's e-mail input, refused by the API (two dots in a row). `a@b`
+    // no longer serves: the API takes a dotless domain as well-formed, as JSON Schema's format does.
+    await email.fill("octavia..butler@example.com");
+    expect(await email.evaluate((el: HTMLInputElement) => [el.type, el.validity.valid])).toEqual(["email", true]);
+    await page.getByTestId("form-submit").click();
+    await expect.poll(() => email.getAttribute("aria-invalid")).toBe("true");
+    expect(await email.getAttribute("aria-describedby")).toBe("field-email-error");
+    expect(await page.locator("#field-email-error").textContent()).toBe("Must be a valid e-mail address");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("field-email");
+    expect(await page.getByTestId("form-error").textContent()).toContain("1 field needs attention: Email.");
+    expect(page.url()).toBe(`${web.url}/authors/new`);
+    expect((await api<{ items: Rec[] }>("GET", "/authors/?q=Octavia")).items).toEqual([]);
+    // Corrected, the same form saves: the marks go and the record exists.
+    await email.fill("octavia.butler@example.com");
+    await page.getByTestId("form-submit").click();
+    await page.waitForURL(`${web.url}/authors`);
+    const saved = (await api<{ items: Rec[] }>("GET", "/authors/?q=Octavia")).items;
+    expect(saved.map((a) => a.email)).toEqual(["octavia.butler@example.com"]);
+    await api("DELETE", `/authors/${saved[0]?.id}`);
+    await page.context().close();
+  });
+
   it("passes axe and fits a 375 px phone on every page, light and dark", async () => {
     const found: string[] = [];
     for (const viewport of [

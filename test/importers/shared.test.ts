@@ -198,4 +198,30 @@ describe("convertModel", () => {
       expect.objectContaining({ subject: "people", reason: "name collides with 'Person' after normalisation; entity named 'person_2'" }),
     );
   });
+
+  it("gives every entity with a Page a Route, moving a source path the generated app serves itself aside", () => {
+    const ops = (path: string) => [
+      { method: "GET", path, table: "metrics", location: { file: "app.py", line: 3 } },
+      { method: "POST", path, table: "metrics", location: { file: "app.py", line: 9 } },
+    ];
+    const tables = [
+      table({ name: "metrics", fields: [{ name: "label", type: "string" }] }),
+      table({ name: "notes", fields: [{ name: "body", type: "string" }] }),
+    ];
+    const result = convertModel(
+      { ...model(tables), operations: ops("/health") },
+      { ...options, routes: "operations" as const, pages: true },
+    );
+    const routes = result.contracts
+      .filter((c) => c.kind === "Route")
+      .map((c) => [c.entity, (c.data.spec as { base_path?: string }).base_path]);
+    // The metric's source path is /health; its default /metrics is the app's too: /api/metrics.
+    expect(routes).toEqual([
+      ["metric", "/api/metrics"],
+      ["note", undefined],
+    ]);
+    expect(result.notes).toContainEqual(
+      expect.objectContaining({ subject: "metric base path /health", reason: expect.stringContaining("the Route uses /api/metrics") }),
+    );
+  });
 });

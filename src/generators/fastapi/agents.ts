@@ -63,8 +63,10 @@ function fieldHint(f: FieldIR): string {
   return parts.join("; ");
 }
 
+/** The Route the compiler chose to serve `entity` (its rules apply to an agent's change too). */
 function updateRoute(ir: DomainIR, entity: EntityIR): RouteIR | undefined {
-  return ir.routes.find((r) => r.entity === entity.fqn);
+  const fqn = entity.api?.route;
+  return fqn === undefined ? undefined : ir.routes.find((r) => r.fqn === fqn);
 }
 
 /** app/agent_specs.py: every agent, the update path of each entity they change, the subscriptions. */
@@ -135,22 +137,15 @@ export function generateAgentSpecs(ir: DomainIR): string {
   ].join("\n");
 }
 
-/** Entities whose records agents change, with the Route their runs endpoint sits beside. */
-function runEndpoints(ir: DomainIR): { entity: EntityIR; route: RouteIR }[] {
-  const seen = new Set<string>();
-  const out: { entity: EntityIR; route: RouteIR }[] = [];
-  for (const { entity } of runnableAgents(ir)) {
-    const route = updateRoute(ir, entity);
-    if (!route || seen.has(entity.fqn)) continue;
-    seen.add(entity.fqn);
-    out.push({ entity, route });
+/** Entities whose runs endpoint the compiler decided (entity.api.agentRuns), with their Route. */
+function runEndpoints(ir: DomainIR): { entity: EntityIR; route: RouteIR; path: string }[] {
+  const routes = new Map(ir.routes.map((r) => [r.fqn, r]));
+  const out: { entity: EntityIR; route: RouteIR; path: string }[] = [];
+  for (const entity of ir.entities) {
+    const route = entity.api ? routes.get(entity.api.route) : undefined;
+    if (route && entity.api?.agentRuns) out.push({ entity, route, path: entity.api.agentRuns });
   }
   return out.sort((a, b) => (a.entity.name < b.entity.name ? -1 : 1));
-}
-
-/** FQNs of the entities that have a `GET {base_path}/{id}/agent-runs` endpoint (the frontend shows it). */
-export function agentRunEntities(ir: DomainIR): Set<string> {
-  return new Set(runEndpoints(ir).map((r) => r.entity.fqn));
 }
 
 /** app/routes/agent_runs.py: `GET {base_path}/{id}/agent-runs` per entity agents change. */
@@ -165,12 +160,12 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
   const roleSets = new Map<string, string[]>();
-  const handlers = runEndpoints(ir).map(({ entity, route }) => {
-    const tag = entity.basePath.replace(/^\//, "") || entity.name;
+  const handlers = runEndpoints(ir).map(({ entity, route, path }) => {
+    const tag = route.basePath.replace(/^\//, "") || entity.name;
     const get = route.endpoints.find((x) => x.operation === "get");
     const statuses = operationStatuses({ ir, op: "get", endpoint: get, workflow: undefined });
     const options = [
-      pyStr(`${entity.basePath}/{record_id}/agent-runs`),
+      pyStr(path.replace("{id}", "{record_id}")),
       "response_model=AgentRunList",
       `operation_id=${pyStr(`${tag}-agent-runs`)}`,
       `summary=${pyStr(`Agent runs of a ${entity.label.toLowerCase()}`)}`,

@@ -78,8 +78,10 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   if (auth) add("app/auth/bootstrap.py", generateBootstrap(ir));
 
   add("app/models/__init__.py", `${hashHeader()}"""Request and response models, one module per entity."""\n`);
+  const routeByFqn = new Map(routes.map((r) => [r.fqn, r]));
+  const routeOf = (e: EntityIR): RouteIR | undefined => (e.api ? routeByFqn.get(e.api.route) : undefined);
   for (const e of entities) {
-    const route = routes.find((r) => r.entity === e.fqn);
+    const route = routeOf(e);
     add(
       `app/models/${pyModuleName(e.name)}.py`,
       generateModels(
@@ -90,10 +92,11 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
     );
   }
   const routeModules: string[] = [];
+  // One module per Route the compiler chose to serve an entity (entity.api).
   for (const r of routes) {
     const entity = entityOf.get(r.entity);
     const module = modules.get(r.fqn);
-    if (!entity || !module) continue;
+    if (!entity || !module || entity.api?.route !== r.fqn) continue;
     add(`app/routes/${module}.py`, generateRouteModule(ir, r, entity, module).content);
     routeModules.push(module);
   }

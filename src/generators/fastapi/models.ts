@@ -1,5 +1,6 @@
 import type { EndpointIR, EntityIR, FieldIR, FieldType, ValidationRuleIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
+import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
 import { columnNotNull as notNull } from "../postgres/types.js";
 import { assign, call, flat, kw, layout, type PyExpr, str, subscript } from "./py-layout.js";
 import { Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
@@ -20,6 +21,12 @@ export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
 
 /** Query parameters of the list endpoint; a field with one of these names is not a filter. */
 const LIST_PARAMS = new Set(["limit", "offset", "sort", "q", "after", "with_total"]);
+
+/** The Python type of a field of the list body (see list-envelope.ts). */
+function envelopeType(f: EnvelopeField, cls: string): string {
+  const base = f.kind === "records" ? `list[${cls}Public]` : f.kind === "integer" ? "int" : "str";
+  return f.nullable ? `${base} | None` : base;
+}
 
 export function filterFields(entity: EntityIR): FieldIR[] {
   return entity.fields.filter((f) => SCALAR_TYPES.has(f.type) && !LIST_PARAMS.has(f.name));
@@ -388,9 +395,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     "",
     "    model_config = ConfigDict(json_schema_serialization_defaults_required=True)",
     "",
-    `    items: list[${cls}Public]`,
-    '    total: int | None = Field(description="Records matching the filters; null when with_total=false")',
-    "    next_cursor: str | None",
+    ...LIST_ENVELOPE.map((f) => line(f.name, envelopeType(f, cls), call("Field", [kw("description", str(f.description))]))),
     "",
     "",
     `class ${cls}Filters(BaseModel):`,

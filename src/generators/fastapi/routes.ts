@@ -1,4 +1,14 @@
-import type { ComputedIR, DomainIR, EndpointIR, EntityIR, Operation, RouteIR, ValidationRuleIR, WorkflowIR } from "../../compiler/ir.js";
+import type {
+  ComputedIR,
+  DomainIR,
+  EndpointIR,
+  EntityApiIR,
+  EntityIR,
+  Operation,
+  RouteIR,
+  ValidationRuleIR,
+  WorkflowIR,
+} from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { updateOwnRules, writeRules } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
@@ -132,6 +142,8 @@ interface RouteContext {
   ir: DomainIR;
   route: RouteIR;
   entity: EntityIR;
+  /** What the compiler decided the entity's API serves: the handlers' methods and paths. */
+  api: EntityApiIR;
   module: string;
   cls: string;
   label: string;
@@ -140,6 +152,16 @@ interface RouteContext {
   imports: Imports;
   roleSets: Map<string, readonly string[]>;
   constants: { name: string; value: PyExpr }[];
+}
+
+/** The method and the path below the router's prefix that the compiler decided for `op`. */
+function served(ctx: RouteContext, op: Operation): Pick<HandlerModel, "method" | "path"> {
+  const found = ctx.api.operations.find((o) => o.operation === op);
+  if (!found) throw new Error(`${ctx.route.fqn}: the compiler serves no ${op} operation for ${ctx.entity.fqn}`);
+  return {
+    method: found.method.toLowerCase() as HandlerModel["method"],
+    path: found.path.slice(ctx.api.basePath.length).replace("{id}", "{record_id}"),
+  };
 }
 
 function endpoint(ctx: RouteContext, op: Operation): EndpointIR | undefined {
@@ -226,8 +248,7 @@ const notFound = (ctx: RouteContext): string => `raise not_found(${pyStr(ctx.ent
 
 function listHandler(ctx: RouteContext): HandlerModel {
   return {
-    method: "get",
-    path: "",
+    ...served(ctx, "list"),
     options: [
       `response_model=${ctx.cls}List`,
       ...commonOptions(ctx, "list", `List ${ctx.entity.labelPlural.toLowerCase()}`),
@@ -247,8 +268,7 @@ function listHandler(ctx: RouteContext): HandlerModel {
 
 function getHandler(ctx: RouteContext): HandlerModel {
   return {
-    method: "get",
-    path: "/{record_id}",
+    ...served(ctx, "get"),
     options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "get", `Get a ${ctx.label}`)],
     name: `get_${ctx.entity.name}`,
     params: ["record_id: UUID"],
@@ -270,8 +290,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
   if (rules.length) ctx.constants.push({ name: "CREATE_RULES", value: rulesTuple(rules) });
   const events = pyStrTuple(eventsTuple(create));
   return {
-    method: "post",
-    path: "",
+    ...served(ctx, "create"),
     options: [
       `response_model=${ctx.cls}Public`,
       "status_code=201",
@@ -324,8 +343,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
   const rules = updateRules(ctx, update);
   const events = pyStrTuple(eventsTuple(update));
   return {
-    method: "patch",
-    path: "/{record_id}",
+    ...served(ctx, "update"),
     options: [
       `response_model=${ctx.cls}Public`,
       ...commonOptions(ctx, "update", `Update a ${ctx.label}`),
@@ -354,8 +372,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
 
 function deleteHandler(ctx: RouteContext): HandlerModel {
   return {
-    method: "delete",
-    path: "/{record_id}",
+    ...served(ctx, "delete"),
     options: ["status_code=204", ...commonOptions(ctx, "delete", `Delete a ${ctx.label}`)],
     name: `delete_${ctx.entity.name}`,
     params: ["record_id: UUID", ...callerParam(ctx)],
@@ -379,8 +396,7 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
 function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
   ctx.constants.push({ name: "STATE_FILL", value: fillDict(updateFill(ctx.entity, move)) });
   return {
-    method: "put",
-    path: "/{record_id}/state",
+    ...served(ctx, "transition"),
     options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "transition", `Move a ${ctx.label} to another state`)],
     name: `move_${ctx.entity.name}`,
     params: ["record_id: UUID", "body: StateChange", ...callerParam(ctx)],
@@ -402,15 +418,19 @@ function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
 
 /** The model of app/routes/<module>.py for one Route contract. */
 export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR, module: string): RouteModuleModel {
-  const links = route.endpoints.find((e) => e.operation === "get")?.hateoas ?? { self: `${entity.basePath}/{id}` };
+  const api = entity.api;
+  if (!api || api.route !== route.fqn)
+    throw new Error(`${route.fqn} does not serve ${entity.fqn} (the compiler chose ${api?.route ?? "none"})`);
+  const links = route.endpoints.find((e) => e.operation === "get")?.hateoas ?? { self: `${api.basePath}/{id}` };
   const ctx: RouteContext = {
     ir,
     route,
     entity,
+    api,
     module,
     cls: entity.className,
     label: entity.label.toLowerCase(),
-    tag: entity.basePath.replace(/^\//, "") || module,
+    tag: api.basePath.replace(/^\//, "") || module,
     workflow: ir.workflows.find((w) => w.fqn === entity.stateMachine),
     imports: new Imports(),
     roleSets: new Map(),
@@ -423,7 +443,7 @@ export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR,
   return {
     docstring: pyDocstring(`${humanList(entity.labelPlural)} API (${route.fqn}).`, route.description ? `${route.description}.` : ""),
     imports: ctx.imports,
-    prefix: entity.basePath,
+    prefix: api.basePath,
     tag: ctx.tag,
     roleSets: ctx.roleSets,
     constants: ctx.constants,

@@ -193,7 +193,7 @@ export default async function DashboardPage() {
       <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
         {cards.map((c, i) => {
           const r = results[i];
-          const value = r?.status === "fulfilled" ? String(r.value) : "—";
+          const value = r?.status === "fulfilled" && r.value !== null ? String(r.value) : "—";
           const body = (
             <Card key={c.key} className="hover:border-foreground/20 h-full transition-colors" data-testid={\`card-\${c.key}\`}>
               <CardHeader>

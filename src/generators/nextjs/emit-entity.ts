@@ -1,5 +1,4 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
-import { agentRunEntities } from "../fastapi/agents.js";
 import { enumAliases } from "./emit-lib.js";
 import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
 import { fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
@@ -352,7 +351,7 @@ ${pad}/>`;
   const body = runs
     ? `    <div className="space-y-6">
 ${view}
-      <AgentRuns path={\`${base}/\${encodeURIComponent(id)}/agent-runs\`} />
+      <AgentRuns path={\`${(c.agentRuns ?? "").replace("{id}", `\${encodeURIComponent(id)}`)}\`} />
     </div>`
     : view;
   return `${runs ? 'import { AgentRuns } from "@/components/agent-runs";\n' : ""}import { DetailView } from "@/components/detail-view";
@@ -381,12 +380,11 @@ ${body}
 export function renderEntityComponents(model: FrontendModel): EntityFile[] {
   const files: EntityFile[] = [];
   const aliases = enumAliases(model);
-  const agentRuns = agentRunEntities(model.ir);
   for (const ui of model.uiEntities) {
     const S = aliases.get(`${ui.entity.name}.state`) ?? "string";
     // Links inside entity components go to the entity's first page.
     const first = model.pages.find((p: UiPage) => p.ui === ui);
-    const route = first?.route ?? ui.entity.basePath;
+    const route = first?.route ?? ui.client.basePath;
     const title = first?.page.title ?? ui.entity.labelPlural;
     const dir = `src/components/${ui.kebab}`;
     files.push({ path: `${dir}/${ui.kebab}-fields.ts`, content: renderFields(ui) });
@@ -396,12 +394,7 @@ export function renderEntityComponents(model: FrontendModel): EntityFile[] {
     files.push({ path: `${dir}/${ui.kebab}-actions.ts`, content: renderActions(ui) });
     files.push({
       path: `${dir}/${ui.kebab}-detail.tsx`,
-      content: renderDetail(
-        ui,
-        route,
-        title,
-        agentRuns.has(ui.entity.fqn) && ui.client.basePath.replace(/\/+$/, "") === ui.entity.basePath,
-      ),
+      content: renderDetail(ui, route, title, ui.client.agentRuns !== null),
     });
     if (ui.workflow) {
       files.push({ path: `${dir}/${ui.kebab}-kanban.tsx`, content: renderKanban(ui, route, S) });

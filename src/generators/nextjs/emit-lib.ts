@@ -1,6 +1,6 @@
 import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 import { pascalCase } from "../../compiler/index.js";
-import { agentRunEntities } from "../fastapi/agents.js";
+import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
 import type { ApiClient, FrontendModel } from "./model.js";
 import { fitBreak, fitList, key, literal, str } from "./source.js";
 
@@ -48,11 +48,22 @@ function doc(text: string, pad = ""): string {
   return clean ? `${pad}/** ${clean} */\n` : "";
 }
 
+/** The body of every list endpoint, from the description the backend's response model uses too. */
+function renderListResult(): string {
+  const tsType = (f: EnvelopeField): string => {
+    const base = f.kind === "records" ? "T[]" : f.kind === "integer" ? "number" : "string";
+    return f.nullable ? `${base} | null` : base;
+  };
+  const lines = LIST_ENVELOPE.map((f) => `${doc(f.description, "  ")}  ${key(f.name)}: ${tsType(f)};`);
+  return `/** One page of a list endpoint, as the API returns it. */\nexport interface ListResult<T> {\n${lines.join("\n")}\n}\n`;
+}
+
 /** types.ts: the record, create and update shapes of every entity, as the API speaks them. */
 export function renderTypes(model: FrontendModel): string {
   const aliases = enumAliases(model);
   const parts: string[] = [
     "/** Record types of every entity, in the shapes the generated API reads and returns. */\n",
+    renderListResult(),
     "/** Links the API attaches to every record; `self` is always there. */\nexport type Links = { self: string } & Record<string, string>;\n",
   ];
   for (const e of model.entities) {
@@ -88,7 +99,12 @@ export function renderTypes(model: FrontendModel): string {
   return parts.join("\n");
 }
 
-function clientBlock(c: ApiClient, aliases: Map<string, string>, runs: boolean): string {
+/** A served path with `{id}` as a template literal over the `id` argument. */
+function pathTemplate(path: string): string {
+  return `\`${path.replace("{id}", `\${encodeURIComponent(id)}`)}\``;
+}
+
+function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
   const T = c.entity.className;
   const base = c.basePath.replace(/\/+$/, "");
   const item = `\`${base}/\${encodeURIComponent(id)}\``;
@@ -129,14 +145,13 @@ function clientBlock(c: ApiClient, aliases: Map<string, string>, runs: boolean):
       ),
     );
   }
-  if (runs) {
+  if (c.agentRuns !== null) {
     lines.push(
-      `  /** GET ${base}/{id}/agent-runs — what the agents decided about the record. */`,
-      fitBreak("  ", "agentRuns: (id: string) =>", `request<AgentRunList>("GET", \`${base}/\${encodeURIComponent(id)}/agent-runs\`),`),
+      `  /** GET ${c.agentRuns} — what the agents decided about the record. */`,
+      fitBreak("  ", "agentRuns: (id: string) =>", `request<AgentRunList>("GET", ${pathTemplate(c.agentRuns)}),`),
     );
   }
-  const origin = c.route ? `Route ${c.route.fqn}` : `${c.entity.fqn} (no Route contract: its inferred base path)`;
-  return `/** Client of ${origin}. */\nexport const ${c.name} = {\n${lines.join("\n")}\n};\n`;
+  return `/** Client of Route ${c.route.fqn}. */\nexport const ${c.name} = {\n${lines.join("\n")}\n};\n`;
 }
 
 /** The body of `GET {base_path}/{id}/agent-runs` (app/agents.py AgentRun in the backend). */
@@ -180,11 +195,10 @@ export function renderApi(model: FrontendModel): string {
       if (s) names.add(s);
     }
   }
-  const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n` : "";
-  const runs = agentRunEntities(model.ir);
-  const clients = model.clients
-    .map((c) => clientBlock(c, aliases, runs.has(c.entity.fqn) && c.basePath.replace(/\/+$/, "") === c.entity.basePath))
-    .join("\n");
+  names.add("ListResult");
+  const imports = `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n`;
+  const runs = model.clients.some((c) => c.agentRuns !== null);
+  const clients = model.clients.map((c) => clientBlock(c, aliases)).join("\n");
   const core = `
 /*
  * One client per Route contract. Server components import them from ./server-api (which calls the
@@ -203,5 +217,5 @@ ${fitList(
   "[]",
 )}
 `;
-  return `import { type ListFilters, type ListResult, request } from "./request";\n${imports}${core}${paths}${runs.size > 0 ? AGENT_RUN_TYPES : ""}\n${clients}`;
+  return `import { type ListFilters, request } from "./request";\n${imports}${core}${paths}${runs ? AGENT_RUN_TYPES : ""}\n${clients}`;
 }

@@ -1,5 +1,4 @@
 import type { DomainIR } from "../../compiler/index.js";
-import { agentRunEntities } from "../fastapi/agents.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
   CUSTOM_NAV,
@@ -33,7 +32,10 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   if (ir.pages.length === 0) return [];
   const model = buildFrontendModel(ir);
   const files: { path: string; content: string; owned?: boolean }[] = [];
-  for (const t of staticTemplates(model.auth, agentRunEntities(ir).size > 0))
+  for (const t of staticTemplates(
+    model.auth,
+    model.clients.some((c) => c.agentRuns !== null),
+  ))
     files.push({ path: t.path, content: withHeader(t.path, t.content) });
   const add = (path: string, content: string): void => {
     files.push({ path, content: withHeader(path, content) });

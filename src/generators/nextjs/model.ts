@@ -12,7 +12,7 @@ export interface FrontendModel {
   auth: boolean;
   /** Every entity, for types.ts. */
   entities: EntityIR[];
-  /** One client per Route contract (plus inferred ones for page entities without a Route). */
+  /** One client per entity the API serves (entity.api), in the order of their Routes. */
   clients: ApiClient[];
   /** Entities that have at least one Page, in the order of their first page. */
   uiEntities: UiEntity[];
@@ -23,10 +23,13 @@ export interface ApiClient {
   /** Exported name in api.ts, e.g. `ticketApi`. */
   name: string;
   entity: EntityIR;
+  /** What the compiler decided the API serves for the entity; the client calls nothing else. */
   basePath: string;
-  operations: Set<string>;
-  /** The Route contract; null when inferred from the entity for a page. */
-  route: RouteIR | null;
+  operations: Set<Operation>;
+  /** `GET {basePath}/{id}/agent-runs`, when agents change the entity's records. */
+  agentRuns: string | null;
+  /** The Route contract that serves the entity (its rules are shown by the forms). */
+  route: RouteIR;
 }
 
 export interface UiEntity {
@@ -133,24 +136,20 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
   const clients: ApiClient[] = [];
   for (const r of ir.routes) {
     const entity = byFqn.get(r.entity);
-    if (!entity) continue;
+    const api = entity?.api;
+    if (!entity || !api || api.route !== r.fqn) continue;
     clients.push({
       name: clientName(r.name, used),
       entity,
-      basePath: r.basePath,
-      operations: new Set(r.endpoints.map((e) => e.operation)),
+      basePath: api.basePath,
+      operations: new Set(api.operations.map((o) => o.operation)),
+      agentRuns: api.agentRuns,
       route: r,
     });
   }
-  const clientOf = (fqn: string): ApiClient | undefined => clients.find((c) => c.entity.fqn === fqn);
-  // A page on an entity without a Route still needs a client: the backend serves every entity at
-  // its inferred base path, so one is derived from the entity.
-  for (const p of ir.pages) {
-    const entity = byFqn.get(p.entity);
-    if (!entity || clientOf(entity.fqn)) continue;
-    const ops = ["list", "get", "create", "update", "delete", ...(entity.stateMachine ? ["transition"] : [])];
-    clients.push({ name: clientName(entity.name, used), entity, basePath: entity.basePath, operations: new Set(ops), route: null });
-  }
+  // The compiler refuses a Page on an entity no Route serves, so every page entity has a client.
+  const clientByEntity = new Map(clients.map((c) => [c.entity.fqn, c]));
+  const clientOf = (fqn: string): ApiClient | undefined => clientByEntity.get(fqn);
 
   const uiEntities: UiEntity[] = [];
   const uiOf = new Map<string, UiEntity>();

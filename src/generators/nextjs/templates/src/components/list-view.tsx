@@ -11,9 +11,10 @@ import { selectClass } from "@/components/ui/select";
 import { humanize } from "@/lib/display";
 import { filterParams } from "@/lib/filters";
 import { loadReferences, type ReferenceSource } from "@/lib/references";
-import { type ListFilters, type ListResult, toApiError } from "@/lib/request";
+import { type ListFilters, toApiError } from "@/lib/request";
 import type { ApiRecord, FieldSpec } from "@/lib/schema";
 import { requestZone } from "@/lib/server-context";
+import type { ListResult } from "@/lib/types";
 
 export type { ViewType } from "@/components/list-controls";
 
@@ -163,7 +164,10 @@ export async function ListView<T extends ApiRecord>({
       </div>
     );
   }
-  const { items, total } = result.data;
+  const { items } = result.data;
+  // The API answers a null total only when a caller asks it not to count (with_total=false); this
+  // view never does, but should one arrive, what the page shows is what is known.
+  const total = result.data.total ?? offset + items.length;
   const noun = total === 1 ? entityLabel.toLowerCase() : entityLabelPlural.toLowerCase();
   const range = board || total === 0 ? "" : ` Showing ${offset + 1} to ${offset + items.length}.`;
   const pages = Math.max(1, Math.ceil(total / size));

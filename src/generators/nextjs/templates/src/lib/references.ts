@@ -1,5 +1,5 @@
-import type { ListResult } from "@/lib/request";
 import { type ApiRecord, readField } from "@/lib/schema";
+import type { ListResult } from "@/lib/types";
 
 /** Where the options of a reference field come from: all records of the target entity. */
 export interface ReferenceSource {

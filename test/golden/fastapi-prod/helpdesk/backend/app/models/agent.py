@@ -87,9 +87,11 @@ class AgentList(BaseModel):
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
-    items: list[AgentPublic]
+    items: list[AgentPublic] = Field(description="The records of this page")
     total: int | None = Field(description="Records matching the filters; null when with_total=false")
-    next_cursor: str | None
+    next_cursor: str | None = Field(
+        description="Cursor of the next page (the `after` parameter); null on the last page"
+    )
 
 
 class AgentFilters(BaseModel):

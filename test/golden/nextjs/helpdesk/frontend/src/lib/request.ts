@@ -15,12 +15,6 @@ export const TOKEN_COOKIE = "charter_token";
 /** What every caller is told when the backend cannot be reached (status 0 here, 502 from the routes). */
 export const UNREACHABLE = "Cannot reach the API. Check that the backend is running.";
 
-/** One page of a list endpoint: the records and the total count before paging. */
-export interface ListResult<T> {
-  items: T[];
-  total: number;
-}
-
 /** Equality filters of a list endpoint (`?field=value`). */
 export type ListFilters = Record<string, string | number | boolean | null | undefined>;
 

@@ -77,9 +77,11 @@ class ItemList(BaseModel):
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
-    items: list[ItemPublic]
+    items: list[ItemPublic] = Field(description="The records of this page")
     total: int | None = Field(description="Records matching the filters; null when with_total=false")
-    next_cursor: str | None
+    next_cursor: str | None = Field(
+        description="Cursor of the next page (the `after` parameter); null on the last page"
+    )
 
 
 class ItemFilters(BaseModel):
