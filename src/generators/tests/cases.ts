@@ -224,7 +224,9 @@ class CaseBuilder {
       update: this.updateCase(entity, route, payload),
       stateMachine: wf !== undefined,
       initialState: wf?.initial ?? null,
-      required: entity.fields.filter((f) => f.writable && f.required).map((f) => f.name),
+      // What the API refuses to create without: a field with a default is filled in, not required
+      // (the create model of app/models follows the same rule).
+      required: entity.fields.filter((f) => f.writable && f.required && !(f.hasDefault && f.default !== null)).map((f) => f.name),
     };
   }
 
