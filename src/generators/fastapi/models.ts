@@ -110,6 +110,15 @@ interface ModelContext {
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
+/** An enum filter: its Literal, and for numbers and booleans the query's text parsed before the comparison. */
+function queryEnum(ctx: ModelContext, f: FieldIR): string {
+  const t = inputType(ctx, f);
+  if ((f.enum ?? []).every((v) => typeof v === "string")) return t;
+  ctx.imp.add("typing", "Annotated");
+  ctx.imp.add("pydantic", "BeforeValidator");
+  return `Annotated[${t}, BeforeValidator(${ctx.imp.add("app.fieldtypes", "query_scalar")})]`;
+}
+
 function inputType(ctx: ModelContext, f: FieldIR): string {
   const existing = ctx.aliases.get(f.name);
   if (existing) return existing.name;
@@ -135,7 +144,8 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     // around a type that has a validator would not reach the JSON schema.
     const c = f.constraints;
     const lo = c.min === undefined ? -(2n ** 63n) : BigInt(Math.max(Math.ceil(c.min), Number.MIN_SAFE_INTEGER));
-    const hi = c.max === undefined ? 2n ** 63n - 1n : BigInt(Math.min(Math.floor(c.max), Number.MAX_SAFE_INTEGER));
+    // The top of Int64 in app/fieldtypes.py: the largest integer below 2**63 a float holds exactly.
+    const hi = c.max === undefined ? 2n ** 63n - 1024n : BigInt(Math.min(Math.floor(c.max), Number.MAX_SAFE_INTEGER));
     ctx.imp.add("typing", "Annotated");
     for (const n of ["BeforeValidator", "Field", "Strict"]) ctx.imp.add("pydantic", n);
     const check = call("BeforeValidator", [ctx.imp.add("app.fieldtypes", "whole_number")]);
@@ -322,7 +332,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     `    after: ${text} | None = Field(None, description="Cursor from \`next_cursor\` of the previous page")`,
     '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
     ...filterFields(entity).map((f) => {
-      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : baseType(f, imp, "query");
+      const t = f.enum && f.enum.length > 0 ? queryEnum(ctx, f) : baseType(f, imp, "query");
       const attr = pyAttr(f.name);
       return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
     }),

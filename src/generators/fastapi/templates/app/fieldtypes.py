@@ -68,6 +68,20 @@ def whole_number(value: Any) -> Any:
     return value
 
 
+def query_scalar(value: Any) -> Any:
+    # A query parameter is text, and an enum of numbers or booleans compares values: parse it first.
+    if not isinstance(value, str):
+        return value
+    if value in ("true", "false"):
+        return value == "true"
+    for parse in (int, float):
+        try:
+            return parse(value)
+        except ValueError:
+            pass
+    return value
+
+
 def _email(value: str) -> str:
     storable_text(value)
     try:
@@ -105,7 +119,11 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-_INT64 = Field(ge=-(2**63), le=2**63 - 1)
+# The BIGINT range, less at the top: FastAPI writes the bounds of a body model into the OpenAPI
+# document as floats, and 2**63 - 1 as a float is 2**63, which a client would then send. 2**63 - 1024
+# is the largest integer below 2**63 that a float holds exactly (-(2**63) is exact already).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1024
+_INT64 = Field(ge=INT64_MIN, le=INT64_MAX)
 
 # Text of string, text and array-of-string fields, in bodies and queries alike.
 Text = Annotated[str, AfterValidator(storable_text), _DeclareNoNul()]
