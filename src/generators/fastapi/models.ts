@@ -243,6 +243,12 @@ function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
     const factory = empty ? (Array.isArray(value) ? "list" : "dict") : `lambda: ${pyValue(value)}`;
     return call("Field", [kw("default_factory", factory), ...meta]);
   }
+  if (f.type === "date" || f.type === "datetime" || f.type === "uuid") {
+    // The contract writes the value as text; validated, it becomes the field's type (and mypy sees
+    // no string assigned to a datetime).
+    imp.add("pydantic", "Field");
+    return call("Field", [pyValue(value), "validate_default=True", ...meta]);
+  }
   if (meta.length > 0) {
     imp.add("pydantic", "Field");
     return call("Field", [pyValue(value), ...meta]);
