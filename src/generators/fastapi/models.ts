@@ -143,9 +143,9 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     // Int64's parts with the contract's bounds inside its own (app/fieldtypes.py): bounds added
     // around a type that has a validator would not reach the JSON schema.
     const c = f.constraints;
-    const lo = c.min === undefined ? -(2n ** 63n) : BigInt(Math.max(Math.ceil(c.min), Number.MIN_SAFE_INTEGER));
-    // The top of Int64 in app/fieldtypes.py: the largest integer below 2**63 a float holds exactly.
-    const hi = c.max === undefined ? 2n ** 63n - 1024n : BigInt(Math.min(Math.floor(c.max), Number.MAX_SAFE_INTEGER));
+    // Int64's own range (app/fieldtypes.py): the integers a JSON client holds exactly.
+    const lo = BigInt(Math.max(Math.ceil(c.min ?? Number.MIN_SAFE_INTEGER), Number.MIN_SAFE_INTEGER));
+    const hi = BigInt(Math.min(Math.floor(c.max ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER));
     ctx.imp.add("typing", "Annotated");
     for (const n of ["BeforeValidator", "Field", "Strict"]) ctx.imp.add("pydantic", n);
     const check = call("BeforeValidator", [ctx.imp.add("app.fieldtypes", "whole_number")]);

@@ -120,10 +120,11 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-# The BIGINT range, less at the top: FastAPI writes the bounds of a body model into the OpenAPI
-# document as floats, and 2**63 - 1 as a float is 2**63, which a client would then send. 2**63 - 1024
-# is the largest integer below 2**63 that a float holds exactly (-(2**63) is exact already).
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1024
+# Integers a JSON client can hold exactly (RFC 7493: +-(2**53 - 1), JavaScript's safe integers),
+# inside the BIGINT column. The BIGINT bounds themselves do not survive the OpenAPI document:
+# FastAPI writes a body model's bounds as floats, and a client reads 9.223372036854775e+18 as a
+# decimal above any float near 2**63, then sends values the model refuses.
+INT64_MIN, INT64_MAX = -(2**53 - 1), 2**53 - 1
 _INT64 = Field(ge=INT64_MIN, le=INT64_MAX)
 
 # Text of string, text and array-of-string fields, in bodies and queries alike.
