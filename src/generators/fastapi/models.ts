@@ -110,6 +110,15 @@ interface ModelContext {
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
+/** The names a model module gives its own classes: `<Class>Create`, `<Class>List`... */
+const MODEL_SUFFIXES = new Set(["Base", "Create", "Update", "Public", "Response", "List", "Sort", "Filters"]);
+
+/** The type alias of a field, `<Class><Field>`; a field named like a model class (`list`, `response`) gets `Value` after it. */
+function aliasName(ctx: ModelContext, f: FieldIR): string {
+  const field = pascal(f.name);
+  return `${ctx.entity.className}${field}${MODEL_SUFFIXES.has(field) ? "Value" : ""}`;
+}
+
 /** An enum filter: its Literal, and for numbers and booleans the query's text parsed before the comparison. */
 function queryEnum(ctx: ModelContext, f: FieldIR): string {
   const t = inputType(ctx, f);
@@ -136,7 +145,7 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     const check = call("AfterValidator", [ctx.imp.add("app.fieldtypes", "storable_text")]);
     const noNul =
       f.constraints.pattern === undefined ? [`json_schema_extra={"pattern": ${ctx.imp.add("app.fieldtypes", "NO_NUL_PATTERN")}}`] : [];
-    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    const name = aliasName(ctx, f);
     ctx.aliases.set(f.name, { name, definition: subscript("Annotated", ["str", call("Field", [...constraintArgs(f), ...noNul]), check]) });
     return name;
   } else if (f.type === "integer" && constraintArgs(f).length > 0) {
@@ -149,7 +158,7 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     ctx.imp.add("typing", "Annotated");
     for (const n of ["BeforeValidator", "Field", "Strict"]) ctx.imp.add("pydantic", n);
     const check = call("BeforeValidator", [ctx.imp.add("app.fieldtypes", "whole_number")]);
-    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    const name = aliasName(ctx, f);
     ctx.aliases.set(f.name, {
       name,
       definition: subscript("Annotated", ["int", "Strict()", call("Field", [`ge=${lo}`, `le=${hi}`]), check]),
@@ -165,7 +174,7 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     ctx.imp.add("pydantic", "Field");
     t = subscript("Annotated", [t, call("Field", args)]);
   }
-  const name = `${ctx.entity.className}${pascal(f.name)}`;
+  const name = aliasName(ctx, f);
   ctx.aliases.set(f.name, { name, definition: t });
   return name;
 }
