@@ -2,7 +2,7 @@ import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compil
 import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
-import { constantName, Imports, metaConstant, pyCall, pyModuleName, pyStr, pyTuple, pyValue } from "./python.js";
+import { constantName, Imports, metaConstant, pyCall, pyModuleName, pyStr, pyTuple, pyValue, usesExprModule } from "./python.js";
 import { fillDict, invokeEvent, renderRoleConstants, rolesConstant, rulesTuple, updateFill } from "./routes.js";
 import { operationStatuses } from "./statuses.js";
 
@@ -86,7 +86,7 @@ export function generateAgentSpecs(ir: DomainIR): string {
     imp.add("app.domain", metaConstant(e.name));
     imp.add(`app.models.${pyModuleName(e.name)}`, `${e.className}Update`);
     if (rules.length) {
-      imp.add("app", "expr");
+      if (rules.some((r) => usesExprModule(r.expr))) imp.add("app", "expr");
       imp.add("app.rules", "Rule");
     }
     if (workflow) imp.add("app.workflows", constantName(workflow.name));

@@ -3,7 +3,18 @@ import { hashHeader } from "../header.js";
 import { runnableAgents } from "./agents.js";
 import { filterFields, rangeFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
-import { constantName, Imports, indent, LINE_LENGTH, metaConstant, pyFrozenset, pyStr, pyStrTuple, pyValue } from "./python.js";
+import {
+  constantName,
+  Imports,
+  indent,
+  LINE_LENGTH,
+  metaConstant,
+  pyFrozenset,
+  pyStr,
+  pyStrTuple,
+  pyValue,
+  usesExprModule,
+} from "./python.js";
 import { renderSkeleton } from "./templates.js";
 
 /** Pinned versions: the same contracts give the same requirements.txt, and a tested stack. */
@@ -184,7 +195,7 @@ function workflowConstant(w: WorkflowIR): string {
 }
 
 export function generateWorkflows(ir: DomainIR, workflows: WorkflowIR[]): string {
-  const usesExpr = workflows.some((w) => w.guards.some((g) => g.condition));
+  const usesExpr = workflows.some((w) => w.guards.some((g) => g.condition && usesExprModule(g.condition.expr)));
   const usesGuard = workflows.some((w) => w.guards.length > 0);
   const usesEffects = workflows.some((w) => w.sideEffects.length > 0);
   const names = [...(usesEffects ? ["Effects"] : []), ...(usesGuard ? ["Guard"] : []), ...(workflows.length ? ["Workflow"] : [])];

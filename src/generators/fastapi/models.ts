@@ -117,6 +117,24 @@ interface ModelContext {
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
+/** The names a model module gives its own classes: `<Class>Create`, `<Class>List`... */
+const MODEL_SUFFIXES = new Set(["Base", "Create", "Update", "Public", "Response", "List", "Sort", "Filters"]);
+
+/** The type alias of a field, `<Class><Field>`; a field named like a model class (`list`, `response`) gets `Value` after it. */
+function aliasName(ctx: ModelContext, f: FieldIR): string {
+  const field = pascal(f.name);
+  return `${ctx.entity.className}${field}${MODEL_SUFFIXES.has(field) ? "Value" : ""}`;
+}
+
+/** An enum filter: its Literal, and for numbers and booleans the query's text parsed before the comparison. */
+function queryEnum(ctx: ModelContext, f: FieldIR): string {
+  const t = inputType(ctx, f);
+  if ((f.enum ?? []).every((v) => typeof v === "string")) return t;
+  ctx.imp.add("typing", "Annotated");
+  ctx.imp.add("pydantic", "BeforeValidator");
+  return `Annotated[${t}, BeforeValidator(${ctx.imp.add("app.fieldtypes", "query_scalar")})]`;
+}
+
 function inputType(ctx: ModelContext, f: FieldIR): string {
   const existing = ctx.aliases.get(f.name);
   if (existing) return existing.name;
@@ -134,19 +152,20 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     const check = call("AfterValidator", [ctx.imp.add("app.fieldtypes", "storable_text")]);
     const noNul =
       f.constraints.pattern === undefined ? [`json_schema_extra={"pattern": ${ctx.imp.add("app.fieldtypes", "NO_NUL_PATTERN")}}`] : [];
-    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    const name = aliasName(ctx, f);
     ctx.aliases.set(f.name, { name, definition: subscript("Annotated", ["str", call("Field", [...constraintArgs(f), ...noNul]), check]) });
     return name;
   } else if (f.type === "integer" && constraintArgs(f).length > 0) {
     // Int64's parts with the contract's bounds inside its own (app/fieldtypes.py): bounds added
     // around a type that has a validator would not reach the JSON schema.
     const c = f.constraints;
-    const lo = c.min === undefined ? -(2n ** 63n) : BigInt(Math.max(Math.ceil(c.min), Number.MIN_SAFE_INTEGER));
-    const hi = c.max === undefined ? 2n ** 63n - 1n : BigInt(Math.min(Math.floor(c.max), Number.MAX_SAFE_INTEGER));
+    // Int64's own range (app/fieldtypes.py): the integers a JSON client holds exactly.
+    const lo = BigInt(Math.max(Math.ceil(c.min ?? Number.MIN_SAFE_INTEGER), Number.MIN_SAFE_INTEGER));
+    const hi = BigInt(Math.min(Math.floor(c.max ?? Number.MAX_SAFE_INTEGER), Number.MAX_SAFE_INTEGER));
     ctx.imp.add("typing", "Annotated");
     for (const n of ["BeforeValidator", "Field", "Strict"]) ctx.imp.add("pydantic", n);
     const check = call("BeforeValidator", [ctx.imp.add("app.fieldtypes", "whole_number")]);
-    const name = `${ctx.entity.className}${pascal(f.name)}`;
+    const name = aliasName(ctx, f);
     ctx.aliases.set(f.name, {
       name,
       definition: subscript("Annotated", ["int", "Strict()", call("Field", [`ge=${lo}`, `le=${hi}`]), check]),
@@ -162,7 +181,7 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     ctx.imp.add("pydantic", "Field");
     t = subscript("Annotated", [t, call("Field", args)]);
   }
-  const name = `${ctx.entity.className}${pascal(f.name)}`;
+  const name = aliasName(ctx, f);
   ctx.aliases.set(f.name, { name, definition: t });
   return name;
 }
@@ -239,6 +258,12 @@ function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
     const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
     const factory = empty ? (Array.isArray(value) ? "list" : "dict") : `lambda: ${pyValue(value)}`;
     return call("Field", [kw("default_factory", factory), ...meta]);
+  }
+  if (f.type === "date" || f.type === "datetime" || f.type === "uuid") {
+    // The contract writes the value as text; validated, it becomes the field's type (and mypy sees
+    // no string assigned to a datetime).
+    imp.add("pydantic", "Field");
+    return call("Field", [pyValue(value), "validate_default=True", ...meta]);
   }
   if (meta.length > 0) {
     imp.add("pydantic", "Field");
@@ -329,7 +354,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     `    after: ${text} | None = Field(None, description="Cursor from \`next_cursor\` of the previous page")`,
     '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
     ...filterFields(entity).map((f) => {
-      const t = f.enum && f.enum.length > 0 ? inputType(ctx, f) : baseType(f, imp, "query");
+      const t = f.enum && f.enum.length > 0 ? queryEnum(ctx, f) : baseType(f, imp, "query");
       const attr = pyAttr(f.name);
       return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
     }),

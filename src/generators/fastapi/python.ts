@@ -108,6 +108,11 @@ export function compileExpr(e: Expr, values = "values"): string {
   return emit(e, values).code;
 }
 
+/** Whether the Python of `e` calls app.expr: `x == true` compiles to `values.get("x") is True`, which does not. */
+export function usesExprModule(e: Expr): boolean {
+  return compileExpr(e).includes("expr.");
+}
+
 /**
  * The operands of a top-level `and`/`or` chain of `e`, compiled, so a long condition can be split
  * before each operator; a single operand when `e` is no such chain.

@@ -23,6 +23,7 @@ import {
   pyStrTuple,
   pyValue,
   roleSetConstant,
+  usesExprModule,
 } from "./python.js";
 import type { DocumentedRule } from "./rule-schema.js";
 import { operationStatuses } from "./statuses.js";
@@ -459,8 +460,9 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   imp.add("uuid", "UUID");
   for (const n of ["APIRouter", "Request", "Response"]) imp.add("fastapi", n);
   if (ctx.constants.some((c) => c.name.endsWith("_RULES"))) {
-    imp.add("app", "expr");
     imp.add("app.rules", "Rule");
+    const rules = (["create", "update"] as const).flatMap((op) => endpoint(ctx, op)?.validation ?? []);
+    if (rules.some((r) => usesExprModule(r.expr))) imp.add("app", "expr");
   }
   if (code.includes("enforce(")) imp.add("app.rules", "enforce");
   if (code.includes("checked(")) imp.add("app.rules", "checked");

@@ -224,7 +224,9 @@ class CaseBuilder {
       update: this.updateCase(entity, route, payload),
       stateMachine: wf !== undefined,
       initialState: wf?.initial ?? null,
-      required: entity.fields.filter((f) => f.writable && f.required).map((f) => f.name),
+      // What the API refuses to create without: a field with a default is filled in, not required
+      // (the create model of app/models follows the same rule).
+      required: entity.fields.filter((f) => f.writable && f.required && !(f.hasDefault && f.default !== null)).map((f) => f.name),
     };
   }
 
@@ -237,7 +239,8 @@ class CaseBuilder {
 
   /** A change to one updatable plain field that keeps every update rule true. */
   private updateCase(entity: EntityIR, route: RouteIR, payload: Values): Values | null {
-    const update = route.endpoints.find((e) => e.operation === "update");
+    // PATCH enforces the create's rules as well as its own, on the record as the change leaves it.
+    const rules = (["create", "update"] as const).flatMap((op) => route.endpoints.find((e) => e.operation === op)?.validation ?? []);
     for (const f of entity.fields) {
       if (!f.updatable || f.references) continue;
       let value: unknown;
@@ -246,7 +249,7 @@ class CaseBuilder {
       else if (f.type === "boolean") value = payload[f.name] !== true;
       if (value === undefined || value === null || !fieldAccepts(f, value)) continue;
       const after = { ...this.asRecord(entity, payload), [f.name]: value };
-      if ((update?.validation ?? []).every((r) => holds(r.expr, after))) return { [f.name]: value };
+      if (rules.every((r) => holds(r.expr, after))) return { [f.name]: value };
     }
     return null;
   }

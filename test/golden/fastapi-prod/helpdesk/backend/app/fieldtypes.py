@@ -69,6 +69,20 @@ def whole_number(value: Any) -> Any:
     return value
 
 
+def query_scalar(value: Any) -> Any:
+    # A query parameter is text, and an enum of numbers or booleans compares values: parse it first.
+    if not isinstance(value, str):
+        return value
+    if value in ("true", "false"):
+        return value == "true"
+    for parse in (int, float):
+        try:
+            return parse(value)
+        except ValueError:
+            pass
+    return value
+
+
 def _email(value: str) -> str:
     storable_text(value)
     try:
@@ -106,7 +120,12 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-_INT64 = Field(ge=-(2**63), le=2**63 - 1)
+# Integers a JSON client can hold exactly (RFC 7493: +-(2**53 - 1), JavaScript's safe integers),
+# inside the BIGINT column. The BIGINT bounds themselves do not survive the OpenAPI document:
+# FastAPI writes a body model's bounds as floats, and a client reads 9.223372036854775e+18 as a
+# decimal above any float near 2**63, then sends values the model refuses.
+INT64_MIN, INT64_MAX = -(2**53 - 1), 2**53 - 1
+_INT64 = Field(ge=INT64_MIN, le=INT64_MAX)
 
 # Text of string, text and array-of-string fields, in bodies and queries alike.
 Text = Annotated[str, AfterValidator(storable_text), _DeclareNoNul()]
