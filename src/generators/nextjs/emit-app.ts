@@ -152,7 +152,7 @@ import { Link } from "@/components/link";
 import { PageHeader } from "@/components/page-header";
 import { ErrorState } from "@/components/page-state";
 import { Card, CardAction, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-${fitList("", "import ", [...clients, "toApiError"], ' from "@/lib/server-api";', "{}")}
+${fitList("", "import ", [...clients, "toApiError"].sort(), ' from "@/lib/server-api";', "{}")}
 
 const cards = [
 ${rows.join("\n")}
