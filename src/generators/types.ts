@@ -11,6 +11,11 @@ export interface GeneratedFile {
    * the writer keeps it, and never takes it for stale output.
    */
   permanent?: boolean;
+  /**
+   * Text copied verbatim from a template that ruff or biome already check where it stands: the
+   * format stage (format.ts) leaves it alone.
+   */
+  preformatted?: boolean;
   /** The target that produced the file; set by the registry, recorded in the writer's manifest. */
   target?: string;
 }

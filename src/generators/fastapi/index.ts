@@ -51,15 +51,15 @@ const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py
 /** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
 export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   const files: GeneratedFile[] = [];
-  const add = (path: string, content: string): void => {
-    files.push({ path: `${BACKEND_DIR}/${path}`, content });
+  const add = (path: string, content: string, preformatted?: true): void => {
+    files.push({ path: `${BACKEND_DIR}/${path}`, content, ...(preformatted && { preformatted }) });
   };
   const auth = ir.auth !== null;
   const agents = runnableAgents(ir).length > 0;
   for (const [path, content] of staticTemplates()) {
     if (!auth && path.startsWith("app/auth/")) continue;
     if (!agents && AGENT_MODULES.has(path)) continue;
-    add(path, hashHeader() + content);
+    add(path, hashHeader() + content, true);
   }
   for (const [path, content] of docsAssets()) add(path, content);
   const entities = byName(ir.entities);

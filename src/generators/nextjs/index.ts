@@ -30,9 +30,9 @@ export const FRONTEND_DIR = "frontend";
 export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   if (ir.pages.length === 0) return [];
   const model = buildFrontendModel(ir);
-  const files: { path: string; content: string }[] = [];
+  const files: { path: string; content: string; preformatted?: true }[] = [];
   for (const t of staticTemplates(model.auth, agentRunEntities(ir).size > 0))
-    files.push({ path: t.path, content: withHeader(t.path, t.content) });
+    files.push({ path: t.path, content: withHeader(t.path, t.content), preformatted: true });
   const add = (path: string, content: string): void => {
     files.push({ path, content: withHeader(path, content) });
   };
@@ -58,7 +58,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
     seen.add(f.path);
   }
   return files
-    .map((f) => ({ path: `${FRONTEND_DIR}/${f.path}`, content: f.content.endsWith("\n") ? f.content : `${f.content}\n` }))
+    .map((f) => ({ ...f, path: `${FRONTEND_DIR}/${f.path}`, content: f.content.endsWith("\n") ? f.content : `${f.content}\n` }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
