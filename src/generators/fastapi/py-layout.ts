@@ -5,8 +5,9 @@ import { compileChain, compileExpr, LINE_LENGTH, pyStr } from "./python.js";
  * Python expressions as a small tree, laid out the way `ruff format` (black's style) lays them out:
  * a statement stays on one line when it fits in LINE_LENGTH; otherwise its last bracket is split,
  * first with the whole content on one indented line, then, when that does not fit either, with one
- * element per line and a trailing comma, each element laid out the same way. Generated modules
- * then pass `ruff format --check` by construction, and emitters never count characters.
+ * element per line and a trailing comma, each element laid out the same way. Emitters never count
+ * characters; a line this layout still leaves too long sends its file through Ruff itself (the format
+ * stage, ../format.ts), which is cheap only while that stays rare.
  */
 export type PyExpr =
   | string
