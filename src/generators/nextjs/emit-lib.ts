@@ -2,7 +2,7 @@ import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 import { pascalCase } from "../../compiler/index.js";
 import { agentRunEntities } from "../fastapi/agents.js";
 import type { ApiClient, FrontendModel } from "./model.js";
-import { fitBreak, fitList, key, literal, str } from "./source.js";
+import { byNaturalOrder, fitBreak, fitList, key, literal, str } from "./source.js";
 
 /** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
 export function enumAliases(model: FrontendModel): Map<string, string> {
@@ -180,7 +180,7 @@ export function renderApi(model: FrontendModel): string {
       if (s) names.add(s);
     }
   }
-  const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n` : "";
+  const imports = names.size > 0 ? `${fitList("", "import type ", [...names].sort(byNaturalOrder), ' from "./types";', "{}")}\n` : "";
   const runs = agentRunEntities(model.ir);
   const clients = model.clients
     .map((c) => clientBlock(c, aliases, runs.has(c.entity.fqn) && c.basePath.replace(/\/+$/, "") === c.entity.basePath))
