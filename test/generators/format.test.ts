@@ -6,6 +6,7 @@ import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
 import { formatGenerated, formatText, formatterOf, hasLongLine } from "../../src/generators/format.js";
 import { GENERATORS, generateTarget } from "../../src/generators/index.js";
+import { byNaturalOrder } from "../../src/generators/nextjs/source.js";
 import type { GeneratedFile } from "../../src/generators/types.js";
 import { writeLayoutDomain } from "../support/layout-corpus.js";
 
@@ -53,6 +54,24 @@ describe("format stage", () => {
     expect(a?.content).toBe(`VALUE = call(\n${Array.from({ length: 12 }, (_, i) => `    "argument_${i}",`).join("\n")}\n)\n`);
     // Not reformatted (ruff would add a space): only an overflow sends a file to the formatter.
     expect(b).toBe(short);
+  });
+
+  it("sends only lines a formatter could shorten, and never verbatim templates", () => {
+    const lone = `  "${"x".repeat(200)}",\n`;
+    expect(hasLongLine(lone, 120)).toBe(false);
+    expect(hasLongLine(`f(${lone.trim()} 1)\n`, 120)).toBe(true);
+    const template = { path: "frontend/src/x.ts", content: `export const a = [${"1, ".repeat(60)}];\n`, preformatted: true };
+    expect(formatGenerated([template])[0]).toBe(template);
+  });
+
+  it("sorts import names in biome's natural order", () => {
+    const names = ["aa", "Ab", "a10", "a9", "B", "b", "bOx", "boA", "A_b", "Ab_", "a_b", "ab"];
+    // The order the biome CLI gives these names.
+    expect([...names].sort(byNaturalOrder)).toEqual(["A_b", "Ab", "Ab_", "a_b", "a9", "a10", "aa", "ab", "B", "b", "bOx", "boA"]);
+    const text = `import { ${names.join(", ")} } from "./m";\nexport const all = [${names.join(", ")}, ${"x, ".repeat(30)}];\n`;
+    expect(formatText("frontend/src/lib/x.ts", text).split("\n")[0]).toBe(
+      `import { ${[...names].sort(byNaturalOrder).join(", ")} } from "./m";`,
+    );
   });
 
   it("formats TypeScript with biome's layout and import order", () => {
