@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
-// for some of them (validate, generate, healer, agents, backend, frontend, lighthouse, import, import-corpus, dev,
-// lsp, random-domains).
+// for some of them (validate, generate, format, healer, agents, backend, frontend, lighthouse, import, import-corpus,
+// dev, lsp, random-domains).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,6 +11,7 @@ const tsx = pathToFileURL(resolve(root, "node_modules/tsx/dist/loader.mjs")).hre
 const benches = {
   validate: ["bench/validate.mjs"],
   generate: ["bench/generate.mjs"],
+  format: ["bench/format.mjs"],
   "random-domains": ["bench/random-domains.mjs"],
   healer: ["--import", tsx, "bench/healer.ts"],
   agents: ["--import", tsx, "bench/agents.ts"],

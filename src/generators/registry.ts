@@ -1,6 +1,7 @@
 import type { DomainIR } from "../compiler/index.js";
 import { dockerGenerator } from "./docker/index.js";
 import { fastapiGenerator } from "./fastapi/index.js";
+import { formatGenerated } from "./format.js";
 import { k8sGenerator } from "./k8s/index.js";
 import { migrationsGenerator } from "./migrations/index.js";
 import { nextjsGenerator } from "./nextjs/index.js";
@@ -49,7 +50,10 @@ export class UnknownTargetError extends Error {
   }
 }
 
-/** Runs the generators of `target` against the IR, reading what they ask for from `outDir`. */
+/**
+ * Runs the generators of `target` against the IR, reading what they ask for from `outDir`, then the
+ * format stage (format.ts) over what they produced.
+ */
 export function generateTarget(ir: DomainIR, target: string, outDir: string): GeneratedFile[] {
   const files = new Map<string, GeneratedFile>();
   for (const g of resolveTargets(target)) {
@@ -57,5 +61,5 @@ export function generateTarget(ir: DomainIR, target: string, outDir: string): Ge
     // The first target to write a path owns it (docker repeats backend/requirements.txt of fastapi-prod).
     for (const f of g.generate({ ir, existing })) if (!files.has(f.path)) files.set(f.path, { ...f, target: g.target });
   }
-  return [...files.values()];
+  return formatGenerated([...files.values()]);
 }

@@ -17,6 +17,11 @@ export interface GeneratedFile {
    * `force`. It carries `OWNED_NOTICE` instead of the "Do not edit" header.
    */
   owned?: boolean;
+  /**
+   * Text copied verbatim from a template that ruff or biome already check where it stands: the
+   * format stage (format.ts) leaves it alone.
+   */
+  preformatted?: boolean;
   /** The target that produced the file; set by the registry, recorded in the writer's manifest. */
   target?: string;
 }

@@ -15,6 +15,7 @@ export const UNIT_FILES = [
   "test/cli/**/*.test.ts",
   "test/generators/writer.test.ts",
   "test/generators/scenarios.test.ts",
+  "test/generators/format.test.ts",
   "test/llm/doctor.test.ts",
   "test/llm/json.test.ts",
   "test/llm/providers.test.ts",

@@ -52,15 +52,20 @@ const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py
 /** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
 export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   const files: GeneratedFile[] = [];
-  const add = (path: string, content: string, owned = false): void => {
-    files.push({ path: `${BACKEND_DIR}/${path}`, content, ...(owned ? { owned } : {}) });
+  const add = (path: string, content: string, extra: { owned?: boolean; preformatted?: true } = {}): void => {
+    files.push({
+      path: `${BACKEND_DIR}/${path}`,
+      content,
+      ...(extra.owned ? { owned: true } : {}),
+      ...(extra.preformatted && { preformatted: true }),
+    });
   };
   const auth = ir.auth !== null;
   const agents = runnableAgents(ir).length > 0;
   for (const [path, content] of staticTemplates()) {
     if (!auth && path.startsWith("app/auth/")) continue;
     if (!agents && AGENT_MODULES.has(path)) continue;
-    add(path, hashHeader() + content);
+    add(path, hashHeader() + content, { preformatted: true });
   }
   for (const [path, content] of docsAssets()) add(path, content);
   const entities = byName(ir.entities);
@@ -107,7 +112,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   }
   add("app/routes/__init__.py", generateRoutesPackage([...routeModules].sort()));
   const hooked = entities.filter((e) => routes.some((r) => r.entity === e.fqn && modules.has(r.fqn)));
-  for (const m of customModules(hooked)) add(m.path, m.content, m.owned);
+  for (const m of customModules(hooked)) add(m.path, m.content, { owned: m.owned });
   add("app/main.py", generateMain(ir));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

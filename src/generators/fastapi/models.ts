@@ -290,10 +290,12 @@ function createField(ctx: ModelContext, f: FieldIR, required: boolean, schemaExt
   return optionalField(ctx, attr, t, meta);
 }
 
-function optionalField(ctx: ModelContext, attr: string, t: string, meta: PyExpr[]): string {
-  if (meta.length === 0) return line(attr, `${t} | None`, "None");
+/** `attr: t | None = None` (or `= Field(None, ...)`); `nullable` false when `t` already admits None. */
+function optionalField(ctx: ModelContext, attr: string, t: string, meta: PyExpr[], nullable = true): string {
+  const type = nullable ? `${t} | None` : t;
+  if (meta.length === 0) return line(attr, type, "None");
   ctx.imp.add("pydantic", "Field");
-  return line(attr, `${t} | None`, call("Field", ["None", ...meta]));
+  return line(attr, type, call("Field", ["None", ...meta]));
 }
 
 const CONFIG_INPUT = 'ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)';
@@ -334,10 +336,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     // A required field may be left out of a PATCH but never set to null: the schema says so
     // (check_changes refuses the null with its own message).
     const skip = ctx.imp.add("pydantic.json_schema", "SkipJsonSchema");
-    return optionalField(ctx, pyAttr(f.name), `${inputType(ctx, f)} | ${skip}[None]`, meta).replace(
-      ` | ${skip}[None] | None`,
-      ` | ${skip}[None]`,
-    );
+    return optionalField(ctx, pyAttr(f.name), `${inputType(ctx, f)} | ${skip}[None]`, meta, false);
   });
 
   // The sort keys are an enum, so the document says which fields sort (`-` for descending).

@@ -5,8 +5,9 @@ import { compileChain, compileExpr, LINE_LENGTH, pyStr } from "./python.js";
  * Python expressions as a small tree, laid out the way `ruff format` (black's style) lays them out:
  * a statement stays on one line when it fits in LINE_LENGTH; otherwise its last bracket is split,
  * first with the whole content on one indented line, then, when that does not fit either, with one
- * element per line and a trailing comma, each element laid out the same way. Generated modules
- * then pass `ruff format --check` by construction, and emitters never count characters.
+ * element per line and a trailing comma, each element laid out the same way. Emitters never count
+ * characters; a line this layout still leaves too long sends its file through Ruff itself (the format
+ * stage, ../format.ts), which is cheap only while that stays rare.
  */
 export type PyExpr =
   | string
@@ -102,7 +103,9 @@ export function layout(e: PyExpr, indent = 0, prefix = "", suffix = ""): string 
     case "keyword":
       return layout(e.value, indent, `${prefix}${e.name}=`, suffix);
     case "lambda": {
-      // ruff wraps a long lambda body in parentheses and splits inside them.
+      // ruff splits a long lambda body that ends in brackets (a call) inside those brackets, and
+      // wraps any other body in parentheses, split inside them.
+      if (typeof e.body === "object" && e.body.kind === "call") return layout(e.body, indent, `${prefix}lambda ${e.params}: `, suffix);
       return `${lead}lambda ${e.params}: (\n${body([e.body], indent + 4, false, e.body)}\n${pad(indent)})${suffix}`;
     }
     case "chain":
@@ -154,8 +157,12 @@ function elements(items: readonly PyExpr[], indent: number): string {
   return items.map((item) => layout(item, indent, "", ",")).join("\n");
 }
 
-/** Pieces of a long string, each a literal that fits on its line, split after spaces. */
+/**
+ * Pieces of a long string, each a literal that fits on its line, split after spaces; one piece when
+ * the whole literal fits inside the parentheses (ruff joins implicitly concatenated strings that fit).
+ */
 function stringPieces(text: string, indent: number): string[] {
+  if (indent + pyStr(text).length <= LINE_LENGTH) return [`${pad(indent)}${pyStr(text)}`];
   const room = Math.max(20, LINE_LENGTH - indent - 2);
   const pieces: string[] = [];
   let current = "";
@@ -171,19 +178,55 @@ function stringPieces(text: string, indent: number): string[] {
 
 /**
  * A contract expression as Python, split before its `and`/`or` operators when it is too long;
- * a parenthesised chain inside a chain splits inside its own parentheses.
+ * a parenthesised chain inside a chain splits inside its own parentheses, a call inside its brackets.
  */
 export function condition(e: Expr): PyExpr {
   const chain = compileChain(e);
-  if (!chain) return compileExpr(e);
+  if (!chain) return callOf(compileExpr(e));
   return {
     kind: "chain",
     op: chain.op,
     operands: chain.operands.map((o, i) => {
       const inner = chain.nested[i];
-      return inner !== undefined && o.startsWith("(") ? { kind: "paren", inner: condition(inner) } : o;
+      return inner !== undefined && o.startsWith("(") ? { kind: "paren", inner: condition(inner) } : callOf(o);
     }),
   };
+}
+
+const CALLEE = /^[A-Za-z_][A-Za-z0-9_.]*\(/;
+
+/**
+ * Python text of the form `callee(a, b)` as a call node (its arguments likewise), so that it splits
+ * inside its brackets as ruff splits it; any other text is returned as it is.
+ */
+export function callOf(text: string): PyExpr {
+  const head = CALLEE.exec(text);
+  if (!head || !text.endsWith(")")) return text;
+  const args: string[] = [];
+  let depth = 0;
+  let start = head[0].length;
+  let quote = "";
+  for (let i = start; i < text.length; i++) {
+    const c = text[i] as string;
+    if (quote) {
+      if (c === "\\") i++;
+      else if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      if (depth === 0) {
+        // The callee's own bracket closes before the end: `f(a)(b)` or `f(a) + g(b)`, not one call.
+        if (i !== text.length - 1) return text;
+        args.push(text.slice(start, i).trim());
+      } else depth--;
+    } else if (c === "," && depth === 0) {
+      args.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  const callee = head[0].slice(0, -1);
+  const items = args.filter((a, i) => a !== "" || i < args.length - 1);
+  return call(callee, items.map(callOf));
 }
 
 /** `NAME = value`, laid out. */

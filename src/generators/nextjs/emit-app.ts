@@ -1,7 +1,7 @@
 import { ownedHeader, slashHeader } from "../header.js";
 import { headingOf } from "./emit-entity.js";
 import type { FrontendModel, UiPage } from "./model.js";
-import { fitBreak, fitElementProp, fitList, LINE_WIDTH, prop, sortImports, str } from "./source.js";
+import { byNaturalOrder, fitBreak, fitElementProp, fitList, LINE_WIDTH, prop, sortImports, str } from "./source.js";
 
 /**
  * Entity `icon` names are Lucide names. The app ships the icons of templates/src/components/icons.tsx
@@ -91,7 +91,7 @@ export default async function RootLayout({ children }: Readonly<{ children: Reac
 
 export function renderSidebar(model: FrontendModel): string {
   const items = model.pages.map((p) => ({ title: p.page.title, url: p.route, icon: iconOf(p.ui.entity.icon), id: p.page.name }));
-  const icons = [...new Set(["LayoutDashboard", ...items.map((i) => i.icon)])].sort();
+  const icons = [...new Set(["LayoutDashboard", ...items.map((i) => i.icon)])].sort(byNaturalOrder);
   const rows = [
     `    { title: "Dashboard", url: "/", icon: <LayoutDashboard />, testId: "nav-dashboard" },`,
     ...items.map((i) => `    { title: ${str(i.title)}, url: ${str(i.url)}, icon: <${i.icon} />, testId: ${str(`nav-${i.id}`)} },`),
@@ -153,33 +153,29 @@ export function renderDashboard(model: FrontendModel): string {
       const page = model.pages.find((p) => p.ui.entity.fqn === c.entity.fqn);
       return { c, page, icon: iconOf(c.entity.icon) };
     });
-  const icons = [...new Set(["ArrowRight", ...cards.map((x) => x.icon)])].sort();
-  const clients = [...new Set(cards.map((x) => x.c.name))].sort();
-  const rows = cards.map(({ c, page, icon }) =>
-    fitList(
-      "  ",
-      "",
-      [
-        `key: ${str(c.entity.name)}`,
-        `title: ${str(page?.page.title ?? c.entity.labelPlural)}`,
-        `href: ${page ? str(page.route) : "null"}`,
-        `icon: ${icon}`,
-        `count: () => ${c.name}.list(1, 0).then((r) => r.total)`,
-      ],
-      ",",
-      "{}",
-    ),
-  );
+  const icons = [...new Set(["ArrowRight", ...cards.map((x) => x.icon)])].sort(byNaturalOrder);
+  const clients = [...new Set(cards.map((x) => x.c.name))].sort(byNaturalOrder);
+  const fields = cards.map(({ c, page, icon }) => [
+    `key: ${str(c.entity.name)}`,
+    `title: ${str(page?.page.title ?? c.entity.labelPlural)}`,
+    `href: ${page ? str(page.route) : "null"}`,
+    `icon: ${icon}`,
+    `count: () => ${c.name}.list(1, 0).then((r) => r.total)`,
+  ]);
+  // biome keeps a one-card array on one line when it fits; several objects always take a line each.
+  const lone = fields.length === 1 ? `const cards = [{ ${fields[0]?.join(", ")} }];` : "";
+  const cardList =
+    lone !== "" && lone.length <= LINE_WIDTH
+      ? lone
+      : `const cards = [\n${fields.map((f) => fitList("  ", "", f, ",", "{}")).join("\n")}\n];`;
   return `${fitList("", "import ", icons, ' from "@/components/icons";', "{}")}
 import { Link } from "@/components/link";
 import { PageHeader } from "@/components/page-header";
 import { ErrorState } from "@/components/page-state";
 import { Card, CardAction, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-${fitList("", "import ", [...clients, "toApiError"], ' from "@/lib/server-api";', "{}")}
+${fitList("", "import ", [...clients, "toApiError"].sort(byNaturalOrder), ' from "@/lib/server-api";', "{}")}
 
-const cards = [
-${rows.join("\n")}
-];
+${cardList}
 
 export default async function DashboardPage() {
   // One small request per entity (limit 1): the count is the list's total.

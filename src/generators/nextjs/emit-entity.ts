@@ -1,7 +1,7 @@
 import type { FieldIR, WorkflowIR } from "../../compiler/index.js";
 import { enumAliases } from "./emit-lib.js";
 import { type FrontendModel, fieldLabel, type UiEntity, type UiPage, type UiRule } from "./model.js";
-import { fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
+import { byNaturalOrder, fitList, key, LINE_WIDTH, literal, prop, str } from "./source.js";
 
 /** The expression naming record `v` in headings and messages: its heading field, else its id. */
 export function headingOf(ui: UiEntity, v: string): string {
@@ -104,7 +104,7 @@ function renderFields(ui: UiEntity): string {
 /** {kebab}-references.ts (server only): where the reference fields' choices and labels come from. */
 function renderReferences(ui: UiEntity): string {
   const e = ui.entity;
-  const clients = [...new Set([...ui.references.values()].map((c) => c.name))].sort();
+  const clients = [...new Set([...ui.references.values()].map((c) => c.name))].sort(byNaturalOrder);
   const refs = [...ui.references.entries()].map(([name, c]) => {
     const display = e.fields.find((f) => f.name === name)?.references?.display ?? null;
     const parts = [

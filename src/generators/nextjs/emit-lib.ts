@@ -2,7 +2,7 @@ import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 import { pascalCase } from "../../compiler/index.js";
 import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
 import type { ApiClient, FrontendModel } from "./model.js";
-import { fitBreak, fitList, key, literal, str } from "./source.js";
+import { byNaturalOrder, fitBreak, fitList, key, literal, str } from "./source.js";
 
 /** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
 export function enumAliases(model: FrontendModel): Map<string, string> {
@@ -196,7 +196,7 @@ export function renderApi(model: FrontendModel): string {
     }
   }
   names.add("ListResult");
-  const imports = `${fitList("", "import type ", [...names].sort(), ' from "./types";', "{}")}\n`;
+  const imports = `${fitList("", "import type ", [...names].sort(byNaturalOrder), ' from "./types";', "{}")}\n`;
   const runs = model.clients.some((c) => c.agentRuns !== null);
   const clients = model.clients.map((c) => clientBlock(c, aliases)).join("\n");
   const core = `

@@ -31,12 +31,12 @@ export const FRONTEND_DIR = "frontend";
 export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   if (ir.pages.length === 0) return [];
   const model = buildFrontendModel(ir);
-  const files: { path: string; content: string; owned?: boolean }[] = [];
+  const files: { path: string; content: string; owned?: boolean; preformatted?: true }[] = [];
   for (const t of staticTemplates(
     model.auth,
     model.clients.some((c) => c.agentRuns !== null),
   ))
-    files.push({ path: t.path, content: withHeader(t.path, t.content) });
+    files.push({ path: t.path, content: withHeader(t.path, t.content), preformatted: true });
   const add = (path: string, content: string): void => {
     files.push({ path, content: withHeader(path, content) });
   };
@@ -63,11 +63,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
     seen.add(f.path);
   }
   return files
-    .map((f) => ({
-      path: `${FRONTEND_DIR}/${f.path}`,
-      content: f.content.endsWith("\n") ? f.content : `${f.content}\n`,
-      ...(f.owned ? { owned: true } : {}),
-    }))
+    .map((f) => ({ ...f, path: `${FRONTEND_DIR}/${f.path}`, content: f.content.endsWith("\n") ? f.content : `${f.content}\n` }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
