@@ -1,4 +1,5 @@
 import type { DomainIR } from "../../compiler/index.js";
+import { compareText } from "../../contracts/findings.js";
 import { agentRunEntities } from "../fastapi/agents.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
@@ -59,7 +60,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   }
   return files
     .map((f) => ({ path: `${FRONTEND_DIR}/${f.path}`, content: f.content.endsWith("\n") ? f.content : `${f.content}\n` }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareText(a.path, b.path));
 }
 
 export const nextjsGenerator: Generator = {

@@ -52,6 +52,7 @@ function migrationFiles(path: string): string[] {
     else if (entry.isDirectory() && existsSync(join(path, entry.name, "migration.sql")))
       out.push({ key: entry.name, file: join(path, entry.name, "migration.sql") });
   }
+  // Numeric, not code-point, order: migration tools number their files without padding (2_x before 10_x).
   return out.sort((a, b) => a.key.localeCompare(b.key, "en", { numeric: true })).map((x) => x.file);
 }
 
