@@ -44,7 +44,7 @@ async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = 
   const project = projectOf(opts);
   const root = project.root;
   const json = wantsJson(opts);
-  const { Healer } = await import("../../healer/pipeline.js");
+  const { Healer } = await import("../../healer/pipeline/index.js");
   try {
     return new Healer({
       projectRoot: root,
