@@ -33,6 +33,7 @@ export const UNIT_FILES = [
   "test/healer/pipeline.test.ts",
   "test/healer/safety.test.ts",
   "test/healer/server.test.ts",
+  "test/healer/ticket-table.test.ts",
   "test/importers/enrich.test.ts",
   "test/importers/shared.test.ts",
 ];
