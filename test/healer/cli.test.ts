@@ -32,7 +32,7 @@ function counts(stdout: string): Record<string, number> {
 }
 
 describe("charter healer fix on the broken examples", () => {
-  it.each(brokenExamples())("$type ($origin)", ({ type, dir }) => {
+  it.each(brokenExamples())("examples/broken/$type", ({ type, dir }) => {
     const root = makeProject(dir, type);
     const files = listFiles(join(root, "domains"));
     const before = new Map(files.map((f) => [f, readFileSync(join(root, "domains", f), "utf8")]));
