@@ -49,7 +49,10 @@ describe("-o/--output and --format mean the same thing in every command", () => 
     const r = runCharter(["forge", "validate", "examples/helpdesk", "--output", "json"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("unknown option '--output'");
-    expect(runCharter(["healer", "status", "-o", "json"]).stderr).toContain("unknown option '-o'");
+    expect(r.stderr).toContain("hint: -o/--output names an output folder");
+    const healer = runCharter(["healer", "status", "-o", "json"]);
+    expect(healer.stderr).toContain("unknown option '-o'");
+    expect(healer.stderr).toContain("hint: -o/--output names an output folder; the report format is --format text|json");
   });
 
   it("factory migrate writes to the --output folder and reports in --format", () => {
