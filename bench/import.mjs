@@ -19,7 +19,7 @@ function timeRun(args) {
   for (let k = 0; k < 3; k++) {
     const dir = join(work, `out-${n++}`);
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, [cli, ...args, "--dir", dir, "--no-llm"], {
+    const r = spawnSync(process.execPath, [cli, ...args, "--output", dir, "--no-llm"], {
       encoding: "utf8",
       env: { ...process.env, NO_COLOR: "1" },
     });

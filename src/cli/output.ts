@@ -1,3 +1,4 @@
+import { Option } from "commander";
 import { type Finding, formatFinding } from "../contracts/index.js";
 
 /** Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org). */
@@ -26,4 +27,12 @@ export class UserError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * `--format text|json`, the report format of every command that prints one. `-o/--output` always
+ * names an output folder, so a command without one has no `-o` at all.
+ */
+export function formatOption(): Option {
+  return new Option("--format <format>", "report format").choices(["text", "json"]).default("text");
 }

@@ -15,6 +15,9 @@ export async function runProgram(program: Command, argv: string[] = process.argv
     if (e instanceof CommanderError) {
       // --help and --version exit 0; anything else commander raises is a usage error.
       process.exitCode = e.exitCode === 0 ? 0 : 2;
+      // Older Charter took -o/--output for the report format in some commands.
+      if (e.code === "commander.unknownOption" && /'(-o|--output)'/.test(e.message))
+        process.stderr.write("hint: -o/--output names an output folder; the report format is --format text|json\n");
       return;
     }
     if (e instanceof UserError) {

@@ -12,6 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
+import { compareText } from "../contracts/findings.js";
 import { GENERATED_NOTICE } from "./header.js";
 import type { GeneratedFile } from "./types.js";
 
@@ -200,7 +201,7 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
     remember(target, f.content, hash);
   }
 
-  for (const [path, entry] of [...manifest.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [path, entry] of [...manifest.entries()].sort(([a], [b]) => compareText(a, b))) {
     if (produced.has(path) || entry.permanent || !targets.has(entry.target)) continue;
     const abs = safeJoin(root, path);
     const current = readText(abs);

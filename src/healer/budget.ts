@@ -15,7 +15,7 @@ const WINDOW_MS = 60_000;
 /**
  * What the model may cost (docs/threat-model.md "Cost"): anyone who can reach ingest can file
  * distinct tier 2/3 errors, so calls are counted in a sliding minute, globally and per
- * fingerprint. A ticket over budget is not lost: it waits in the queue (pipeline.ts).
+ * fingerprint. A ticket over budget is not lost: it waits in the queue (pipeline/process.ts).
  */
 export class CallBudget {
   private readonly calls: { at: number; fingerprint: string }[] = [];

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
+import { compareText } from "../contracts/findings.js";
 import { writeFileAtomic } from "./atomic.js";
 import type { Change, ChangeContract, DiffFile, DiffRecord, FileEdit, Proposal, Ticket } from "./types.js";
 
@@ -102,7 +103,7 @@ export class DiffStore {
         // A foreign or damaged file is not a Healer record.
       }
     }
-    return out.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || (a.id < b.id ? -1 : 1));
+    return out.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || compareText(a.id, b.id));
   }
 
   /** Records that touched a contract, newest first: the history a proposer receives. */

@@ -26,8 +26,8 @@ export {
   WEBHOOK_TIMEOUT_MS,
 } from "./notify.js";
 export { DATABASE_URL_VARIABLE, openTicketStore } from "./open-store.js";
-export type { FixSummary, HealerOptions, RunSummary } from "./pipeline.js";
-export { BUDGET_NOTE, Healer } from "./pipeline.js";
+export type { FixSummary, HealerOptions, RunSummary } from "./pipeline/index.js";
+export { BUDGET_NOTE, Healer } from "./pipeline/index.js";
 export type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
 export { NO_PROVIDER_NOTE } from "./proposer.js";
 export { REDACTED, redactContext, redactSecrets, redactStacktrace, redactText, redactValue } from "./redact.js";

@@ -16,9 +16,9 @@ import {
   type TicketRow,
   type TicketStore,
   type TicketUpdate,
-  toTicket,
 } from "./store.js";
-import { OPEN_STATUSES, PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
+import { missingColumnsSql, OPEN_SQL, ticketTableSql, toTicket } from "./ticket-table.js";
+import { PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
 const SCHEMA_VERSION = 1;
 /** How long a claim or lock stays valid without a heartbeat: a replica killed mid-way gives its work back after this. */
@@ -28,12 +28,10 @@ const HEARTBEAT_MS = (LEASE_SECONDS * 1000) / 4;
 /** Key of the advisory lock that serialises schema creation between replicas starting at once. */
 const SCHEMA_LOCK = "charter.healer.schema";
 
-const OPEN_SQL = OPEN_STATUSES.map((s) => `'${s}'`).join(", ");
-
 /**
  * The tables live in their own schema (`healer`), so the store can share a database with the
- * generated app (whose tables are named after its entities) without a clash. The columns are those
- * of the SQLite store, plus the lease of a claim: `lease_token` names the store instance that holds
+ * generated app (whose tables are named after its entities) without a clash. The ticket columns are
+ * ticket-table.ts's, with the lease of a claim: `lease_token` names the store instance that holds
  * it and `lease_until` is renewed by that instance's heartbeat, in the database's clock.
  */
 const SCHEMA = `
@@ -42,39 +40,7 @@ CREATE TABLE IF NOT EXISTS healer.meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS healer.tickets (
-  seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  id              TEXT NOT NULL UNIQUE,
-  source          TEXT NOT NULL CHECK (source IN ('validation', 'compilation', 'runtime', 'manual')),
-  contract_fqn    TEXT,
-  error_type      TEXT NOT NULL DEFAULT '',
-  raw_error       TEXT NOT NULL,
-  context         TEXT NOT NULL DEFAULT '{}',
-  status          TEXT NOT NULL DEFAULT 'queued'
-                  CHECK (status IN ('queued', 'analyzing', 'proposed', 'approved', 'applied', 'failed', 'rejected')),
-  tier            INTEGER NOT NULL DEFAULT 0 CHECK (tier BETWEEN 0 AND 3),
-  priority        TEXT NOT NULL DEFAULT 'medium' CHECK (priority IN ('critical', 'high', 'medium', 'low')),
-  priority_order  INTEGER NOT NULL DEFAULT 2,
-  fixable_by      TEXT NOT NULL DEFAULT 'contract' CHECK (fixable_by IN ('contract', 'generator', 'data')),
-  proposal        TEXT,
-  created_at      TEXT NOT NULL,
-  created_ms      BIGINT NOT NULL,
-  updated_at      TEXT NOT NULL,
-  resolved_at     TEXT,
-  resolution_note TEXT NOT NULL DEFAULT '',
-  fingerprint     TEXT NOT NULL,
-  occurrences     INTEGER NOT NULL DEFAULT 1,
-  last_seen_at    TEXT NOT NULL,
-  claimed_by      TEXT,
-  diff_id         TEXT,
-  claims          INTEGER NOT NULL DEFAULT 0,
-  lease_token     TEXT,
-  lease_until     TIMESTAMPTZ
-);
-CREATE INDEX IF NOT EXISTS tickets_queue ON healer.tickets (status, priority_order, created_ms, seq);
-CREATE UNIQUE INDEX IF NOT EXISTS tickets_open_fingerprint ON healer.tickets (fingerprint) WHERE status IN (${OPEN_SQL});
-CREATE INDEX IF NOT EXISTS tickets_fingerprint ON healer.tickets (fingerprint, seq);
-CREATE INDEX IF NOT EXISTS tickets_lease ON healer.tickets (lease_token) WHERE lease_token IS NOT NULL;
+${ticketTableSql("postgres", "healer.tickets")}CREATE INDEX IF NOT EXISTS tickets_lease ON healer.tickets (lease_token) WHERE lease_token IS NOT NULL;
 CREATE TABLE IF NOT EXISTS healer.locks (
   name        TEXT PRIMARY KEY,
   owner       TEXT NOT NULL,
@@ -177,6 +143,12 @@ export class PostgresTicketStore implements TicketStore {
         }
       }
       await c.query(SCHEMA);
+      // A table written by an older Charter lacks newer columns; CREATE TABLE IF NOT EXISTS left it as it was.
+      const columns = await c.query<{ column_name: string }>(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'healer' AND table_name = 'tickets'",
+      );
+      const present = new Set(columns.rows.map((r) => r.column_name));
+      for (const sql of missingColumnsSql("postgres", "healer.tickets", present)) await c.query(sql);
       await c.query(
         `INSERT INTO healer.meta (key, value) VALUES ('schema_version', $1)
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE healer.meta.value::int < EXCLUDED.value::int`,

@@ -17,53 +17,16 @@ import {
   type TicketRow,
   type TicketStore,
   type TicketUpdate,
-  toTicket,
 } from "./store.js";
-import { OPEN_STATUSES, PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
+import { missingColumnsSql, OPEN_SQL, ticketTableSql, toTicket } from "./ticket-table.js";
+import { PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
 /** Version 2 added `claims`, the number of times a ticket was claimed (its processing log). */
 const SCHEMA_VERSION = 2;
 
-const sqlList = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(", ");
-const OPEN_SQL = sqlList(OPEN_STATUSES);
-
-/**
- * The ticket table. `seq` breaks ties between tickets created in the same millisecond, so the
- * queue stays first-in-first-out. The partial unique index makes "one open ticket per
- * fingerprint" a database invariant, which holds even with several processes ingesting at once.
- */
+/** The ticket table (ticket-table.ts) and the apply lock. */
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS tickets (
-  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
-  id              TEXT NOT NULL UNIQUE,
-  source          TEXT NOT NULL CHECK (source IN ('validation', 'compilation', 'runtime', 'manual')),
-  contract_fqn    TEXT,
-  error_type      TEXT NOT NULL DEFAULT '',
-  raw_error       TEXT NOT NULL,
-  context         TEXT NOT NULL DEFAULT '{}',
-  status          TEXT NOT NULL DEFAULT 'queued'
-                  CHECK (status IN ('queued', 'analyzing', 'proposed', 'approved', 'applied', 'failed', 'rejected')),
-  tier            INTEGER NOT NULL DEFAULT 0 CHECK (tier BETWEEN 0 AND 3),
-  priority        TEXT NOT NULL DEFAULT 'medium' CHECK (priority IN ('critical', 'high', 'medium', 'low')),
-  priority_order  INTEGER NOT NULL DEFAULT 2,
-  fixable_by      TEXT NOT NULL DEFAULT 'contract' CHECK (fixable_by IN ('contract', 'generator', 'data')),
-  proposal        TEXT,
-  created_at      TEXT NOT NULL,
-  created_ms      INTEGER NOT NULL,
-  updated_at      TEXT NOT NULL,
-  resolved_at     TEXT,
-  resolution_note TEXT NOT NULL DEFAULT '',
-  fingerprint     TEXT NOT NULL,
-  occurrences     INTEGER NOT NULL DEFAULT 1,
-  last_seen_at    TEXT NOT NULL,
-  claimed_by      TEXT,
-  diff_id         TEXT,
-  claims          INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (status, priority_order, created_ms, seq);
-CREATE UNIQUE INDEX IF NOT EXISTS tickets_open_fingerprint ON tickets (fingerprint) WHERE status IN (${OPEN_SQL});
-CREATE INDEX IF NOT EXISTS tickets_fingerprint ON tickets (fingerprint, seq);
-CREATE TABLE IF NOT EXISTS locks (
+${ticketTableSql("sqlite", "tickets")}CREATE TABLE IF NOT EXISTS locks (
   name        TEXT PRIMARY KEY,
   owner       TEXT NOT NULL,
   acquired_ms INTEGER NOT NULL
@@ -103,9 +66,9 @@ export class SqliteTicketStore implements TicketStore {
     this.db
       .transaction(() => {
         this.db.exec(SCHEMA);
-        // Version 1 files lack the claim counter; CREATE TABLE IF NOT EXISTS left them as they were.
-        const columns = this.db.pragma("table_info(tickets)") as { name: string }[];
-        if (!columns.some((c) => c.name === "claims")) this.db.exec("ALTER TABLE tickets ADD COLUMN claims INTEGER NOT NULL DEFAULT 0");
+        // Older files lack newer columns (version 1 the claim counter); CREATE TABLE IF NOT EXISTS left them as they were.
+        const present = new Set((this.db.pragma("table_info(tickets)") as { name: string }[]).map((c) => c.name));
+        for (const sql of missingColumnsSql("sqlite", "tickets", present)) this.db.exec(sql);
         if (version < SCHEMA_VERSION) this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
       })
       .immediate();

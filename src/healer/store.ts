@@ -176,53 +176,5 @@ export function ownerAlive(owner: string): boolean {
   }
 }
 
-/** The columns both stores keep for a ticket, as their drivers return them (JSON still as text). */
-export interface TicketRow {
-  id: string;
-  source: TicketSource;
-  contract_fqn: string | null;
-  error_type: string;
-  raw_error: string;
-  context: string;
-  status: TicketStatus;
-  tier: number;
-  priority: Priority;
-  priority_order: number;
-  fixable_by: FixableBy;
-  proposal: string | null;
-  created_at: string;
-  updated_at: string;
-  resolved_at: string | null;
-  resolution_note: string;
-  fingerprint: string;
-  occurrences: number;
-  last_seen_at: string;
-  claimed_by: string | null;
-  diff_id: string | null;
-}
-
-/** A stored row as the Ticket the pipeline works with. */
-export function toTicket(r: TicketRow): Ticket {
-  return {
-    id: r.id,
-    source: r.source,
-    contract_fqn: r.contract_fqn,
-    error_type: r.error_type,
-    raw_error: r.raw_error,
-    context: JSON.parse(r.context) as TicketContext,
-    status: r.status,
-    tier: r.tier as Tier,
-    priority: r.priority,
-    priority_order: r.priority_order,
-    fixable_by: r.fixable_by,
-    proposal: r.proposal === null ? null : (JSON.parse(r.proposal) as Proposal),
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    resolved_at: r.resolved_at,
-    resolution_note: r.resolution_note,
-    fingerprint: r.fingerprint,
-    occurrences: r.occurrences,
-    last_seen_at: r.last_seen_at,
-    diff_id: r.diff_id,
-  };
-}
+/** A ticket row as the drivers return it (JSON still as text); ticket-table.ts's `toTicket` reads it. */
+export type TicketRow = Omit<Ticket, "context" | "proposal"> & { context: string; proposal: string | null; claimed_by: string | null };

@@ -1,4 +1,5 @@
 import { pascalCase } from "../compiler/index.js";
+import { compareText } from "../contracts/findings.js";
 import { NAME_PATTERN } from "../contracts/index.js";
 
 /** What `charter-init` creates: directories and files relative to the new project's root. */
@@ -37,7 +38,7 @@ export function scaffoldProject(name: string, options: { schemaFiles: Record<str
     { path: "runtime/.gitkeep", content: "" },
     { path: ".forge/diffs/.gitkeep", content: "" },
     ...Object.entries(options.schemaFiles)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .sort(([a], [b]) => compareText(a, b))
       .map(([file, content]) => ({ path: `.forge/schemas/${file}`, content })),
     { path: "AGENTS.md", content: agentsManual(name) },
     { path: ".env", content: envFile(name, options.secret) },

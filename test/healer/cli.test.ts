@@ -32,7 +32,7 @@ function counts(stdout: string): Record<string, number> {
 }
 
 describe("charter healer fix on the broken examples", () => {
-  it.each(brokenExamples())("$type ($origin)", ({ type, dir }) => {
+  it.each(brokenExamples())("examples/broken/$type", ({ type, dir }) => {
     const root = makeProject(dir, type);
     const files = listFiles(join(root, "domains"));
     const before = new Map(files.map((f) => [f, readFileSync(join(root, "domains", f), "utf8")]));
@@ -48,7 +48,7 @@ describe("charter healer fix on the broken examples", () => {
     expect(c.warnings).toBe(check.warnings);
     expect(c.tickets).toBe(1);
     expect(r.stdout).toContain("[healer:queued]");
-    const tickets = JSON.parse(runCharter(["healer", "tickets", "--output", "json"], { cwd: root }).stdout) as {
+    const tickets = JSON.parse(runCharter(["healer", "tickets", "--format", "json"], { cwd: root }).stdout) as {
       error_type: string;
       status: string;
       resolution_note: string;
@@ -102,7 +102,7 @@ describe("charter healer commands", () => {
     expect(fix.status).toBe(1);
     expect(counts(fix.stdout)).toMatchObject({ applied: 0, awaiting: 0 });
 
-    const list = JSON.parse(runCharter(["healer", "tickets", "--project", other, "--output", "json"], { cwd: root }).stdout) as {
+    const list = JSON.parse(runCharter(["healer", "tickets", "--project", other, "--format", "json"], { cwd: root }).stdout) as {
       id: string;
     }[];
     expect(list).toHaveLength(1);
@@ -145,7 +145,7 @@ describe("charter healer commands", () => {
 
     // The tier 1 project: fixed, then visible in status and history.
     expect(runCharter(["healer", "fix"], { cwd: root }).status).toBe(0);
-    const status = JSON.parse(runCharter(["healer", "status", "--output", "json"], { cwd: root }).stdout) as {
+    const status = JSON.parse(runCharter(["healer", "status", "--format", "json"], { cwd: root }).stdout) as {
       queue: Record<string, number>;
       total: number;
       success_rate: Record<string, number>;
@@ -159,7 +159,7 @@ describe("charter healer commands", () => {
     const history = runCharter(["healer", "history"], { cwd: root });
     expect(history.stdout).toMatch(/^\d{4}-\d{2}-\d{2}T\S+\s+entity\/shop\/\w+\s+1 change\(s\)\s+compatible\s+graph_edge: /m);
     const filtered = JSON.parse(
-      runCharter(["healer", "tickets", "--priority", "low", "--output", "json"], { cwd: root }).stdout,
+      runCharter(["healer", "tickets", "--priority", "low", "--format", "json"], { cwd: root }).stdout,
     ) as unknown[];
     expect(filtered).toHaveLength(1);
     expect(runCharter(["healer", "tickets", "--priority", "urgent"], { cwd: root }).status).toBe(2);

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll } from "vitest";
@@ -6,6 +6,9 @@ import { REPO_ROOT } from "../support/cli.js";
 
 export const FIXTURES = resolve(import.meta.dirname, "fixtures");
 export const BASE_DOMAIN = join(FIXTURES, "base", "shop");
+
+/** Temporary directories of this test file, removed after it (unless KEEP_TMP is set). */
+const made: string[] = [];
 
 /** Error types of SPEC.md's classification table that a contract can carry. */
 export const CONTRACT_ERROR_TYPES = [
@@ -21,22 +24,37 @@ export const CONTRACT_ERROR_TYPES = [
 ] as const;
 export const TIER1 = new Set(["naming", "fqn_format", "graph_edge", "number_prefix"]);
 
+/** The broken examples users see, `examples/broken/<type>/`: one small domain per error type, one error each. */
+export function brokenExamples(): { type: string; dir: string }[] {
+  return CONTRACT_ERROR_TYPES.map((type) => ({ type, dir: join(REPO_ROOT, "examples", "broken", type) }));
+}
+
 /**
- * The broken examples: the foundation issue's `examples/broken/<type>/` when it is there, else the
- * Healer's own fixtures of the same layout (one domain directory per error type, one error each).
+ * One edit that breaks the base shop domain (customers, orders, a workflow, routes and pages) in
+ * the way its name says, for tests that need more of a domain around the error than the broken
+ * examples have.
  */
-export function brokenExamples(): { type: string; dir: string; origin: string }[] {
-  const shared = join(REPO_ROOT, "examples", "broken");
-  return CONTRACT_ERROR_TYPES.map((type) => {
-    const fromExamples = join(shared, type);
-    if (existsSync(fromExamples)) return { type, dir: fromExamples, origin: "examples/broken" };
-    return { type, dir: join(FIXTURES, "broken", type), origin: "test/healer/fixtures/broken" };
-  });
+const SHOP_BREAKS = {
+  missing_type: { file: "entities/customer.contract.yaml", from: "      type: email\n", to: "" },
+  invalid_enum: { file: "entities/customer.contract.yaml", from: "type: email", to: "type: mail" },
+  graph_edge: { file: "entities/order.contract.yaml", from: "graph_edge: PLACED_BY", to: "graph_edge: placedBy" },
+} as const;
+
+/** A temporary copy of the base shop domain with one error (see `SHOP_BREAKS`); the directory of the domain. */
+export function brokenShop(kind: keyof typeof SHOP_BREAKS): string {
+  const dir = mkdtempSync(join(tmpdir(), `charter-shop-${kind}-`));
+  made.push(dir);
+  cpSync(BASE_DOMAIN, dir, { recursive: true });
+  const { file, from, to } = SHOP_BREAKS[kind];
+  const path = join(dir, file);
+  const text = readFileSync(path, "utf8");
+  if (!text.includes(from)) throw new Error(`${file} of the base shop domain no longer contains ${JSON.stringify(from)}`);
+  writeFileSync(path, text.replace(from, to));
+  return dir;
 }
 
 export { NO_PROVIDER_ENV } from "../support/fake-llm.js";
 
-const made: string[] = [];
 afterAll(() => {
   if (process.env.KEEP_TMP) return;
   for (const d of made) rmSync(d, { recursive: true, force: true });

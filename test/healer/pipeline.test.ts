@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import type { Proposer, ProposerInput, ProposerResult } from "../../src/healer/index.js";
 import { Healer, HealerError, NO_PROVIDER_NOTE } from "../../src/healer/index.js";
-import { BASE_DOMAIN, FIXTURES, makeProject } from "./helpers.js";
+import { BASE_DOMAIN, brokenShop, makeProject } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
 
@@ -26,14 +26,14 @@ const restoreType = new TestProposer((src) => ({
 }));
 
 function missingFieldProject(proposer: Proposer | null): { root: string; healer: Healer; customer: string } {
-  const root = makeProject(join(FIXTURES, "broken", "missing_field"));
+  const root = makeProject(brokenShop("missing_type"));
   const healer = new Healer({ projectRoot: root, console: null, env: {}, proposer, regenerate: noRegen });
   return { root, healer, customer: join(root, "domains/shop/entities/customer.contract.yaml") };
 }
 
 describe("tier 2/3 without a provider", () => {
   it("the ticket ends failed with a note that says how to configure one, never queued forever", async () => {
-    const root = makeProject(join(FIXTURES, "broken", "missing_field"));
+    const root = makeProject(brokenShop("missing_type"));
     // No proposer given: the Healer selects one from this (empty) environment.
     const healer = new Healer({ projectRoot: root, console: null, env: {}, regenerate: noRegen });
     expect(healer.proposer).toBeNull();
@@ -168,7 +168,7 @@ describe("tier 2/3 with a proposer", () => {
 
 describe("a domain with tier 1 and tier 2 errors", () => {
   it("defers regeneration until the domain is valid, and closes tickets whose error was fixed by hand", async () => {
-    const root = makeProject(join(FIXTURES, "broken", "invalid_enum"));
+    const root = makeProject(brokenShop("invalid_enum"));
     const order = join(root, "domains/shop/entities/order.contract.yaml");
     const customer = join(root, "domains/shop/entities/customer.contract.yaml");
     writeFileSync(order, readFileSync(order, "utf8").replace("graph_edge: PLACED_BY", "graph_edge: placedBy"));

@@ -11,7 +11,7 @@ import { type RunningBackend, startGeneratedBackend } from "../support/backend.j
 import { type FakeLlm, NO_PROVIDER_ENV, useFakeLlm } from "../support/fake-llm.js";
 import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
-import { BASE_DOMAIN, FIXTURES, makeProject } from "./helpers.js";
+import { BASE_DOMAIN, brokenShop, makeProject } from "./helpers.js";
 import { type HealerProcess, startHealerProcess } from "./serve-process.js";
 
 /**
@@ -20,7 +20,7 @@ import { type HealerProcess, startHealerProcess } from "./serve-process.js";
  */
 
 const TOKEN = "t0ken-for-the-security-tests";
-const MISSING_FIELD = join(FIXTURES, "broken", "missing_field");
+const MISSING_FIELD = brokenShop("missing_type");
 const CUSTOMER = "domains/shop/entities/customer.contract.yaml";
 const ORDER = "domains/shop/entities/order.contract.yaml";
 const MISSING_TYPE_ERROR = (): string => {

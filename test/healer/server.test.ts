@@ -6,7 +6,7 @@ import { checkDomain } from "../../src/compiler/index.js";
 import { type ErrorReport, Healer, type Ticket } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
 import { type FakeLlm, useFakeLlm } from "../support/fake-llm.js";
-import { BASE_DOMAIN, FIXTURES, listFiles, makeProject } from "./helpers.js";
+import { BASE_DOMAIN, brokenShop, listFiles, makeProject } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
 
@@ -66,7 +66,7 @@ async function get(url: string): Promise<{ status: number; json: unknown }> {
   return { status: res.status, json: await res.json() };
 }
 
-const MISSING_FIELD = join(FIXTURES, "broken", "missing_field");
+const MISSING_FIELD = brokenShop("missing_type");
 const CUSTOMER = "domains/shop/entities/customer.contract.yaml";
 const MISSING_TYPE_ERROR = () => {
   const f = checkDomain(MISSING_FIELD).findings.find((x) => x.severity === "error");
@@ -276,7 +276,7 @@ describe("the Healer service over HTTP", () => {
   });
 
   it("a tier 1 report is applied synchronously", async () => {
-    const broken = join(FIXTURES, "broken", "graph_edge");
+    const broken = brokenShop("graph_edge");
     const { url, root } = await serve(broken);
     const f = checkDomain(join(root, "domains")).findings.find((x) => x.severity === "error");
     const r = await post(`${url}/healer/ingest`, { source: "validation", contract_fqn: f?.fqn, error: f?.message });

@@ -9,7 +9,7 @@ import { Healer } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
 import { launchChromium } from "../support/chromium.js";
 import { FakeLlm } from "../support/fake-llm.js";
-import { FIXTURES, listFiles, makeProject } from "./helpers.js";
+import { brokenShop, listFiles, makeProject } from "./helpers.js";
 
 /*
  * The ticket view page as a person uses it: headless Chromium opens the link of the `proposed`
@@ -43,7 +43,7 @@ async function proposedTicket(
   edit: (src: string) => string = (s) => s,
   pageOptions: { bypassCSP?: boolean } = {},
 ): Promise<{ url: string; root: string; id: string; page: Page }> {
-  const root = makeProject(join(FIXTURES, "broken", "missing_field"));
+  const root = makeProject(brokenShop("missing_type"));
   const file = join(root, CUSTOMER);
   writeFileSync(file, edit(readFileSync(file, "utf8")));
   const healer = new Healer({ projectRoot: root, console: null, env: fake.env() });

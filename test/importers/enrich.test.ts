@@ -45,12 +45,12 @@ async function migrate(
   args: string[] = [],
 ): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
   const dir = join(work, `out-${n++}`);
-  return { dir, ...(await charter(["factory", "migrate", SPEC, "--domain", "store", "--dir", dir, ...args], extraEnv)) };
+  return { dir, ...(await charter(["factory", "migrate", SPEC, "--domain", "store", "--output", dir, ...args], extraEnv)) };
 }
 
 async function extract(args: string[] = []): Promise<{ dir: string; status: number; stdout: string; stderr: string }> {
   const dir = join(work, `out-${n++}`);
-  return { dir, ...(await charter(["extract", CODEBASE, "--domain", "events", "--dir", dir, "--yes", ...args])) };
+  return { dir, ...(await charter(["extract", CODEBASE, "--domain", "events", "--output", dir, "--yes", ...args])) };
 }
 
 const read = (dir: string, rel: string): Record<string, unknown> => parse(readFileSync(join(dir, rel), "utf8")) as Record<string, unknown>;

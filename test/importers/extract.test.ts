@@ -21,7 +21,7 @@ const fields = (dir: string, entity: string): Record<string, Record<string, unkn
 describe("charter extract --yes", () => {
   it("reads a FastAPI + SQLAlchemy app: columns, Mapped[] annotations, enums, foreign keys, routes", () => {
     const dir = outDir();
-    const r = runCharter(["extract", join(CODE, "fastapi_app"), "--domain", "helpdesk", "--dir", dir, "--yes"]);
+    const r = runCharter(["extract", join(CODE, "fastapi_app"), "--domain", "helpdesk", "--output", dir, "--yes"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("[1/4] discover");
     expect(r.stderr).toContain("frameworks: FastAPI, Pydantic, SQLAlchemy, SQLModel");
@@ -65,7 +65,7 @@ describe("charter extract --yes", () => {
 
   it("reads a Pydantic-only app: annotations, Field constraints, Literal and Enum, Optional, one entity per schema family", () => {
     const dir = outDir();
-    const r = runCharter(["extract", join(CODE, "pydantic_app"), "--domain", "events", "--dir", dir, "--yes"]);
+    const r = runCharter(["extract", join(CODE, "pydantic_app"), "--domain", "events", "--output", dir, "--yes"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("frameworks: FastAPI, Pydantic");
     validates(dir);
@@ -104,7 +104,7 @@ describe("charter extract --yes", () => {
 
   it("reads a Django app: fields, choices, ForeignKey, Meta.db_table, auto_now", () => {
     const dir = outDir();
-    const r = runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--dir", dir, "--yes"]);
+    const r = runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--output", dir, "--yes"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("frameworks: Django");
     validates(dir);
@@ -129,7 +129,7 @@ describe("charter extract --yes", () => {
 
   it("reads an Express + TypeORM app: decorators, enums, relations, mounted routers", () => {
     const dir = outDir();
-    const r = runCharter(["extract", join(CODE, "express_app"), "--domain", "work", "--dir", dir, "--yes"]);
+    const r = runCharter(["extract", join(CODE, "express_app"), "--domain", "work", "--output", dir, "--yes"]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain("frameworks: Express, TypeORM");
     validates(dir);
@@ -149,9 +149,20 @@ describe("charter extract --yes", () => {
     expect(projects.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "POST /", "GET /{id}", "DELETE /{id}"]);
   });
 
-  it("prints only the JSON summary on stdout with --output json, the review on stderr", () => {
+  it("prints only the JSON summary on stdout with --format json, the review on stderr", () => {
     const dir = outDir();
-    const r = runCharter(["extract", join(CODE, "django_app"), "--domain", "shop", "--dir", dir, "--yes", "--output", "json", "--no-llm"]);
+    const r = runCharter([
+      "extract",
+      join(CODE, "django_app"),
+      "--domain",
+      "shop",
+      "--output",
+      dir,
+      "--yes",
+      "--format",
+      "json",
+      "--no-llm",
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { accepted: string[]; written: string[]; llm: unknown[]; frameworks: string[] };
     expect(summary.accepted.length).toBeGreaterThan(0);
@@ -164,8 +175,8 @@ describe("charter extract --yes", () => {
 
   it("refuses to overwrite contracts without --force", () => {
     const dir = outDir();
-    expect(runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--dir", dir, "--yes"]).status).toBe(0);
-    const again = runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--dir", dir, "--yes"]);
+    expect(runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--output", dir, "--yes"]).status).toBe(0);
+    const again = runCharter(["extract", join(CODE, "django_app"), "--domain", "library", "--output", dir, "--yes"]);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/already exist .*Use --force/);
   });
@@ -216,7 +227,7 @@ function extractIn(codebase: string, dir: string, env: Record<string, string> = 
   const vars = Object.entries({ NO_COLOR: "1", ...env })
     .map(([k, v]) => `${k}='${v}'`)
     .join(" ");
-  const cmd = `cd '${REPO_ROOT}' && env ${vars} '${process.execPath}' --import '${TSX_LOADER}' src/cli/charter.ts extract '${join(CODE, codebase)}' --domain app --dir '${dir}'; echo "EXIT=$?"; sleep 60`;
+  const cmd = `cd '${REPO_ROOT}' && env ${vars} '${process.execPath}' --import '${TSX_LOADER}' src/cli/charter.ts extract '${join(CODE, codebase)}' --domain app --output '${dir}'; echo "EXIT=$?"; sleep 60`;
   const t = new Terminal(cmd);
   terminals.push(t);
   return t;

@@ -14,7 +14,7 @@ const outDir = (): string => join(work, `out-${n++}`);
 
 function migrate(file: string, args: string[] = []): { dir: string; status: number; stdout: string; stderr: string } {
   const dir = outDir();
-  const r = runCharter(["factory", "migrate", join(FIX, file), "--domain", "shop", "--dir", dir, ...args]);
+  const r = runCharter(["factory", "migrate", join(FIX, file), "--domain", "shop", "--output", dir, ...args]);
   return { dir, ...r };
 }
 
@@ -38,7 +38,7 @@ function applyPostgres(dir: string, name: string): string {
   return db;
 }
 
-describe("factory migrate --format sql", () => {
+describe("factory migrate --from sql", () => {
   it("reads a PostgreSQL schema: types, NOT NULL, defaults, CHECK enums and bounds, foreign keys; applies to PostgreSQL", () => {
     const r = migrate("sql/shop-postgres.sql");
     expect(r.status, r.stderr).toBe(0);
@@ -112,7 +112,7 @@ describe("factory migrate --format sql", () => {
   });
 
   it("imports a 24-table pg_dump (functions, sequences, COPY data, grants) that validates and applies to PostgreSQL", () => {
-    const r = migrate("sql/saas-dump.sql", ["--routes", "--pages", "--output", "json"]);
+    const r = migrate("sql/saas-dump.sql", ["--routes", "--pages", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { entities: string[]; workflows: string[]; routes: string[]; notes: { subject: string }[] };
     expect(summary.entities).toHaveLength(24);
@@ -195,7 +195,7 @@ describe("factory migrate (OpenAPI)", () => {
   });
 
   it("imports the real ReadMe API spec (OpenAPI 3.1, inline schemas in data envelopes)", () => {
-    const r = migrate("openapi/public/readme-api.yaml", ["--output", "json"]);
+    const r = migrate("openapi/public/readme-api.yaml", ["--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as {
       entities: string[];
@@ -227,7 +227,7 @@ describe("factory migrate (OpenAPI)", () => {
   it("refuses a file that is not UTF-8", () => {
     const bad = join(work, "latin1.yaml");
     writeFileSync(bad, Buffer.from([0x6f, 0x70, 0x65, 0x6e, 0x61, 0x70, 0x69, 0x3a, 0x20, 0xe9, 0x0a]));
-    const r = runCharter(["factory", "migrate", bad, "--domain", "shop", "--dir", outDir()]);
+    const r = runCharter(["factory", "migrate", bad, "--domain", "shop", "--output", outDir()]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/latin1\.yaml: not UTF-8 text/);
   });
@@ -236,7 +236,7 @@ describe("factory migrate (OpenAPI)", () => {
     const dir = outDir();
     mkdirSync(join(dir, "entities"), { recursive: true });
     writeFileSync(join(dir, "entities/author.contract.yaml"), "# mine\n");
-    const r = runCharter(["factory", "migrate", join(FIX, "openapi/library-swagger2.json"), "--domain", "shop", "--dir", dir]);
+    const r = runCharter(["factory", "migrate", join(FIX, "openapi/library-swagger2.json"), "--domain", "shop", "--output", dir]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/1 contract file\(s\) already exist .*nothing was written. Use --force/);
     expect(readFileSync(join(dir, "entities/author.contract.yaml"), "utf8")).toBe("# mine\n");
@@ -247,7 +247,7 @@ describe("factory migrate (OpenAPI)", () => {
       join(FIX, "openapi/library-swagger2.json"),
       "--domain",
       "shop",
-      "--dir",
+      "--output",
       dir,
       "--force",
     ]);
@@ -289,7 +289,7 @@ describe("factory migrate (Prisma)", () => {
     const bad = join(work, "broken.prisma");
     writeFileSync(bad, "model X {\n  id Int @id\n  name String ??\n}\n");
     const dir = outDir();
-    const r = runCharter(["factory", "migrate", bad, "--domain", "shop", "--dir", dir]);
+    const r = runCharter(["factory", "migrate", bad, "--domain", "shop", "--output", dir]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/broken\.prisma:3:\d+: invalid Prisma schema/);
     expect(existsSync(dir)).toBe(false);

@@ -244,7 +244,7 @@ model Subscription {
 describe("extract, Django and SQLModel (django-styleguide, fastapi-template-sqlmodel)", () => {
   const extract = (dir: string): { status: number; summary: Record<string, unknown>; out: string } => {
     const out = join(work, `out-${n++}`);
-    const r = runCharter(["extract", dir, "--domain", "x", "--dir", out, "--yes", "--no-llm", "--output", "json"]);
+    const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--format", "json"]);
     return {
       status: r.status,
       summary: r.status === 0 ? (JSON.parse(r.stdout) as Record<string, unknown>) : {},
@@ -335,7 +335,7 @@ paths:
 `,
     });
     const out = join(work, `out-${n++}`);
-    const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--dir", out, "--no-llm"]);
+    const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--output", out, "--no-llm"]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("Nothing written");
     expect(() => readdirSync(out)).toThrow();
@@ -379,7 +379,7 @@ export class Comment {
 `,
     });
     const out = join(work, `out-${n++}`);
-    const r = runCharter(["extract", dir, "--domain", "x", "--dir", out, "--yes", "--no-llm", "--routes", "--output", "json"]);
+    const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--routes", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { accepted: string[] }).accepted.sort()).toEqual(["comment", "user"]);
     expect(readFileSync(join(out, "entities/comment.contract.yaml"), "utf8")).toContain("entity: entity/x/user");
@@ -392,7 +392,7 @@ describe("OpenAPI (museum-openapi31)", () => {
   const migrate = (spec: string): { status: number; out: string; dir: string } => {
     const dir = files({ "openapi.yaml": spec });
     const out = join(work, `out-${n++}`);
-    const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--dir", out, "--no-llm"]);
+    const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--output", out, "--no-llm"]);
     return { status: r.status, out: `${r.stdout}${r.stderr}`, dir: out };
   };
 
@@ -577,7 +577,7 @@ class Item(SQLModel, table=True):
 `,
     });
     const out = join(work, `out-${n++}`);
-    const r = runCharter(["extract", dir, "--domain", "x", "--dir", out, "--yes", "--no-llm", "--output", "json"]);
+    const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { accepted: string[]; notes: { subject: string; reason: string }[] };
     expect(summary.accepted).toEqual(["item"]);
@@ -635,7 +635,7 @@ export class ArticleController {
 `,
     });
     const out = join(work, `out-${n++}`);
-    const r = runCharter(["extract", dir, "--domain", "x", "--dir", out, "--yes", "--no-llm", "--output", "json"]);
+    const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { frameworks: string[]; notes: { subject: string; reason: string }[] };
     expect(summary.frameworks).toContain("NestJS");

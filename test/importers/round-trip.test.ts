@@ -14,7 +14,7 @@ afterAll(async () => {
 
 async function importAndServe(spec: string, name: string): Promise<RunningBackend> {
   const dir = join(work, name, "domain");
-  const r = runCharter(["factory", "migrate", spec, "--domain", "imported", "--dir", dir]);
+  const r = runCharter(["factory", "migrate", spec, "--domain", "imported", "--output", dir]);
   expect(r.status, r.stderr).toBe(0);
   const backend = await startGeneratedBackend({ domainDir: dir, outDir: join(work, name, "runtime"), backend: "memory" });
   running.push(backend);
@@ -47,7 +47,7 @@ describe("OpenAPI import -> generated backend -> its OpenAPI compared with the o
     expect(r.stdout).toContain("  = Book.author");
     expect(r.stdout).toContain("  - Member.status");
     expect(r.stdout).toMatch(/Kept 8 of 9 operations and \d+ of \d+ schema properties/);
-    const json = runCharter(["factory", "compare", join(FIX, "library.yaml"), `${backend.url}/openapi.json`, "--output", "json"]);
+    const json = runCharter(["factory", "compare", join(FIX, "library.yaml"), `${backend.url}/openapi.json`, "--format", "json"]);
     const diff = JSON.parse(json.stdout) as { paths: { method: string; path: string; status: string }[] };
     expect(diff.paths.find((p) => p.method === "DELETE" && p.path === "/books/{bookId}")?.status).toBe("kept");
   });

@@ -81,9 +81,9 @@ export async function runCorpusInput(input: CorpusInput): Promise<CorpusResult> 
     const args =
       kind === "extract"
         ? [CLI, "extract", source, "--yes", "--routes"]
-        : [CLI, "factory", "migrate", source, ...(input.format === "openapi" ? [] : ["--format", input.format]), "--routes"];
+        : [CLI, "factory", "migrate", source, ...(input.format === "openapi" ? [] : ["--from", input.format]), "--routes"];
     const t0 = Date.now();
-    const imp = spawnSync(process.execPath, [...args, "--domain", domain, "--dir", domainDir, "--no-llm", "--output", "json"], {
+    const imp = spawnSync(process.execPath, [...args, "--domain", domain, "--output", domainDir, "--no-llm", "--format", "json"], {
       encoding: "utf8",
       env: { ...process.env, NO_COLOR: "1" },
       timeout: 120_000,

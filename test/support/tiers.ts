@@ -10,6 +10,7 @@
 
 /** The test files of the unit tier (a file of FULL_TIER_TESTS by its own name, not through a folder pattern). */
 export const UNIT_FILES = [
+  "test/architecture/import-cycles.test.ts",
   "test/contracts/**/*.test.ts",
   "test/compiler/**/*.test.ts",
   "test/cli/**/*.test.ts",
@@ -33,6 +34,7 @@ export const UNIT_FILES = [
   "test/healer/pipeline.test.ts",
   "test/healer/safety.test.ts",
   "test/healer/server.test.ts",
+  "test/healer/ticket-table.test.ts",
   "test/importers/enrich.test.ts",
   "test/importers/shared.test.ts",
 ];

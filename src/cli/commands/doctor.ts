@@ -5,7 +5,7 @@ import { Command, Option } from "commander";
 // providers.js, not the llm index: the index loads the AI SDK (about 90 ms), which every charter
 // command would pay for at start-up while doctor only reads the provider table.
 import { PROVIDERS, selectProvider } from "../../llm/providers.js";
-import { paint, useColor } from "../output.js";
+import { formatOption, paint, useColor } from "../output.js";
 import { projectEnv } from "./healer.js";
 
 type Level = "ok" | "warn" | "fail";
@@ -23,12 +23,11 @@ export function doctorCommand(): Command {
   return new Command("doctor")
     .description("check Node, Python, PostgreSQL, the LLM provider the Healer would use, and the Healer service")
     .addOption(new Option("--project <dir>", "project root whose .env is read (default: the current directory)"))
-    .addOption(new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text"))
-    .addOption(new Option("--format <format>", "output format (same as --output)").choices(["text", "json"]))
-    .action(async (opts: { project?: string; output: string; format?: string }) => {
+    .addOption(formatOption())
+    .action(async (opts: { project?: string; format: string }) => {
       const env = projectEnv(resolve(opts.project ?? "."));
       const checks = await runChecks(env);
-      if ((opts.format ?? opts.output) === "json") {
+      if (opts.format === "json") {
         process.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);
       } else {
         const color = useColor();

@@ -9,7 +9,7 @@ import { importTarget, withImportOptions } from "./factory.js";
 interface ExtractOptions {
   domain: string;
   output?: string;
-  dir?: string;
+  format: string;
   yes?: boolean;
   force?: boolean;
   routes?: boolean;
@@ -26,7 +26,7 @@ export function extractCommand(): Command {
     .option("-y, --yes", "accept every entity without asking")
     .option("--routes", "a Route per entity (routes found in the code base are used anyway)");
   return withImportOptions(command).action(async (path: string, opts: ExtractOptions) => {
-    const target = importTarget(opts.domain, opts.output, opts.dir);
+    const target = importTarget(opts);
     const progress = (line: string): void => {
       process.stderr.write(`${line}\n`);
     };
@@ -68,7 +68,7 @@ export function extractCommand(): Command {
       const outcome = await reviewEntities(units, target.directory, {
         yes: opts.yes === true,
         input: process.stdin,
-        // With --output json, stdout carries only the JSON summary; the review talks on stderr.
+        // With --format json, stdout carries only the JSON summary; the review talks on stderr.
         output: target.json ? process.stderr : process.stdout,
       });
       const summary = {

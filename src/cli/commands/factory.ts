@@ -2,19 +2,20 @@ import { join } from "node:path";
 import { Command, Option } from "commander";
 import { parse } from "yaml";
 import { NAME_PATTERN } from "../../contracts/fqn.js";
+import { detectFormat, FACTORY_FORMATS, type FactoryFormat, readModel } from "../../importers/factory/index.js";
 import { readSource } from "../../importers/factory/read.js";
 import type { SqlDialect } from "../../importers/factory/sql.js";
 import { ImportError } from "../../importers/model.js";
 import { summaryJson, summaryText } from "../../importers/report.js";
 import { compareOpenApi, roundTripText } from "../../importers/round-trip.js";
-import { UserError } from "../output.js";
+import { formatOption, UserError } from "../output.js";
 
 interface MigrateOptions {
   domain: string;
-  format?: string;
+  from?: FactoryFormat;
   dialect?: SqlDialect;
   output?: string;
-  dir?: string;
+  format: string;
   force?: boolean;
   routes?: boolean;
   pages?: boolean;
@@ -30,17 +31,16 @@ export function factoryCommand(): Command {
     .command("migrate")
     .description("migrate an OpenAPI/Swagger spec (default), a SQL schema or a Prisma schema to contracts")
     .argument("<file>", "spec file, .sql file or directory of migrations, or schema.prisma")
-    .option("-f, --format <format>", "openapi, sql or prisma (default: by extension, else openapi)")
+    .addOption(new Option("--from <kind>", "what FILE is (default: by extension, else openapi)").choices([...FACTORY_FORMATS]))
     .addOption(new Option("--dialect <dialect>", "SQL dialect (default: detected)").choices(["postgres", "mysql"]))
     .option("--routes", "a Route per entity (an OpenAPI spec gets routes for its paths anyway)")
     .option("--dry-run", "write nothing; print what would be written");
   withImportOptions(migrate).action(async (file: string, opts: MigrateOptions) => {
-    const target = importTarget(opts.domain, opts.output, opts.dir);
+    const target = importTarget(opts);
     try {
-      // The parsers load on use: other commands never pay for them.
-      const { detectFormat, readModel } = await import("../../importers/factory/index.js");
+      // readModel loads the parser of its format only: other commands never pay for them.
       const { planImport, writeImport } = await import("../../importers/pipeline.js");
-      const format = detectFormat(file, opts.format);
+      const format = detectFormat(file, opts.from);
       const model = await readModel(file, format, opts.dialect);
       const options = {
         domain: opts.domain,
@@ -70,13 +70,13 @@ export function factoryCommand(): Command {
     .description("compare an original OpenAPI spec with a generated app's OpenAPI (a file or a URL), by path and schema")
     .argument("<original>", "the spec that was imported")
     .argument("<generated>", "the generated app's openapi.json, as a file or http(s) URL")
-    .option("-o, --output <format>", "text or json", "text")
-    .action(async (original: string, generated: string, opts: { output: string }) => {
+    .addOption(formatOption())
+    .action(async (original: string, generated: string, opts: { format: string }) => {
       try {
         const a = await readSpecObject(original);
         const b = /^https?:\/\//.test(generated) ? await fetchJson(generated) : await readSpecObject(generated);
         const result = compareOpenApi(a, b);
-        process.stdout.write(opts.output === "json" ? `${JSON.stringify(result, null, 2)}\n` : roundTripText(result));
+        process.stdout.write(opts.format === "json" ? `${JSON.stringify(result, null, 2)}\n` : roundTripText(result));
       } catch (e) {
         if (e instanceof ImportError) throw new UserError(e.message);
         throw e;
@@ -103,26 +103,20 @@ async function fetchJson(url: string): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
 }
 
-/**
- * Where an import writes and how it reports: `--output DIR` names the domain directory, while
- * `--output json` (or `text`) picks the summary format, as other commands' `--output` does; `--dir`
- * gives the directory alongside a format.
- */
 /** The options `factory migrate` and `extract` share: domain, where to write, what to add, the LLM. */
 export function withImportOptions(cmd: Command): Command {
   return cmd
     .requiredOption("-d, --domain <domain>", "domain of the contracts (snake_case)")
-    .option("-o, --output <dir|json|text>", "domain directory to write (default domains/<domain>), or json/text for the summary format")
-    .option("--dir <dir>", "domain directory to write (when --output names the summary format)")
+    .option("-o, --output <dir>", "domain directory to write (default: domains/<domain>)")
+    .addOption(formatOption())
     .option("--force", "replace contract files that already exist")
     .option("--pages", "a Page per entity")
     .option("--no-workflows", "never turn status enums into workflows")
     .option("--no-llm", "never ask an LLM, even when one is configured");
 }
 
-export function importTarget(domain: string, output: string | undefined, dir: string | undefined): { directory: string; json: boolean } {
-  if (!new RegExp(NAME_PATTERN).test(domain)) throw new UserError(`domain '${domain}' does not match '${NAME_PATTERN}'`, 2);
-  const isFormat = output === "json" || output === "text";
-  const directory = dir ?? (output !== undefined && !isFormat ? output : join("domains", domain));
-  return { directory, json: output === "json" };
+/** Where an import writes (`--output`, a folder) and whether it reports in JSON (`--format`). */
+export function importTarget(opts: { domain: string; output?: string; format: string }): { directory: string; json: boolean } {
+  if (!new RegExp(NAME_PATTERN).test(opts.domain)) throw new UserError(`domain '${opts.domain}' does not match '${NAME_PATTERN}'`, 2);
+  return { directory: opts.output ?? join("domains", opts.domain), json: opts.format === "json" };
 }

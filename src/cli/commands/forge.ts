@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { type CheckResult, checkDomain } from "../../compiler/index.js";
 import {
   type GeneratedFile,
@@ -12,26 +12,10 @@ import {
   type WriteResult,
   writeFiles,
 } from "../../generators/index.js";
-import { findingLine, paint, UserError, useColor } from "../output.js";
+import { findingLine, formatOption, paint, UserError, useColor } from "../output.js";
 
 function requirePath(path: string): void {
   if (!existsSync(path)) throw new UserError(`path not found: ${path}`);
-}
-
-/**
- * `--format text|json`, the one format flag of every reporting command. `--output` stays for what
- * SPEC.md gives it: the folder of `generate`; on validate and compile it is still accepted as a
- * long-only alias of `--format` for older scripts. `-o` has one meaning: the output folder.
- */
-function formatOptions(): Option[] {
-  return [
-    new Option("--format <format>", "report format").choices(["text", "json"]),
-    new Option("--output <format>", "alias of --format (deprecated)").choices(["text", "json"]).hideHelp(),
-  ];
-}
-
-function formatOf(opts: { format?: string; output?: string }): "text" | "json" {
-  return (opts.format ?? opts.output) === "json" ? "json" : "text";
 }
 
 /** `charter forge ...`: the contract pipeline (validate, compile, generate). */
@@ -42,12 +26,11 @@ export function forgeCommand(): Command {
     .command("validate")
     .description("validate every *.contract.yaml under PATH (a domain directory or one file)")
     .argument("<path>", "domain directory or contract file")
-    .addOption(formatOptions()[0] as Option)
-    .addOption(formatOptions()[1] as Option)
-    .action((path: string, opts: { format?: string; output?: string }) => {
+    .addOption(formatOption())
+    .action((path: string, opts: { format: string }) => {
       requirePath(path);
       const result = checkDomain(path);
-      if (formatOf(opts) === "json") {
+      if (opts.format === "json") {
         process.stdout.write(`${JSON.stringify(validateJson(result), null, 2)}\n`);
       } else {
         printValidate(result);
@@ -60,9 +43,8 @@ export function forgeCommand(): Command {
     .description("compile PATH to the intermediate representation and print its summary")
     .argument("<path>", "domain directory or contract file")
     .option("--ir <file>", "write the IR as JSON to this file (- for standard output)")
-    .addOption(formatOptions()[0] as Option)
-    .addOption(formatOptions()[1] as Option)
-    .action((path: string, opts: { ir?: string; format?: string; output?: string }) => {
+    .addOption(formatOption())
+    .action((path: string, opts: { ir?: string; format: string }) => {
       requirePath(path);
       const result = checkDomain(path);
       if (!result.ir) {
@@ -78,7 +60,7 @@ export function forgeCommand(): Command {
         mkdirSync(dirname(opts.ir), { recursive: true });
         writeFileSync(opts.ir, irJson);
       }
-      if (formatOf(opts) === "json") {
+      if (opts.format === "json") {
         process.stdout.write(
           `${JSON.stringify({ domain: result.ir.domain, summary: result.ir.summary, order: result.ir.graph.order }, null, 2)}\n`,
         );
@@ -102,7 +84,7 @@ export function forgeCommand(): Command {
     .option("--check", "write nothing; exit 1 when files on disk differ, are stale or were edited by hand")
     .option("--dry-run", "write nothing; list what would change")
     .option("--force", "overwrite or remove generated files even when they were edited by hand")
-    .addOption(new Option("--format <format>", "report format").choices(["text", "json"]).default("text"))
+    .addOption(formatOption())
     .action((path: string, opts: GenerateOptions) => {
       requirePath(path);
       const result = checkDomain(path);

@@ -7,7 +7,7 @@ import { HealerError } from "../../healer/errors.js";
 import type { FixSummary, Healer } from "../../healer/index.js";
 import { type ProjectPaths, projectFromPath } from "../../healer/project.js";
 import { PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
-import { paint, UserError, useColor } from "../output.js";
+import { formatOption, paint, UserError, useColor } from "../output.js";
 
 interface ProjectOpts {
   project?: string | undefined;
@@ -15,21 +15,11 @@ interface ProjectOpts {
   path?: string | undefined;
   /** `serve --no-regenerate`: leave runtime/ alone (`charter dev` regenerates itself). */
   regenerate?: boolean;
-  output?: string;
   format?: string;
 }
 
-function outputOption(): Option {
-  return new Option("-o, --output <format>", "output format").choices(["text", "json"]).default("text");
-}
-
-/** `--format`, the name every reporting command accepts; `--output` stays for compatibility. */
-function formatOption(): Option {
-  return new Option("--format <format>", "output format (same as --output)").choices(["text", "json"]);
-}
-
 function wantsJson(opts: ProjectOpts): boolean {
-  return (opts.format ?? opts.output) === "json";
+  return opts.format === "json";
 }
 
 function projectOption(): Option {
@@ -47,14 +37,14 @@ function projectOf(opts: ProjectOpts): ProjectPaths {
 }
 
 /**
- * Opens the Healer of a project. With `--output json`, notification lines go to stderr so that
+ * Opens the Healer of a project. With `--format json`, notification lines go to stderr so that
  * stdout holds only the JSON document.
  */
 async function openHealer(opts: ProjectOpts, extraEnv: Record<string, string> = {}): Promise<Healer> {
   const project = projectOf(opts);
   const root = project.root;
   const json = wantsJson(opts);
-  const { Healer } = await import("../../healer/pipeline.js");
+  const { Healer } = await import("../../healer/pipeline/index.js");
   try {
     return new Healer({
       projectRoot: root,
@@ -164,14 +154,14 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .description("scan contracts (default domains/), file tickets for the errors, and process the queue")
     .argument("[path]", "project root, domains/ or one domain folder to scan (default: the project's domains/)")
     .addOption(projectOption())
-    .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (path: string | undefined, opts: ProjectOpts) => {
       if (path !== undefined && !existsSync(path)) throw new UserError(`path not found: ${path}`);
       await withHealer({ ...opts, path }, async (h) => {
         const target = path === undefined ? h.scanDir : projectFromPath(path).scanDir;
         if (!existsSync(target)) throw new UserError(`path not found: ${path ?? h.layout.domainsDir}`);
         const summary = await h.fix(target);
-        if (opts.output === "json") printJson(summary);
+        if (wantsJson(opts)) printJson(summary);
         else printFix(summary);
         // A ticket that could not be fixed, or an error left with no fix waiting for approval, is a failed run.
         if (summary.failed > 0 || (summary.remainingErrors > 0 && summary.awaiting === 0)) process.exitCode = 1;
@@ -182,7 +172,6 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .command("status")
     .description("queue counts per status, success rate per tier, recurring errors and recent resolutions")
     .addOption(projectOption())
-    .addOption(outputOption())
     .addOption(formatOption())
     .action(async (opts: ProjectOpts) => {
       await withHealer(opts, async (h) => {
@@ -213,7 +202,6 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .addOption(new Option("--status <status>", "only tickets in this status").choices([...TICKET_STATUSES]))
     .addOption(new Option("--priority <priority>", "only tickets of this priority").choices([...PRIORITIES]))
     .addOption(projectOption())
-    .addOption(outputOption())
     .addOption(formatOption())
     .action(async (opts: ProjectOpts & { status?: TicketStatus; priority?: Priority }) => {
       await withHealer(opts, async (h) => {
@@ -237,11 +225,11 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .description("show one ticket (full id or a prefix of at least 4 characters)")
     .argument("<id>", "ticket id or prefix")
     .addOption(projectOption())
-    .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (id: string, opts: ProjectOpts) => {
       await withHealer(opts, async (h) => {
         const t = await h.store.resolve(id);
-        if (opts.output === "json") return printJson(t);
+        if (wantsJson(opts)) return printJson(t);
         printTicket(t);
       });
     });
@@ -251,11 +239,11 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .description("approve a proposed fix and apply it")
     .argument("<id>", "ticket id or prefix")
     .addOption(projectOption())
-    .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (id: string, opts: ProjectOpts) => {
       await withHealer(opts, async (h) => {
         const t = await h.approve(id);
-        if (opts.output === "json") printJson(t);
+        if (wantsJson(opts)) printJson(t);
         else process.stdout.write(`ticket ${t.id.slice(0, 8)}: ${t.status}${t.resolution_note ? ` (${t.resolution_note})` : ""}\n`);
         if (t.status === "failed") process.exitCode = 1;
       });
@@ -267,11 +255,11 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .argument("<id>", "ticket id or prefix")
     .option("--reason <text>", "why the fix is rejected (stored as the resolution note)")
     .addOption(projectOption())
-    .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (id: string, opts: ProjectOpts & { reason?: string }) => {
       await withHealer(opts, async (h) => {
         const t = await h.reject(id, opts.reason ?? "");
-        if (opts.output === "json") printJson(t);
+        if (wantsJson(opts)) printJson(t);
         else process.stdout.write(`ticket ${t.id.slice(0, 8)}: rejected (${t.resolution_note})\n`);
       });
     });
@@ -281,11 +269,11 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .description("put a failed ticket back in the queue and process it again")
     .argument("<id>", "ticket id or prefix")
     .addOption(projectOption())
-    .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (id: string, opts: ProjectOpts) => {
       await withHealer(opts, async (h) => {
         const t = await h.retry(id);
-        if (opts.output === "json") printJson(t);
+        if (wantsJson(opts)) printJson(t);
         else process.stdout.write(`ticket ${t.id.slice(0, 8)}: ${t.status}${t.resolution_note ? ` (${t.resolution_note})` : ""}\n`);
       });
     });
@@ -294,11 +282,11 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .command("history")
     .description("applied fixes from the diff store: date, contract, reason, number of changes")
     .addOption(projectOption())
-    .addOption(outputOption())
+    .addOption(formatOption())
     .action(async (opts: ProjectOpts) => {
       await withHealer(opts, (h) => {
         const records = h.history();
-        if (opts.output === "json") {
+        if (wantsJson(opts)) {
           return printJson(
             records.map((r) => ({
               id: r.id,

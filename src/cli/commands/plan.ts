@@ -1,8 +1,8 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { checkDomain } from "../../compiler/compile-path.js";
 import { UnknownTargetError } from "../../generators/index.js";
 import { countRows, type Plan, planGeneration } from "../../plan/plan.js";
-import { findingLine, UserError, useColor } from "../output.js";
+import { findingLine, formatOption, UserError, useColor } from "../output.js";
 
 /**
  * `charter plan PATH`: what `forge generate` would do, written nowhere. Exit 0 when nothing would
@@ -14,7 +14,7 @@ export function planCommand(): Command {
     .argument("<path>", "domain directory or contract file")
     .option("-t, --target <target>", "generation target", "all")
     .option("-o, --output <dir>", "output directory", "runtime")
-    .addOption(new Option("--format <format>", "report format").choices(["text", "json"]).default("text"))
+    .addOption(formatOption())
     .action(async (path: string, opts: { target: string; output: string; format: string }) => {
       const result = checkDomain(path);
       if (!result.ir) {

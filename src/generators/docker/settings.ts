@@ -1,4 +1,5 @@
 import type { DomainIR } from "../../compiler/index.js";
+import { compareText } from "../../contracts/findings.js";
 
 /** One variable of SPEC.md's configuration table, as `.env.example` documents it. */
 export interface Setting {
@@ -200,7 +201,7 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
   const declared = ir.infra
     .flatMap((i) => Object.entries(i.envVars))
     .filter(([name]) => !known.has(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(([a], [b]) => compareText(a, b));
   if (declared.length > 0) {
     groups.push({
       title: "Declared by the domain's Infra contracts",

@@ -1,4 +1,5 @@
 import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compiler/ir.js";
+import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
@@ -20,7 +21,7 @@ interface RunnableAgent {
 
 export function runnableAgents(ir: DomainIR): RunnableAgent[] {
   const out: RunnableAgent[] = [];
-  for (const agent of [...ir.agents].sort((a, b) => (a.fqn < b.fqn ? -1 : 1))) {
+  for (const agent of [...ir.agents].sort((a, b) => compareText(a.fqn, b.fqn))) {
     const entity = ir.entities.find((e) => e.fqn === agent.inputEntity);
     if (entity) out.push({ agent, entity });
   }
@@ -48,7 +49,7 @@ export function subscriptions(ir: DomainIR): [string, string, AgentIR][] {
       for (const s of endpoint.sideEffects) if ("invoke" in s) add(invokeEvent(s.invoke), entity, s.invoke);
     }
   }
-  return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  return [...out.entries()].sort(([a], [b]) => compareText(a, b)).map(([, v]) => v);
 }
 
 /** What a field may hold, in words, for the prompt: `string, one of: low, medium, high`. */
@@ -75,7 +76,7 @@ export function generateAgentSpecs(ir: DomainIR): string {
   imp.add("app.agents", "AgentSpec");
   imp.add("app.agents", "UpdatePath");
   const runnable = runnableAgents(ir);
-  const entities = [...new Map(runnable.map((r) => [r.entity.fqn, r.entity])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  const entities = [...new Map(runnable.map((r) => [r.entity.fqn, r.entity])).values()].sort((a, b) => compareText(a.name, b.name));
   const paths = entities.map((e) => {
     const route = updateRoute(ir, e);
     const update = route?.endpoints.find((x) => x.operation === "update");
@@ -145,7 +146,7 @@ function runEndpoints(ir: DomainIR): { entity: EntityIR; route: RouteIR; path: s
     const route = entity.api ? routes.get(entity.api.route) : undefined;
     if (route && entity.api?.agentRuns) out.push({ entity, route, path: entity.api.agentRuns });
   }
-  return out.sort((a, b) => (a.entity.name < b.entity.name ? -1 : 1));
+  return out.sort((a, b) => compareText(a.entity.name, b.entity.name));
 }
 
 /** app/routes/agent_runs.py: `GET {base_path}/{id}/agent-runs` per entity agents change. */

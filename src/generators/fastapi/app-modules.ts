@@ -1,4 +1,5 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
+import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import { runnableAgents } from "./agents.js";
 import { filterFields, rangeFields, sortFields } from "./models.js";
@@ -132,7 +133,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     return assign(metaConstant(e.name), exploded(call("EntityMeta", args)));
   });
   const usesSeq = entities.some((e) => e.fields.some((f) => f.computed?.kind === "sequence"));
-  const routes = [...ir.routes].sort((a, b) => (a.basePath < b.basePath ? -1 : a.basePath > b.basePath ? 1 : 0));
+  const routes = [...ir.routes].sort((a, b) => compareText(a.basePath, b.basePath));
   return [
     hashHeader(),
     `"""What the contracts of the ${ir.domain} domain say, as data the static modules are driven by."""`,

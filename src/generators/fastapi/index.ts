@@ -1,4 +1,5 @@
 import type { EntityIR, RouteIR } from "../../compiler/ir.js";
+import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
 import { generateAgentRunsRoutes, generateAgentSpecs, runnableAgents } from "./agents.js";
@@ -24,7 +25,7 @@ import { staticTemplates } from "./templates.js";
 export const BACKEND_DIR = "backend";
 
 function byName<T extends { name: string }>(items: readonly T[]): T[] {
-  return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...items].sort((a, b) => compareText(a.name, b.name));
 }
 
 /** Module name of a Route: its base path as a snake_case word (`/tickets` -> `tickets`). */
@@ -114,7 +115,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   const hooked = entities.filter((e) => routes.some((r) => r.entity === e.fqn && modules.has(r.fqn)));
   for (const m of customModules(hooked)) add(m.path, m.content, { owned: m.owned });
   add("app/main.py", generateMain(ir));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files.sort((a, b) => compareText(a.path, b.path));
 }
 
 export const fastapiGenerator: Generator = {

@@ -1,4 +1,5 @@
 import type { Expr } from "../../contracts/expression.js";
+import { compareText } from "../../contracts/findings.js";
 
 /**
  * Small typed helpers for emitting Python source. Strings use double quotes; JSON's escapes are a
@@ -17,7 +18,7 @@ export function pyValue(value: unknown): string {
   if (typeof value === "string") return pyStr(value);
   if (Array.isArray(value)) return `[${value.map(pyValue).join(", ")}]`;
   if (typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => compareText(a, b));
     return `{${entries.map(([k, v]) => `${pyStr(k)}: ${pyValue(v)}`).join(", ")}}`;
   }
   return pyStr(String(value));
@@ -318,7 +319,7 @@ function isortNames(a: string, b: string): number {
   const rank = (s: string): number => (s.length > 1 && s === s.toUpperCase() ? 0 : s[0] === s[0]?.toUpperCase() ? 1 : 2);
   const d = rank(a) - rank(b);
   if (d !== 0) return d;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareText(a, b);
 }
 
 /** `name(args)` on one line when it fits, else one argument per line (as ruff format would). */

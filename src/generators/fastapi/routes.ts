@@ -9,6 +9,7 @@ import type {
   ValidationRuleIR,
   WorkflowIR,
 } from "../../compiler/ir.js";
+import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import { updateOwnRules, writeRules } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
@@ -67,7 +68,7 @@ export function updateFill(entity: EntityIR, endpoint: EndpointIR | undefined): 
 
 function autoFill(entity: EntityIR, endpoint: EndpointIR | undefined): Fill {
   const out: Fill = {};
-  for (const [name, c] of Object.entries(endpoint?.autoFields ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [name, c] of Object.entries(endpoint?.autoFields ?? {}).sort(([a], [b]) => compareText(a, b))) {
     if ((c as ComputedIR).kind !== "sequence") out[name] = fillKind(entity, name, c.kind);
   }
   return out;
@@ -509,7 +510,7 @@ function renderHandler(h: HandlerModel): string {
 /** `ADMIN_OR_AGENT = role_dependencies("admin", "agent")` lines of a module's role sets, by name. */
 export function renderRoleConstants(roleSets: ReadonlyMap<string, readonly string[]>): string[] {
   return [...roleSets.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .sort(([a], [b]) => compareText(a, b))
     .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
 }
 

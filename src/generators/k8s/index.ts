@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import type { DomainIR } from "../../compiler/index.js";
+import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import { renderGuide } from "./guide.js";
@@ -88,7 +89,7 @@ export function generateK8s(ir: DomainIR): GeneratedFile[] {
     content: hashHeader() + toYaml(healerPostgresComponent(n)),
   });
   out.push({ path: `${K8S_DIR}/README.md`, content: renderGuide(ir, n) });
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out.sort((a, b) => compareText(a.path, b.path));
 }
 
 export const k8sGenerator: Generator = {

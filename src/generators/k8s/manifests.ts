@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import type { DomainIR } from "../../compiler/index.js";
+import { compareText } from "../../contracts/findings.js";
 
 /**
  * The Kubernetes objects of one generated domain, as plain data. The app stays stateless (sequences,
@@ -469,5 +470,5 @@ export function frontendDeployment(n: K8sNames): K8sObject {
 }
 
 function sortedRecord(r: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => compareText(a, b)));
 }

@@ -1,4 +1,5 @@
 import type { DomainIR } from "../../compiler/index.js";
+import { compareText } from "../../contracts/findings.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
   CUSTOM_NAV,
@@ -64,7 +65,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
   }
   return files
     .map((f) => ({ ...f, path: `${FRONTEND_DIR}/${f.path}`, content: f.content.endsWith("\n") ? f.content : `${f.content}\n` }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) => compareText(a.path, b.path));
 }
 
 export const nextjsGenerator: Generator = {

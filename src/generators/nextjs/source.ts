@@ -1,3 +1,4 @@
+import { compareText } from "../../contracts/findings.js";
 import { blockHeader, GENERATED_NOTICE, hashHeader, slashHeader } from "../header.js";
 
 /** A TypeScript string literal (JSON quoting is valid TS and stable). */
@@ -133,7 +134,7 @@ export function sortImports(lines: readonly string[]): string {
   const sorted = [...lines].sort((a, b) => {
     const sa = source(a);
     const sb = source(b);
-    return rank(sa) - rank(sb) || (sa < sb ? -1 : sa > sb ? 1 : 0);
+    return rank(sa) - rank(sb) || compareText(sa, sb);
   });
   return sorted.join("\n");
 }

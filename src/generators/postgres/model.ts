@@ -1,4 +1,5 @@
 import type { DomainIR, EntityIR, FieldIR, OnDeleteRule } from "../../compiler/index.js";
+import { compareText } from "../../contracts/findings.js";
 import {
   AGENT_RUNS_TABLE,
   AUTH_USERS_TABLE,
@@ -183,7 +184,7 @@ function fieldChecks(table: string, f: FieldIR, type: SqlType): CheckModel[] {
 function dedupeIndexes(indexes: IndexModel[]): IndexModel[] {
   const byName = new Map<string, IndexModel>();
   for (const ix of indexes) if (!byName.has(ix.name)) byName.set(ix.name, ix);
-  return [...byName.values()].sort((a, b) => compareStrings(a.name, b.name));
+  return [...byName.values()].sort((a, b) => compareText(a.name, b.name));
 }
 
 /**
@@ -340,11 +341,6 @@ function rowCountsTable(): TableModel {
     foreignKeys: [],
     indexes: [{ name: uniqueIndexName(t, "table_name"), columns: ["table_name", "shard"], unique: true }],
   };
-}
-
-/** Code-point order, independent of the machine's locale. */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Columns of a table by name. */

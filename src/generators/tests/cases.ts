@@ -1,5 +1,6 @@
 import type { AuthIR, DomainIR, EndpointIR, EntityIR, FieldIR, Operation, RouteIR, WorkflowIR } from "../../compiler/index.js";
 import type { Expr } from "../../contracts/expression.js";
+import { compareText } from "../../contracts/findings.js";
 import { fieldAccepts, force, holds, sampleValue, type Values } from "./solve.js";
 
 /**
@@ -95,7 +96,7 @@ export interface DeleteCase {
 const OPERATIONS: Operation[] = ["list", "get", "create", "update", "delete", "transition"];
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareText(a, b)));
 }
 
 /** The user to act as on an endpoint: the first bootstrap user (contract order) whose role may call it. */
@@ -130,7 +131,7 @@ class CaseBuilder {
   }
 
   build(): SuiteCases {
-    const routes = [...this.ir.routes].sort((a, b) => (a.fqn < b.fqn ? -1 : 1));
+    const routes = [...this.ir.routes].sort((a, b) => compareText(a.fqn, b.fqn));
     for (const route of routes) {
       const entity = this.entityByFqn.get(route.entity);
       if (!entity) continue;
@@ -147,7 +148,7 @@ class CaseBuilder {
       const entity = this.entityByFqn.get(route.entity);
       if (entity && this.cases.entities[entity.name]) this.deleteCases(entity, route);
     }
-    for (const wf of [...this.ir.workflows].sort((a, b) => (a.fqn < b.fqn ? -1 : 1))) {
+    for (const wf of [...this.ir.workflows].sort((a, b) => compareText(a.fqn, b.fqn))) {
       for (const fqn of wf.entities) {
         const entity = this.entityByFqn.get(fqn);
         if (entity && this.cases.entities[entity.name]) this.workflowCases(entity, wf);

@@ -5,7 +5,7 @@ import formbody from "@fastify/formbody";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { HealerError } from "../errors.js";
 import { readLive } from "../live.js";
-import type { Healer } from "../pipeline.js";
+import type { Healer } from "../pipeline/index.js";
 import { redactValue } from "../redact.js";
 import type { IngestResult } from "../store.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";

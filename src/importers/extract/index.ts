@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { compareText } from "../../contracts/findings.js";
 import type { ImportModel, ImportOperation } from "../model.js";
 import { ImportError } from "../model.js";
 import { entityName, snakeCase } from "../naming.js";
@@ -29,7 +30,7 @@ export function discover(root: string): Discovery {
   };
   if (st.isFile()) visit(root);
   const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareText(a.name, b.name))) {
       if (e.name.startsWith(".") || IGNORED.has(e.name)) continue;
       const full = join(dir, e.name);
       if (e.isDirectory()) walk(full);

@@ -1,8 +1,8 @@
 import type { ContractType, ImportField, ImportNote, ImportTable, SourceLocation } from "../model.js";
 import { entityName } from "../naming.js";
 import { mapTypeName } from "../type-map.js";
-import type { PyAssign, PyClass, PyFile, PyValue } from "./python.js";
-import { last, num, str } from "./python.js";
+import type { PyAssign, PyClass, PyFile, PyValue } from "./python-ast.js";
+import { last, num, str } from "./python-ast.js";
 
 /** Pydantic's own types that the shared type table does not know (it maps `str`, `int`, `bool`, ...). */
 const PYDANTIC_TYPES: Record<string, ContractType> = {

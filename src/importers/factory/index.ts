@@ -8,7 +8,7 @@ export type FactoryFormat = "openapi" | "sql" | "prisma";
 export const FACTORY_FORMATS: readonly FactoryFormat[] = ["openapi", "sql", "prisma"];
 
 /**
- * The input format: `--format` when given; otherwise a `.prisma` file is a Prisma schema, a `.sql`
+ * The input format: `--from` when given; otherwise a `.prisma` file is a Prisma schema, a `.sql`
  * file or a directory is SQL (migration files), and anything else is an API spec.
  */
 export function detectFormat(file: string, format?: string): FactoryFormat {

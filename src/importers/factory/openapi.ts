@@ -1,5 +1,6 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { type Document, LineCounter, parseDocument } from "yaml";
+import { compareText } from "../../contracts/findings.js";
 import type { ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 import { snakeCase } from "../naming.js";
@@ -189,7 +190,7 @@ class OpenApiReader {
       const canonical = members.includes(s) ? s : (members.find((m) => !REQUEST_VARIANT.test(m)) ?? s);
       groups.set(
         canonical,
-        members.sort((a, b) => (a === canonical ? -1 : b === canonical ? 1 : a.localeCompare(b))),
+        members.sort((a, b) => (a === canonical ? -1 : b === canonical ? 1 : compareText(a, b))),
       );
       for (const m of members) this.resourceOf.set(m, canonical);
     }

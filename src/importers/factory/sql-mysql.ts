@@ -1,7 +1,7 @@
 import sqlParser from "node-sql-parser";
 import type { ForeignKey, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
-import { type ColumnFacts, columnField } from "./sql.js";
+import { type ColumnFacts, columnField } from "./sql-columns.js";
 import type { Check, SchemaState } from "./sql-schema.js";
 import type { SqlStatement } from "./sql-statements.js";
 

@@ -1,7 +1,7 @@
 import { loadModule, parseSync } from "libpg-query";
 import type { ForeignKey, ImportField, ImportTable, OnDelete, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
-import { applyDefault, type ColumnFacts, columnField } from "./sql.js";
+import { applyDefault, type ColumnFacts, columnField } from "./sql-columns.js";
 import type { Check, SchemaState } from "./sql-schema.js";
 import type { SqlStatement } from "./sql-statements.js";
 

@@ -1,3 +1,4 @@
+import { compareText } from "../../contracts/findings.js";
 import type { FieldConstraints, ImportField, ImportNote, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 
@@ -29,7 +30,7 @@ export class SchemaState {
   }
 
   finishNotes(): ImportNote[] {
-    for (const [kind, s] of [...this.skipped].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [kind, s] of [...this.skipped].sort(([a], [b]) => compareText(a, b))) {
       this.notes.push({
         kind: "skipped",
         subject: `${kind} (${s.count} statement${s.count === 1 ? "" : "s"})`,

@@ -1,0 +1,217 @@
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { CheckResult } from "../../compiler/index.js";
+import { checkDomain } from "../../compiler/index.js";
+import { removeStaleTemps } from "../atomic.js";
+import { classifyError } from "../classify.js";
+import { HealerError } from "../errors.js";
+import { fingerprintOf } from "../fingerprint.js";
+import { projectPath } from "../normalise.js";
+import { NO_PROVIDER_NOTE } from "../proposer.js";
+import { redactContext, redactSecrets, redactText, redactValue } from "../redact.js";
+import { realPathInside, unsafeFqnReason } from "../safety.js";
+import type { IngestResult, NewTicket } from "../store.js";
+import { type ErrorReport, TICKET_SOURCES, type Ticket, type TicketContext } from "../types.js";
+import { findingOf, HealerCore, type RouteEntry } from "./core.js";
+
+/** Intake: reports and scans become tickets (classified, fingerprinted, deduplicated by the store). */
+export abstract class HealerIntake extends HealerCore {
+  /** Turns a report into a ticket, or into one more occurrence of the open ticket it repeats. */
+  async report(report: ErrorReport): Promise<IngestResult> {
+    const result = await this.store.ingest(this.newTicket(report));
+    if (result.created) this.emit("queued", result.ticket, queuedMessage(result.ticket));
+    return result;
+  }
+
+  /** Several reports in one transaction (all become tickets or none do). */
+  async reportMany(reports: readonly ErrorReport[]): Promise<IngestResult[]> {
+    const results = await this.store.ingestMany(reports.map((r) => this.newTicket(r)));
+    for (const r of results) if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
+    return results;
+  }
+
+  /**
+   * A batch of reports from independent callers (the HTTP ingest's group commit): each is checked
+   * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
+   */
+  async reportBatch(reports: readonly ErrorReport[]): Promise<(IngestResult | { error: HealerError })[]> {
+    const domain = this.view();
+    const prepared = reports.map((r) => {
+      try {
+        return this.newTicket(r, domain);
+      } catch (e) {
+        if (e instanceof HealerError) return e;
+        throw e;
+      }
+    });
+    const valid = prepared.filter((p): p is NewTicket => !(p instanceof HealerError));
+    let stored: (IngestResult | HealerError)[];
+    try {
+      stored = await this.store.ingestMany(valid);
+    } catch {
+      // Something in the batch the checks above let through still failed the transaction: each
+      // report is stored again on its own, so only the bad one fails, with the store's reason.
+      stored = await Promise.all(
+        valid.map((t) =>
+          this.store
+            .ingest(t)
+            .catch((e: Error) => new HealerError("invalid_report", `the report could not be stored: ${e.message.slice(0, 300)}`)),
+        ),
+      );
+    }
+    let i = 0;
+    return prepared.map((p) => {
+      if (p instanceof HealerError) return { error: p };
+      const r = stored[i++] as IngestResult | HealerError;
+      if (r instanceof HealerError) return { error: r };
+      if (r.created) this.emit("queued", r.ticket, queuedMessage(r.ticket));
+      return r;
+    });
+  }
+
+  /**
+   * A report as a ticket to store. `routes` marks a report from the wire (the HTTP ingest), which
+   * is untrusted (docs/threat-model.md): no scan root, a runtime error's contract is the entity
+   * its request path maps to (whatever FQN it names), a validation report's file must lie in the
+   * domains directory, and its text is redacted of secrets.
+   */
+  protected newTicket(report: ErrorReport, domain?: { routes: readonly RouteEntry[]; infra: ReadonlySet<string> }): NewTicket {
+    if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
+      throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
+    }
+    if (typeof report.error !== "string" || report.error.trim() === "")
+      throw new HealerError("invalid_report", "error must be a non-empty string");
+    let context: TicketContext = { ...(report.context ?? {}) };
+    if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
+    let fqn = report.contract_fqn ?? null;
+    let rawError = report.error;
+    if (domain) {
+      delete context.scan_root;
+      context = redactValue(context, this.env);
+      if (report.source === "runtime" || report.source === "manual") rawError = redactSecrets(rawError, this.env);
+      // Marks the ticket's text as the reporter's: the prompt quotes it as untrusted data.
+      context.origin = "ingest";
+      if (report.source === "runtime" || report.source === "manual") {
+        const path = typeof context.request_path === "string" ? context.request_path : context.path;
+        const route = typeof path === "string" ? routeOf(domain.routes, path) : undefined;
+        // A Route's validation rule that raised is that Route's fault, not its entity's: the rules
+        // run in the generated app/rules.py, whose frame the trace shows.
+        const trace = typeof context.stacktrace === "string" ? context.stacktrace : "";
+        fqn = (route?.fqn && RULE_FRAME.test(trace) ? route.fqn : route?.entity) ?? null;
+        if (route?.fqn) context.route_fqn = route.fqn;
+        else delete context.route_fqn;
+      } else if (typeof context.source_path === "string") {
+        const abs = resolve(this.layout.root, context.source_path);
+        if (!realPathInside(abs, this.layout.domainsDir).ok)
+          throw new HealerError(
+            "invalid_report",
+            `context.source_path ${JSON.stringify(context.source_path)} is refused: it is not a file of the domains directory`,
+          );
+        if (domain.infra.has(abs))
+          throw new HealerError(
+            "invalid_report",
+            `context.source_path ${JSON.stringify(context.source_path)} is refused: a report cannot target an Infra contract`,
+          );
+        context.source_path = projectPath(this.layout.root, abs);
+      }
+    }
+    // A runtime report quotes the rows it failed on: the ticket keeps none of their values.
+    if (report.source === "runtime") {
+      rawError = redactText(rawError);
+      context = redactContext(context);
+    }
+    const status = typeof context.status_code === "number" ? context.status_code : undefined;
+    const c = classifyError({ source: report.source, message: rawError, statusCode: status, defines: this.defines, ...findingOf(context) });
+    if (fqn !== null) {
+      if (typeof fqn !== "string") throw new HealerError("invalid_report", "contract_fqn must be a string");
+      const why = unsafeFqnReason(fqn);
+      if (why) throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: it ${why}`);
+      if (domain && fqn.toLowerCase().startsWith("infra/"))
+        throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: a report cannot target an Infra contract`);
+    }
+    return {
+      source: report.source,
+      contract_fqn: fqn,
+      error_type: c.errorType,
+      raw_error: rawError,
+      context,
+      tier: c.tier,
+      priority: c.priority,
+      fixable_by: c.fixableBy,
+      fingerprint: fingerprintOf(fqn, c.errorType, rawError, report.source),
+      foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
+    };
+  }
+
+  /** Validates a domain directory and files one ticket per error finding. */
+  async scan(path: string = this.scanDir): Promise<{ check: CheckResult; tickets: IngestResult[] }> {
+    const scanRoot = resolve(path);
+    if (!existsSync(scanRoot)) throw new HealerError("invalid_report", `path not found: ${path}`);
+    // Work of a killed run goes back to the queue first, so the obsolete check below sees it as it is.
+    await this.recover();
+    const check = checkDomain(scanRoot, { cache: this.parseCache });
+    // A writer killed between its temporary file and the rename leaves the temporary behind.
+    for (const dir of new Set(check.contracts.map((c) => dirname(resolve(c.file))))) removeStaleTemps(dir);
+    const rel = projectPath(this.layout.root, scanRoot);
+    const reports: ErrorReport[] = check.findings
+      .filter((f) => f.severity === "error")
+      .map((f) => ({
+        source: f.code.startsWith("schema.") || f.code.startsWith("yaml.") || f.code.startsWith("file.") ? "validation" : "compilation",
+        contract_fqn: f.fqn ?? null,
+        error: f.message,
+        context: {
+          source_path: projectPath(this.layout.root, resolve(f.file)),
+          pointer: f.path,
+          code: f.code,
+          schema_path: f.schemaPath,
+          line: f.line,
+          column: f.column,
+          scan_root: rel,
+        },
+      }));
+    const tickets = await this.reportMany(reports);
+    await this.closeObsolete(rel, reports);
+    return { check, tickets };
+  }
+
+  /**
+   * Closes waiting tickets of this scan root whose error the scan no longer reports (fixed by hand,
+   * or the contract was removed): they move to `rejected` with a note saying why, so the queue only
+   * holds live problems and a stale proposal can never be applied over a newer contract.
+   * A ticket whose fix is journaled and already on disk (a run killed between writing the file and
+   * recording the result) is not obsolete: its error is gone because of it, and the queue finishes it.
+   */
+  protected async closeObsolete(scanRoot: string, current: readonly ErrorReport[]): Promise<void> {
+    const live = new Set(current.map((r) => `${r.context?.source_path}\u0000${r.error}`));
+    for (const status of ["queued", "proposed"] as const) {
+      for (const t of await this.store.list({ status })) {
+        if ((t.source !== "validation" && t.source !== "compilation") || t.context.scan_root !== scanRoot) continue;
+        if (live.has(`${t.context.source_path}\u0000${t.raw_error}`)) continue;
+        if (t.proposal && this.onDisk(t.proposal)) continue;
+        const note = "obsolete: a later scan no longer reports this error (fixed outside the Healer)";
+        const closed = await this.store.transition(t.id, status, "rejected", { resolution_note: note });
+        if (closed) this.emit("rejected", closed, note);
+      }
+    }
+  }
+}
+
+/** The Route serving `path`, by the longest matching base path (as the generated app's reporter does). */
+function routeOf(routes: readonly RouteEntry[], path: string): RouteEntry | undefined {
+  const clean = path.split("?")[0] ?? "";
+  let best: RouteEntry | undefined;
+  for (const r of routes) {
+    const base = r.basePath.replace(/\/+$/, "");
+    if ((clean === r.basePath || clean === base || clean.startsWith(`${base}/`)) && (!best || r.basePath.length > best.basePath.length))
+      best = r;
+  }
+  return best;
+}
+
+/** A frame of the generated app's rule checks (`app/rules.py`) in a Python traceback. */
+const RULE_FRAME = /File "[^"\n]*app\/rules\.py", line \d+, in (enforce|checked|plan)\b/;
+
+function queuedMessage(t: Ticket): string {
+  const kind = t.error_type || "unclassified error";
+  return `${kind} (tier ${t.tier}, fixable by ${t.fixable_by}): ${t.raw_error.slice(0, 300)}`;
+}
