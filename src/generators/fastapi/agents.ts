@@ -2,7 +2,18 @@ import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compil
 import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
-import { constantName, Imports, metaConstant, pyCall, pyModuleName, pyStr, pyTuple, pyValue } from "./python.js";
+import {
+  constantName,
+  Imports,
+  metaConstant,
+  pyAsyncDef,
+  pyCall,
+  pyModuleName,
+  pyStr,
+  pyTuple,
+  pyValue,
+  repositoryAlias,
+} from "./python.js";
 import { fillDict, invokeEvent, renderRoleConstants, rolesConstant, rulesTuple, updateFill } from "./routes.js";
 import { operationStatuses } from "./statuses.js";
 
@@ -160,7 +171,6 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("fastapi", "APIRouter");
   imp.add("app.agents", "AgentRunList");
   imp.add("app.agents", "runs_of");
-  imp.add("app.deps", "repository");
   imp.add("app.errors", "error_responses");
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
@@ -185,8 +195,8 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     }
     return [
       pyCall("@router.get", options),
-      `async def ${entity.name}_agent_runs(record_id: UUID) -> ORJSONResponse:`,
-      `    if await repository(${pyStr(entity.name)}).get(record_id) is None:`,
+      pyAsyncDef(`${entity.name}_agent_runs`, ["record_id: UUID", `repo: ${imp.add("app.deps", repositoryAlias(entity.className))}`], "ORJSONResponse"),
+      "    if await repo.get(record_id) is None:",
       `        raise not_found(${pyStr(entity.name)}, record_id)`,
       `    return ORJSONResponse({"items": await runs_of(${pyStr(entity.name)}, record_id)})`,
     ].join("\n");

@@ -7,7 +7,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
-from app.deps import CurrentUser, repository, role_dependencies
+from app.deps import AgentRepo, CurrentUser, role_dependencies
 from app.domain import AGENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -76,8 +76,7 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
     openapi_extra=query_parameters(AgentFilters),
 )
-async def list_agents(request: Request) -> ORJSONResponse:
-    repo = repository("agent")
+async def list_agents(request: Request, repo: AgentRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(AgentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -90,8 +89,7 @@ async def list_agents(request: Request) -> ORJSONResponse:
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
-async def get_agent(record_id: UUID) -> ORJSONResponse:
-    repo = repository("agent")
+async def get_agent(record_id: UUID, repo: AgentRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("agent", record_id)
@@ -108,8 +106,7 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN,
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -> Response:
-    repo = repository("agent")
+async def create_agent(body: AgentCreate, request: Request, repo: AgentRepo, user: CurrentUser) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -129,8 +126,7 @@ async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -
     dependencies=ADMIN,
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("agent")
+async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepo, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     fill(changes, UPDATE_FILL, user.id)
@@ -148,8 +144,7 @@ async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) ->
     responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
-async def delete_agent(record_id: UUID, user: CurrentUser) -> Response:
-    repo = repository("agent")
+async def delete_agent(record_id: UUID, repo: AgentRepo, user: CurrentUser) -> Response:
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("agent", record_id)
     return Response(status_code=204)

@@ -7,7 +7,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
-from app.deps import CurrentUser, repository, role_dependencies
+from app.deps import CurrentUser, CustomerRepo, role_dependencies
 from app.domain import CUSTOMER as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -80,8 +80,7 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(CustomerFilters),
 )
-async def list_customers(request: Request) -> ORJSONResponse:
-    repo = repository("customer")
+async def list_customers(request: Request, repo: CustomerRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(CustomerFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -94,8 +93,7 @@ async def list_customers(request: Request) -> ORJSONResponse:
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def get_customer(record_id: UUID) -> ORJSONResponse:
-    repo = repository("customer")
+async def get_customer(record_id: UUID, repo: CustomerRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("customer", record_id)
@@ -112,8 +110,7 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_customer(body: CustomerCreate, request: Request, user: CurrentUser) -> Response:
-    repo = repository("customer")
+async def create_customer(body: CustomerCreate, request: Request, repo: CustomerRepo, user: CurrentUser) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -133,8 +130,12 @@ async def create_customer(body: CustomerCreate, request: Request, user: CurrentU
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("customer")
+async def update_customer(
+    record_id: UUID,
+    body: CustomerUpdate,
+    repo: CustomerRepo,
+    user: CurrentUser,
+) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     fill(changes, UPDATE_FILL, user.id)
@@ -152,8 +153,7 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUs
     responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
-async def delete_customer(record_id: UUID, user: CurrentUser) -> Response:
-    repo = repository("customer")
+async def delete_customer(record_id: UUID, repo: CustomerRepo, user: CurrentUser) -> Response:
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("customer", record_id)
     return Response(status_code=204)

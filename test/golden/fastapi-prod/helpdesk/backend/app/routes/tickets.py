@@ -8,7 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
-from app.deps import CurrentUser, repository, role_dependencies
+from app.deps import CurrentUser, TicketRepo, role_dependencies
 from app.domain import TICKET as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -102,8 +102,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(TicketFilters),
 )
-async def list_tickets(request: Request) -> ORJSONResponse:
-    repo = repository("ticket")
+async def list_tickets(request: Request, repo: TicketRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(TicketFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -116,8 +115,7 @@ async def list_tickets(request: Request) -> ORJSONResponse:
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def get_ticket(record_id: UUID) -> ORJSONResponse:
-    repo = repository("ticket")
+async def get_ticket(record_id: UUID, repo: TicketRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("ticket", record_id)
@@ -134,8 +132,7 @@ async def get_ticket(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser) -> Response:
-    repo = repository("ticket")
+async def create_ticket(body: TicketCreate, request: Request, repo: TicketRepo, user: CurrentUser) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -156,8 +153,7 @@ async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser)
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("ticket")
+async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketRepo, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     fill(changes, UPDATE_FILL, user.id)
@@ -175,8 +171,7 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) 
     responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
-async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
-    repo = repository("ticket")
+async def delete_ticket(record_id: UUID, repo: TicketRepo, user: CurrentUser) -> Response:
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("ticket", record_id)
     return Response(status_code=204)
@@ -190,8 +185,7 @@ async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
     responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("ticket")
+async def move_ticket(record_id: UUID, body: StateChange, repo: TicketRepo, user: CurrentUser) -> ORJSONResponse:
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
     move = WORKFLOW.move(body.state, changes, events=("ticket_state_changed",))

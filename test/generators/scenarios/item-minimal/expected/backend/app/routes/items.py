@@ -7,7 +7,7 @@ from uuid import UUID
 
 from fastapi import APIRouter, Request, Response
 
-from app.deps import repository
+from app.deps import ItemRepo
 from app.domain import ITEM as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -34,8 +34,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ItemFilters),
 )
-async def list_items(request: Request) -> ORJSONResponse:
-    repo = repository("item")
+async def list_items(request: Request, repo: ItemRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(ItemFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -47,8 +46,7 @@ async def list_items(request: Request) -> ORJSONResponse:
     summary="Get item",
     responses=error_responses(404, 422, 500),
 )
-async def get_item(record_id: UUID) -> ORJSONResponse:
-    repo = repository("item")
+async def get_item(record_id: UUID, repo: ItemRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("item", record_id)
@@ -64,8 +62,7 @@ async def get_item(record_id: UUID) -> ORJSONResponse:
     responses=error_responses(400, 409, 413, 415, 422, 500),
     openapi_extra=with_idempotency_key(),
 )
-async def create_item(body: ItemCreate, request: Request) -> Response:
-    repo = repository("item")
+async def create_item(body: ItemCreate, request: Request, repo: ItemRepo) -> Response:
     values = body.model_dump(by_alias=True)
     fill(values, CREATE_FILL, ANONYMOUS.id)
     values["state"] = WORKFLOW.initial
@@ -83,8 +80,7 @@ async def create_item(body: ItemCreate, request: Request) -> Response:
     summary="Update item",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
-async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
-    repo = repository("item")
+async def update_item(record_id: UUID, body: ItemUpdate, repo: ItemRepo) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     fill(changes, UPDATE_FILL, ANONYMOUS.id)
@@ -101,8 +97,7 @@ async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
     summary="Delete item",
     responses=error_responses(404, 409, 422, 500),
 )
-async def delete_item(record_id: UUID) -> Response:
-    repo = repository("item")
+async def delete_item(record_id: UUID, repo: ItemRepo) -> Response:
     if not await repo.delete(record_id, ANONYMOUS.id, events=()):
         raise not_found("item", record_id)
     return Response(status_code=204)
@@ -115,8 +110,7 @@ async def delete_item(record_id: UUID) -> Response:
     summary="Change the state of item",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
-async def move_item(record_id: UUID, body: StateChange) -> ORJSONResponse:
-    repo = repository("item")
+async def move_item(record_id: UUID, body: StateChange, repo: ItemRepo) -> ORJSONResponse:
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
     move = WORKFLOW.move(body.state, changes, events=())

@@ -11,7 +11,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app import expr
-from app.deps import repository
+from app.deps import ShipmentRepo
 from app.domain import SHIPMENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -94,8 +94,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ShipmentFilters),
 )
-async def list_shipments(request: Request) -> ORJSONResponse:
-    repo = repository("shipment")
+async def list_shipments(request: Request, repo: ShipmentRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(ShipmentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -107,8 +106,7 @@ async def list_shipments(request: Request) -> ORJSONResponse:
     summary="Get shipment",
     responses=error_responses(404, 422, 500),
 )
-async def get_shipment(record_id: UUID) -> ORJSONResponse:
-    repo = repository("shipment")
+async def get_shipment(record_id: UUID, repo: ShipmentRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("shipment", record_id)
@@ -124,8 +122,7 @@ async def get_shipment(record_id: UUID) -> ORJSONResponse:
     responses=error_responses(400, 409, 413, 415, 422, 500),
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
-    repo = repository("shipment")
+async def create_shipment(body: ShipmentCreate, request: Request, repo: ShipmentRepo) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, ANONYMOUS.id)
@@ -145,8 +142,7 @@ async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONResponse:
-    repo = repository("shipment")
+async def update_shipment(record_id: UUID, body: ShipmentUpdate, repo: ShipmentRepo) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     fill(changes, UPDATE_FILL, ANONYMOUS.id)
@@ -163,8 +159,7 @@ async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONRespon
     summary="Delete shipment",
     responses=error_responses(404, 409, 422, 500),
 )
-async def delete_shipment(record_id: UUID) -> Response:
-    repo = repository("shipment")
+async def delete_shipment(record_id: UUID, repo: ShipmentRepo) -> Response:
     if not await repo.delete(record_id, ANONYMOUS.id, events=()):
         raise not_found("shipment", record_id)
     return Response(status_code=204)
@@ -177,8 +172,7 @@ async def delete_shipment(record_id: UUID) -> Response:
     summary="Change the state of shipment",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
-async def move_shipment(record_id: UUID, body: StateChange) -> ORJSONResponse:
-    repo = repository("shipment")
+async def move_shipment(record_id: UUID, body: StateChange, repo: ShipmentRepo) -> ORJSONResponse:
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
     move = WORKFLOW.move(body.state, changes, events=())
