@@ -81,6 +81,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT: fromEnv("AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT", "5"),
         AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: fromEnv("AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS", "20"),
         AUTH_LOGIN_WINDOW_SECONDS: fromEnv("AUTH_LOGIN_WINDOW_SECONDS", "900"),
+        RESPONSE_VALIDATION: fromEnv("RESPONSE_VALIDATION", "auto"),
         IDEMPOTENCY_TTL_SECONDS: fromEnv("IDEMPOTENCY_TTL_SECONDS", "86400"),
         SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
         SVC_HEALER_TOKEN: healerToken,

@@ -99,6 +99,12 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         },
         { name: "AUTH_LOGIN_WINDOW_SECONDS", example: "900", meaning: "the sliding window of those counts, in seconds (default 900)" },
         {
+          name: "RESPONSE_VALIDATION",
+          example: "auto",
+          meaning:
+            "on checks every answer against its declared response model (a mismatch is a 500 reported to the Healer), off skips the check; auto (default) is on under APP_ENV=development or test",
+        },
+        {
           name: "IDEMPOTENCY_TTL_SECONDS",
           example: "86400",
           meaning: "how long a create sent with an Idempotency-Key header answers its repeats with its first response (default 86400)",

@@ -174,6 +174,7 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("app.errors", "error_responses");
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
+  imp.add("app.responses", "CheckedRoute");
   const roleSets = new Map<string, string[]>();
   const handlers = runEndpoints(ir).map(({ entity, route }) => {
     const tag = entity.basePath.replace(/^\//, "") || entity.name;
@@ -209,7 +210,7 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     "",
     imp.render(),
     "",
-    "router = APIRouter()",
+    "router = APIRouter(route_class=CheckedRoute)",
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     "",

@@ -441,6 +441,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
     imp.add("app.records", n);
   }
   imp.add("app.responses", "ORJSONResponse");
+  imp.add("app.responses", "CheckedRoute");
   if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");
   if (ctx.workflow && handlers.some((h) => h.method === "put")) imp.add("app.workflow", "StateChange");
   if (ctx.workflow && code.includes("WORKFLOW.")) {
@@ -477,7 +478,8 @@ export function renderRouteModule(m: RouteModuleModel): string {
     "",
     m.imports.render(),
     "",
-    `router = APIRouter(prefix=${pyStr(m.prefix)}, tags=[${pyStr(m.tag)}])`,
+    // CheckedRoute: answers validated against their response models while RESPONSE_VALIDATION is on.
+    assign("router", call("APIRouter", [kw("prefix", pyStr(m.prefix)), kw("tags", `[${pyStr(m.tag)}]`), kw("route_class", "CheckedRoute")])),
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     ...m.constants.map((c) => assign(c.name, c.value)),

@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The APP_ENV values under which answers are checked against their response models by default.
+CHECKED_ENVS = ("development", "test")
 PLACEHOLDER_SECRET = "change-me"
 # The one APP_ENV value under which a weak secret (the placeholder, empty or short) is tolerated,
 # with a warning, and the contract's bootstrap users are seeded unasked. Any other value, and an
@@ -29,6 +31,10 @@ class Settings(BaseSettings):
     MAX_BODY_BYTES: int = 1_048_576
     # How long the first response of a create sent with an Idempotency-Key answers its repeats.
     IDEMPOTENCY_TTL_SECONDS: int = Field(default=86_400, ge=1)
+    # on: every JSON answer is checked against the response model its route declares (a mismatch
+    # is a 500, reported to the Healer); off: answers go out as the handlers built them (see
+    # app/responses.py); auto: on under APP_ENV=development or test, off otherwise.
+    RESPONSE_VALIDATION: Literal["auto", "on", "off"] = "auto"
     AUTH_ENABLED: bool = True
     AUTH_PROVIDER: Literal["jwt", "external"] = "jwt"
     AUTH_SECRET: str = PLACEHOLDER_SECRET
@@ -61,6 +67,12 @@ class Settings(BaseSettings):
         if self.AUTH_SEED_USERS is not None:
             return self.AUTH_SEED_USERS
         return self.APP_ENV.lower() == DEVELOPMENT_ENV
+
+    @property
+    def validate_responses(self) -> bool:
+        if self.RESPONSE_VALIDATION == "auto":
+            return self.APP_ENV.lower() in CHECKED_ENVS
+        return self.RESPONSE_VALIDATION == "on"
 
     @property
     def cors_origins(self) -> list[str]:

@@ -6,6 +6,9 @@ from typing import Literal
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The APP_ENV values under which answers are checked against their response models by default.
+CHECKED_ENVS = ("development", "test")
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -20,10 +23,20 @@ class Settings(BaseSettings):
     MAX_BODY_BYTES: int = 1_048_576
     # How long the first response of a create sent with an Idempotency-Key answers its repeats.
     IDEMPOTENCY_TTL_SECONDS: int = Field(default=86_400, ge=1)
+    # on: every JSON answer is checked against the response model its route declares (a mismatch
+    # is a 500, reported to the Healer); off: answers go out as the handlers built them (see
+    # app/responses.py); auto: on under APP_ENV=development or test, off otherwise.
+    RESPONSE_VALIDATION: Literal["auto", "on", "off"] = "auto"
     AUTH_ENABLED: bool = False
     SVC_HEALER_URL: str | None = None
     # Sent as a bearer token with every error report when set (the Healer's SVC_HEALER_TOKEN).
     SVC_HEALER_TOKEN: str | None = None
+
+    @property
+    def validate_responses(self) -> bool:
+        if self.RESPONSE_VALIDATION == "auto":
+            return self.APP_ENV.lower() in CHECKED_ENVS
+        return self.RESPONSE_VALIDATION == "on"
 
     @property
     def cors_origins(self) -> list[str]:

@@ -9,9 +9,9 @@ from fastapi import APIRouter
 from app.agents import AgentRunList, runs_of
 from app.deps import TicketRepo, role_dependencies
 from app.errors import error_responses, not_found
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 
-router = APIRouter()
+router = APIRouter(route_class=CheckedRoute)
 
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 

@@ -13,10 +13,10 @@ from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
-router = APIRouter(prefix="/agents", tags=["agents"])
+router = APIRouter(prefix="/agents", tags=["agents"], route_class=CheckedRoute)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT_OR_VIEWER = role_dependencies("admin", "agent", "viewer")

@@ -14,12 +14,12 @@ from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import TICKET_LIFECYCLE as WORKFLOW
 
-router = APIRouter(prefix="/tickets", tags=["tickets"])
+router = APIRouter(prefix="/tickets", tags=["tickets"], route_class=CheckedRoute)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")

@@ -14,11 +14,11 @@ from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW as WORKFLOW
 
-router = APIRouter(prefix="/items", tags=["items"])
+router = APIRouter(prefix="/items", tags=["items"], route_class=CheckedRoute)
 
 LINKS = {"self": "/items/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}

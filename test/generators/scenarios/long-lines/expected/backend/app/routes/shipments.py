@@ -18,12 +18,12 @@ from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import SHIPMENT_FLOW as WORKFLOW
 
-router = APIRouter(prefix="/shipments", tags=["shipments"])
+router = APIRouter(prefix="/shipments", tags=["shipments"], route_class=CheckedRoute)
 
 LINKS = {"self": "/shipments/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
