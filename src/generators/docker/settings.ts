@@ -99,6 +99,16 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
         },
         { name: "AUTH_LOGIN_WINDOW_SECONDS", example: "900", meaning: "the sliding window of those counts, in seconds (default 900)" },
         {
+          name: "DATABASE_POOL_SIZE",
+          example: "10",
+          meaning: "database connections each app process opens at start and shares among its requests (default 10)",
+        },
+        {
+          name: "DATABASE_POOL_TIMEOUT_SECONDS",
+          example: "5",
+          meaning: "how long a request waits for a connection while all are busy before it is answered 503 with Retry-After (default 5)",
+        },
+        {
           name: "RESPONSE_VALIDATION",
           example: "auto",
           meaning:

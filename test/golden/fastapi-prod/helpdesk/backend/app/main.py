@@ -47,7 +47,8 @@ def settle_gc() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
-    async with open_storage(backend, url, pool_size, ENTITIES) as storage:
+    pool_timeout = settings.DATABASE_POOL_TIMEOUT_SECONDS
+    async with open_storage(backend, url, pool_size, ENTITIES, pool_timeout) as storage:
         deps.use_repositories(storage.repositories)
         app.state.auth_provider = auth_setup.make_provider()
         app.state.user_store = await auth_setup.make_user_store(storage.pool)

@@ -43,7 +43,8 @@ def settle_gc() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
-    async with open_storage(backend, url, pool_size, ENTITIES) as storage:
+    pool_timeout = settings.DATABASE_POOL_TIMEOUT_SECONDS
+    async with open_storage(backend, url, pool_size, ENTITIES, pool_timeout) as storage:
         deps.use_repositories(storage.repositories)
         settle_gc()
         yield

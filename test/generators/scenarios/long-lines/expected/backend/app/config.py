@@ -17,6 +17,9 @@ class Settings(BaseSettings):
     DATABASE_URL: str = "postgresql://app:app@localhost:5432/app"
     DATABASE_BACKEND: Literal["postgres", "memory"] = "postgres"
     DATABASE_POOL_SIZE: int = 10
+    # How long a request waits for a connection while all DATABASE_POOL_SIZE are busy; past it, the
+    # request is answered 503 with Retry-After rather than queueing without end.
+    DATABASE_POOL_TIMEOUT_SECONDS: float = Field(default=5.0, gt=0)
     PORT: int = 8000
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.
