@@ -84,6 +84,7 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         DATABASE_POOL_SIZE: fromEnv("DATABASE_POOL_SIZE", "10"),
         DATABASE_POOL_TIMEOUT_SECONDS: fromEnv("DATABASE_POOL_TIMEOUT_SECONDS", "5"),
         RESPONSE_VALIDATION: fromEnv("RESPONSE_VALIDATION", "auto"),
+        GC_THRESHOLDS: fromEnv("GC_THRESHOLDS", "[50000,20,100]"),
         IDEMPOTENCY_TTL_SECONDS: fromEnv("IDEMPOTENCY_TTL_SECONDS", "86400"),
         SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
         SVC_HEALER_TOKEN: healerToken,

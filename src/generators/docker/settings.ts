@@ -115,6 +115,11 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
             "on checks every answer against its declared response model (a mismatch is a 500 reported to the Healer), off skips the check; auto (default) is on under APP_ENV=development or test",
         },
         {
+          name: "GC_THRESHOLDS",
+          example: "[50000,20,100]",
+          meaning: "Python's garbage collector thresholds after start-up, as JSON (default [50000,20,100]; [700,10,10] is Python's own)",
+        },
+        {
           name: "IDEMPOTENCY_TTL_SECONDS",
           example: "86400",
           meaning: "how long a create sent with an Idempotency-Key header answers its repeats with its first response (default 86400)",

@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     # is a 500, reported to the Healer); off: answers go out as the handlers built them (see
     # app/responses.py); auto: on under APP_ENV=development or test, off otherwise.
     RESPONSE_VALIDATION: Literal["auto", "on", "off"] = "auto"
+    # The garbage collector's thresholds once start-up is done (app/main.py settle_gc), as JSON:
+    # GC_THRESHOLDS=[50000,20,100]. The first is the net allocations between two young collections;
+    # [700,10,10] restores Python's defaults.
+    GC_THRESHOLDS: tuple[int, int, int] = (50_000, 20, 100)
     # charter: if auth
     AUTH_ENABLED: bool = True
     AUTH_PROVIDER: Literal["jwt", "external"] = "jwt"
