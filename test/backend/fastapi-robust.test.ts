@@ -9,7 +9,7 @@ import { type Client, client, type Reply } from "./http.js";
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked generically.
 type Json = any;
 
-/** A 4xx with the error body of DESIGN.md. */
+/** A 4xx with the error body every failure shares ({error, message, details}). */
 function expectRefused(reply: Reply, status: number): void {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status);
   expect(typeof reply.body?.error, JSON.stringify(reply.body)).toBe("string");

@@ -7,7 +7,7 @@ import { REPO_ROOT } from "../support/cli.js";
 export const FIXTURES = resolve(import.meta.dirname, "fixtures");
 export const BASE_DOMAIN = join(FIXTURES, "base", "shop");
 
-/** Error types of SPEC.md's classification table that a contract can carry. */
+/** Error types of the Healer's classification (src/healer/classify.ts) that a contract can carry. */
 export const CONTRACT_ERROR_TYPES = [
   "naming",
   "fqn_format",

@@ -20,7 +20,7 @@ function requirePath(path: string): void {
 
 /**
  * `--format text|json`, the one format flag of every reporting command. `--output` stays for what
- * SPEC.md gives it: the folder of `generate`; on validate and compile it is still accepted as a
+ * it always meant: the folder of `generate`; on validate and compile it is still accepted as a
  * long-only alias of `--format` for older scripts. `-o` has one meaning: the output folder.
  */
 function formatOptions(): Option[] {

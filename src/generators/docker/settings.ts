@@ -1,6 +1,6 @@
 import type { DomainIR } from "../../compiler/index.js";
 
-/** One variable of SPEC.md's configuration table, as `.env.example` documents it. */
+/** One configuration variable of the generated stack, as `.env.example` documents it. */
 export interface Setting {
   name: string;
   /** Value written in `.env.example`; empty means "unset". */
@@ -14,9 +14,9 @@ export interface SettingGroup {
 }
 
 /**
- * Every variable of SPEC.md's configuration table (plus DESIGN.md's names of the LLM keys and the
- * variables compose itself reads), grouped by who reads it. The defaults are the ones the generated
- * app and the Healer apply when the variable is unset.
+ * Every configuration variable of the generated stack (with the LLM keys Charter's own tools
+ * read, and the variables compose itself reads), grouped by who reads it. The defaults are the
+ * ones the generated app and the Healer apply when the variable is unset.
  */
 export function settingGroups(ir: DomainIR): SettingGroup[] {
   const auth = ir.auth !== null;

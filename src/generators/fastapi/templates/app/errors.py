@@ -30,7 +30,7 @@ _NAMES = {
 
 
 class ErrorBody(BaseModel):
-    """The body of every failure (DESIGN.md)."""
+    """The body of every failure, whatever its status."""
 
     error: str = Field(description="A stable name of the failure, e.g. `not_found`")
     message: str = Field(description="What went wrong, for a person")
