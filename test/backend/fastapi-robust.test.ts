@@ -17,7 +17,7 @@ function expectRefused(reply: Reply, status: number): void {
 }
 
 /**
- * Inputs that once answered 500 (issue 12: NUL, lone surrogates, huge numbers and offsets, deep
+ * Inputs that once answered 500 (NUL, lone surrogates, huge numbers and offsets, deep
  * JSON, other media types), coercions that once passed silently, and the 405 `Allow` header: each
  * on both repositories, over real HTTP against the generated helpdesk with auth on.
  */
