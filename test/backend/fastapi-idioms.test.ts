@@ -9,8 +9,9 @@ import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
 /**
  * The generated app as a FastAPI developer tests it: in process, through TestClient, with a
  * repository swapped by `app.dependency_overrides` (app/deps.py), and with the answers checked
- * against their response models while RESPONSE_VALIDATION is on (app/responses.py). The script
- * prints one JSON object of what it saw; the assertions are made here.
+ * against their response models while RESPONSE_VALIDATION is on (app/responses.py); and
+ * app/records.fill, which refuses a computed kind it does not know. The script prints one JSON
+ * object of what it saw; the assertions are made here.
  */
 const SCRIPT = `
 import json
@@ -19,6 +20,7 @@ from fastapi.testclient import TestClient
 
 from app import deps, healer
 from app.main import app
+from app.records import fill
 
 # What a 500 reports to the Healer, by exception class.
 reported = []
@@ -52,6 +54,12 @@ with TestClient(app, raise_server_exceptions=False) as client:
 
     app.dependency_overrides.clear()
     seen["restored"] = client.get(f"/items/{record_id}").json()["name"]
+
+try:
+    fill({}, {"created_at": "yesterday"}, "someone")
+    seen["unknown_fill"] = "ignored"
+except ValueError as exc:
+    seen["unknown_fill"] = str(exc)
 print(json.dumps(seen))
 `;
 
@@ -96,6 +104,10 @@ describe("the generated FastAPI app under TestClient", () => {
     expect(seen.wrong_body).toEqual({ error: "internal_error", message: "an internal error occurred" });
     expect(seen.reported).toEqual(["ResponseValidationError"]);
     expect(seen.restored).toBe("first");
+  });
+
+  it("refuses a computed kind it does not know rather than leave the field unset", () => {
+    expect(run({}).unknown_fill).toBe("unknown fill kind 'yesterday' for 'created_at'");
   });
 
   it("in production (the default), answers go out unchecked: the fast path", () => {
