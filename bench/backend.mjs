@@ -29,8 +29,8 @@ const ANCHORS = resolve(
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres";
-const DB_ANCHOR = "charter_bench_i11_anchor";
-const DB_GENERATED = "charter_bench_i11_generated";
+const DB_ANCHOR = "charter_bench_backend_anchor";
+const DB_GENERATED = "charter_bench_backend_generated";
 const dbUrl = (db) => `postgresql://postgres@127.0.0.1:5432/${db}`;
 const ROWS = 10_000;
 // BENCH_TOTAL=counter generates the entity with `list_total: counter` (totals from counters).

@@ -5,7 +5,7 @@
 // Targets: cold start < 15 s with a cached frontend build, edit -> live < 2 s. A warm-up run first
 // installs and builds whatever is missing (not measured). Edits are 3 s apart, an editing pace that
 // lets the warm spare backend load between them. Run after `npm run build`.
-// Then the healing loop (issue 29; goal: each under 5 s, median of 5), on the memory store without
+// Then the healing loop (goal: each under 5 s, median of 5), on the memory store without
 // the frontend, with a scripted OpenAI-compatible model: a CamelCase field saved -> the Healer's
 // tier 1 fix -> the snake_case field served; a proposal approved -> its change served. And the
 // memory store's restore of a 10,000-record snapshot.

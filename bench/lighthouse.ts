@@ -1,6 +1,6 @@
 // Lighthouse scores of the generated helpdesk frontend (npm `lighthouse`, Debian's Chromium): the
 // list page (table), the kanban page and a form, each with Lighthouse's mobile and desktop
-// settings. Targets (issue 16): accessibility 100, best practices >= 95, performance >= 90 on
+// settings. Targets: accessibility 100, best practices >= 95, performance >= 90 on
 // mobile. The backend is the generated FastAPI app on the memory store with auth off, seeded with
 // 40 customers and 120 tickets through its API; the frontend is a production `next build`.
 // Each page and form factor is measured RUNS times (default 3; `--runs N`): the scores move with

@@ -297,7 +297,7 @@ export interface RouteIR {
   /**
    * One endpoint per standard operation (the `transition` one only when the entity has a state
    * machine), in the order list, get, create, update, delete, transition. Declared endpoints carry
-   * their rules; the others are the defaults every Route exposes (SPEC.md endpoint table).
+   * their rules; the others are the defaults every Route exposes (docs/contracts.md, "Route").
    */
   endpoints: EndpointIR[];
 }

@@ -1,5 +1,5 @@
 /**
- * The small, safe expression language of `validation[].rule` and guard `condition` (DESIGN.md):
+ * The small, safe expression language of `validation[].rule` and guard `condition` (docs/contracts.md):
  * literals (numbers, strings, true, false, null, lists), field names, == != < <= > >=, in, not in,
  * and, or, not, parentheses, len(x) and is_set(x). It is parsed at validate time so that mistakes
  * are located findings; generators compile the tree to their language, nothing is ever eval'ed.

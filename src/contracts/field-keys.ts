@@ -1,5 +1,5 @@
 /**
- * The whitelists of the contract language (SPEC.md "Field definition properties"): the only keys a
+ * The whitelists of the contract language (docs/contracts.md, "Entity"): the only keys a
  * field may carry and the only `constraints` keys. The Healer's LLM proposer and the importers'
  * enrichment strip anything else a model returns before validating.
  */
@@ -17,5 +17,5 @@ export const FIELD_PROPERTIES = [
   "references",
 ] as const;
 
-/** SPEC.md: `constraints` keys `min`, `max`, `maxLength`, `minLength`, `pattern` only. */
+/** The `constraints` keys: `min`, `max`, `maxLength`, `minLength`, `pattern` only. */
 export const CONSTRAINT_KEYS = ["min", "max", "maxLength", "minLength", "pattern"] as const;

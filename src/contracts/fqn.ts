@@ -4,7 +4,7 @@ export type Kind = (typeof KINDS)[number];
 
 export const API_VERSION = "charter/v1";
 
-/** Patterns of SPEC.md "Resources and their fields"; the Healer classifies findings by them. */
+/** Patterns of contract names and FQNs (docs/contracts.md); the Healer classifies findings by them. */
 export const NAME_PATTERN = "^[a-z][a-z0-9_]*$";
 export const FQN_PATTERN = "^(entity|workflow|route|page|agent|mixin|infra)/[a-z][a-z0-9_]*/[a-z][a-z0-9_]*$";
 export const GRAPH_EDGE_PATTERN = "^[A-Z][A-Z0-9_]*$";

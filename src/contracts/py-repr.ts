@@ -1,7 +1,7 @@
 /**
  * Renders a value the way Python's `repr` would. Finding messages keep the wording of Python's
- * `jsonschema` (`'urgent' is not one of ['low', 'high']`), which SPEC.md's classification table and
- * the Healer's patterns are written against.
+ * `jsonschema` (`'urgent' is not one of ['low', 'high']`), which the Healer's classification
+ * patterns (src/healer/classify.ts) are written against.
  */
 export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return "None";

@@ -1,6 +1,6 @@
 /**
- * The standard mixins every domain can compose without declaring them (DESIGN.md fills the field
- * types SPEC.md leaves open). They are written as contract field definitions, so the compiler
+ * The standard mixins every domain can compose without declaring them (their field types are
+ * Charter's choice). They are written as contract field definitions, so the compiler
  * treats them exactly like a user's Mixin contract.
  */
 export const STDLIB_DOMAIN = "stdlib";

@@ -21,7 +21,7 @@ export interface HealerLauncher {
 
 export interface DevOptions {
   /**
-   * The PATH given: a project root, `domains/` or one domain folder (DESIGN.md "Project model");
+   * The PATH given: a project root, `domains/` or one domain folder (src/healer/project.ts);
    * the domain under it is served and watched, the Healer's `.forge/` lives at the derived root.
    */
   contracts: string;

@@ -30,7 +30,7 @@ export const GENERATORS: readonly Generator[] = [
   k8sGenerator,
 ];
 
-/** `all`: backend, database, migrations and frontend (SPEC.md target table), plus docker and tests. */
+/** `all`: backend, database, migrations and frontend (what `forge generate` builds by default), plus docker and tests. */
 export const ALL_TARGETS = ["fastapi-prod", "postgres", "migrations", "nextjs", "docker", "tests"] as const;
 
 export function targetNames(): string[] {

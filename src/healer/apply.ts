@@ -40,7 +40,7 @@ export function projectLayout(
 /** Regenerates the code of a valid domain; returns how many files were produced and how many changed. */
 export type Regenerator = (ir: DomainIR, outDir: string) => { files: number; written: number };
 
-/** SPEC.md: after a fix, backend, database schema, migrations and frontend (the `all` set) regenerate. */
+/** After a fix, backend, database schema, migrations and frontend (the `all` set) regenerate. */
 export const regenerateAll: Regenerator = (ir, outDir) => {
   const files = generateTarget(ir, "all", outDir);
   const written = writeFiles(outDir, files);

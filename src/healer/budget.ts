@@ -62,7 +62,7 @@ const GUARDED_KEY = /^(password|passwd|secret|secrets|token|tokens|api_key|apike
 /**
  * Why a tier 2/3 proposal is refused, or null. It may change only its target contract (the
  * pipeline gives the proposer no other file), never that contract's kind, name or domain, and
- * nothing about auth users, roles or secrets (DESIGN.md "Healer trust model": refused rather than
+ * nothing about auth users, roles or secrets (docs/threat-model.md: refused rather than
  * held for a second confirmation, the simplest safe choice; such changes are made by hand).
  */
 export function guardedChangeReason(

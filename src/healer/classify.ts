@@ -1,9 +1,9 @@
 import { FQN_PATTERN, GRAPH_EDGE_PATTERN, NAME_PATTERN, NUMBER_PREFIX_PATTERN, pyRepr } from "../contracts/index.js";
 import type { FixableBy, Priority, TicketSource, Tier } from "./types.js";
 
-/** The outcome of classifying one error (SPEC.md "Classification rules" and "patterns"). */
+/** The outcome of classifying one error (the rules and patterns below). */
 export interface Classification {
-  /** `naming` ... `runtime_exception`; empty when no pattern matched (SPEC.md's default). */
+  /** `naming` ... `runtime_exception`; empty when no pattern matched. */
   errorType: string;
   tier: Tier;
   priority: Priority;
@@ -150,7 +150,7 @@ const CONTRACT_RULES: readonly { type: string; tier: Tier; priority: Priority; t
   { type: "dependency_cycle", tier: 2, priority: "high", test: (m) => /\bcycle\b/i.test(m), reason: "dependency cycle" },
 ];
 
-/** Errors no contract change can fix (SPEC.md "Errors": not fixable by a contract). */
+/** Errors no contract change can fix (fixed in the generator or the data instead). */
 const NOT_CONTRACT_RULES: readonly { fixableBy: Exclude<FixableBy, "contract">; re: RegExp; reason: string }[] = [
   { fixableBy: "generator", re: /invalid (input syntax for type )?uuid/i, reason: "invalid UUID" },
   { fixableBy: "generator", re: /syntax error at or near/i, reason: "SQL syntax error" },

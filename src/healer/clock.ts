@@ -4,8 +4,8 @@ export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
 
 /**
- * ISO 8601 with the local UTC offset (`2026-11-22T10:04:05.123+01:00`), as SPEC.md asks for
- * notification timestamps; `toISOString` would give `Z` and hide the offset of the host.
+ * ISO 8601 with the local UTC offset (`2026-11-22T10:04:05.123+01:00`), as notification
+ * timestamps carry it; `toISOString` would give `Z` and hide the offset of the host.
  */
 export function isoWithOffset(date: Date): string {
   const pad = (n: number, w = 2): string => String(Math.trunc(Math.abs(n))).padStart(w, "0");

@@ -26,7 +26,7 @@ export function normaliseRuntimeMessage(message: string): string {
 }
 
 /**
- * The dedup key of SPEC.md/DESIGN.md: contract, error type and normalised message; a runtime
+ * The dedup key of a ticket: contract, error type and normalised message; a runtime
  * report's message is normalised without its values.
  */
 export function fingerprintOf(contractFqn: string | null | undefined, errorType: string, message: string, source?: string): string {

@@ -4,7 +4,7 @@ import { describeSelection, type JsonReply, type ProviderSelection, requestJson 
 import type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
 import { stripUnknownFieldKeys } from "./whitelist.js";
 
-/** DESIGN.md: the proposer's reply, asked for as JSON in the message content. */
+/** The proposer's reply, asked for as JSON in the message content. */
 const ProposalReply = z.object({
   contract: z.string().min(1),
   explanation: z.string(),
@@ -47,7 +47,7 @@ export interface LlmProposerOptions {
 }
 
 /**
- * The tier 2/3 proposer (SPEC.md "Proposal rules"): one call with the whole picture (error,
+ * The tier 2/3 proposer: one call with the whole picture (error,
  * contract, referenced contracts, earlier fixes), the reply stripped of properties outside the
  * whitelists and checked; when that fails, one more call with a short prompt that names the
  * failure; then the reasons of both attempts.

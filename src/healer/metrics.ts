@@ -1,7 +1,7 @@
 import type { TicketStore } from "./store.js";
 import type { TicketStatus } from "./types.js";
 
-/** The monitor view (SPEC.md "Monitor metrics"; the body of `GET /healer/status`, plus a total). */
+/** The monitor view (the body of `GET /healer/status`, plus a total). */
 export interface HealerStatus {
   queue: Record<TicketStatus, number>;
   total: number;

@@ -7,7 +7,7 @@ import type { Change, FileEdit } from "./types.js";
 import { parseEditable, renameKey, renderEdited, type Segment, setValue, walkDocument } from "./yaml-edit.js";
 
 /**
- * Tier 1: the deterministic normaliser (SPEC.md "Proposal rules"). It repairs every tier-1 finding
+ * Tier 1: the deterministic normaliser, applied without review. It repairs every tier-1 finding
  * of one contract (snake_case names, SCREAMING_SNAKE graph edges, a valid number prefix, FQNs in
  * lower snake case) and carries each rename through the domain: references to a renamed contract,
  * uses of a renamed field or state, so the domain still resolves afterwards. Pure: it reads the

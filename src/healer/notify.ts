@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { redactSecrets } from "./redact.js";
 import type { Notification } from "./types.js";
 
-/** SPEC.md "Limits": Healer webhook timeout. */
+/** How long a webhook may take before the notification counts as failed. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
 /**
  * Header carrying `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` when a webhook secret is

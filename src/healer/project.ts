@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 
 /**
  * Where a path given to `charter dev`, `healer serve|fix`, the docker or the k8s Healer puts the
- * project (DESIGN.md "Project model"). Every command derives these the same way from its PATH:
+ * project. Every command derives these the same way from its PATH:
  *
  * - a project root (it has `domains/`): root = PATH, domains directory = PATH/domains;
  * - `domains/` itself: root = its parent;

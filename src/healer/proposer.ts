@@ -35,7 +35,7 @@ export type ProposerResult =
   | {
       after: string;
       explanation: string;
-      /** Defaults by tier: 0.7 for tier 2, 0.5 for tier 3 (SPEC.md "Proposal rules"). */
+      /** Defaults by tier: 0.7 for tier 2, 0.5 for tier 3. */
       confidence?: number;
       method?: Proposal["method"];
       /** Calls it took (1 or 2). */

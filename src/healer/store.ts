@@ -118,7 +118,7 @@ export interface TicketUpdate {
   claimed_by?: string | null;
 }
 
-/** Smallest ticket-id prefix the lookup accepts (SPEC.md "Limits"). */
+/** Smallest ticket-id prefix the lookup accepts (shorter prefixes match too many tickets). */
 export const MIN_PREFIX_LENGTH = 4;
 
 /** Identifies this process as the holder of a claim; `host:pid`, so a dead claimer can be detected. */

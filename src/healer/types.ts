@@ -1,5 +1,5 @@
 /**
- * The Healer's records (SPEC.md "Healer ticket", "States and transitions", "Events"). Field names
+ * The Healer's records: tickets, their states and transitions, events. Field names
  * are the wire names of the ticket object, so the CLI's JSON output and the HTTP service (a later
  * issue) serialise a `Ticket` as it is.
  */
@@ -21,7 +21,7 @@ export const PRIORITY_ORDER: Record<Priority, number> = { critical: 0, high: 1, 
 
 export type Tier = 0 | 1 | 2 | 3;
 
-/** Who can fix an error: a contract change, or nobody the Healer can help (SPEC.md "Errors"). */
+/** Who can fix an error: a contract change, or nobody the Healer can help (contract, generator or data). */
 export type FixableBy = "contract" | "generator" | "data";
 
 export type ProposalMethod = "deterministic" | "llm_structural" | "llm_runtime" | "llm";
@@ -110,7 +110,7 @@ export interface Ticket {
 }
 
 /**
- * What SPEC.md lists (stacktrace, request path, method, status code, schema path, source path),
+ * What a report carries (stacktrace, request path, method, status code, schema path, source path),
  * plus where a validation finding sits, so the Healer can tell later whether it is gone.
  */
 export interface TicketContext {
@@ -144,7 +144,7 @@ export interface ErrorReport {
 
 export type NotificationEvent = "queued" | "proposed" | "applied" | "failed" | "rejected";
 
-/** The payload of every channel (SPEC.md "Healer notifications"), field for field. */
+/** The payload of every notification channel, field for field. */
 export interface Notification {
   timestamp: string;
   event: NotificationEvent;

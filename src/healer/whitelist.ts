@@ -7,7 +7,7 @@ const CONSTRAINT_SET = new Set<string>(CONSTRAINT_KEYS);
 
 /**
  * Removes field properties and constraint keys outside the whitelists from the fields of an
- * Entity or Mixin contract (SPEC.md "Proposal rules": silently, before validation). Models like to
+ * Entity or Mixin contract (silently, before validation). Models like to
  * invent `required_when` or `unique`; dropping them keeps the rest of a good proposal. Works on
  * the YAML document so comments and layout survive. Returns the text unchanged when nothing is
  * removed, and the pointers of what was removed (for logs and tests, never for the user).

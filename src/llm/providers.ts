@@ -1,6 +1,6 @@
 /**
- * Which LLM provider Charter talks to, decided from the environment alone (DESIGN.md "LLM
- * providers"). Pure: the same variables always give the same choice, and the choice says why, so
+ * Which LLM provider Charter talks to, decided from the environment alone (the order is below).
+ * Pure: the same variables always give the same choice, and the choice says why, so
  * `charter doctor` can print it and a user can change it.
  */
 
@@ -24,7 +24,7 @@ export interface ProviderInfo {
 }
 
 /**
- * Selection order: hosted providers first (DESIGN.md: Anthropic, OpenAI, Gemini, Groq, then
+ * Selection order: hosted providers first (Anthropic, OpenAI, Gemini, Groq, then
  * OpenRouter as the fifth), then the local servers. `OPENAI_BASE_URL` points OpenAI's slot at any
  * server speaking chat completions (a gateway, or the fake server of the tests on 127.0.0.1).
  */

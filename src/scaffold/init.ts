@@ -13,7 +13,7 @@ export const DOMAIN_FOLDERS = ["entities", "workflows", "routes", "pages", "agen
 export class InvalidProjectName extends Error {}
 
 /**
- * The project scaffold of SPEC.md point 5. Pure: the caller writes it. `secret` is the signing
+ * The project scaffold `charter-init` creates. Pure: the caller writes it. `secret` is the signing
  * secret put into `.env` (the committed `.env.example` leaves it empty).
  */
 export function scaffoldProject(name: string, options: { schemaFiles: Record<string, string>; secret: string }): Scaffold {

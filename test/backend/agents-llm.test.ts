@@ -39,8 +39,7 @@ const CASES: Record<string, string>[] = [
 ];
 
 /**
- * The agents of the generated app pick their model exactly as Charter's own tools do (DESIGN.md
- * "LLM providers"): the Python app/llm.py against src/llm's selectProvider, case by case.
+ * The agents of the generated app pick their model exactly as Charter's own tools do (src/llm/providers.ts): the Python app/llm.py against src/llm's selectProvider, case by case.
  */
 describe("the generated app's provider selection", () => {
   let outDir: string;

@@ -25,7 +25,7 @@ function loginFrom(base: string, from: string, body: unknown, forwardedFor?: str
   });
 }
 
-/** Issue 23, item 3: who counts as the client of a login, and which account a failure counts against. */
+/** Who counts as the client of a login, and which account a failure counts against. */
 describe("login throttle: client address from trusted proxies only, failures per account", () => {
   let outDir: string;
   let app: RunningBackend;

@@ -8,7 +8,7 @@ import { client, signJwt } from "./http.js";
 
 /**
  * POST /auth/refresh re-checks the user store: a token of a user who was deleted, whose role
- * changed or whose password changed since signing in gets no new token (issue 23, item 5). The
+ * changed or whose password changed since signing in gets no new token. The
  * users are changed in PostgreSQL behind the app's back, as an operator would.
  */
 describe("refresh re-validates the user", () => {

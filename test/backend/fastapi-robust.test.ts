@@ -9,7 +9,7 @@ import { type Client, client, type Reply } from "./http.js";
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked generically.
 type Json = any;
 
-/** A 4xx with the error body of DESIGN.md. */
+/** A 4xx with the error body every failure shares ({error, message, details}). */
 function expectRefused(reply: Reply, status: number): void {
   expect(reply.status, JSON.stringify(reply.body)).toBe(status);
   expect(typeof reply.body?.error, JSON.stringify(reply.body)).toBe("string");
@@ -17,7 +17,7 @@ function expectRefused(reply: Reply, status: number): void {
 }
 
 /**
- * Inputs that once answered 500 (issue 12: NUL, lone surrogates, huge numbers and offsets, deep
+ * Inputs that once answered 500 (NUL, lone surrogates, huge numbers and offsets, deep
  * JSON, other media types), coercions that once passed silently, and the 405 `Allow` header: each
  * on both repositories, over real HTTP against the generated helpdesk with auth on.
  */

@@ -2,10 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateBackend } from "../support/backend.js";
+import { generateBackend, type RunningBackend, startGeneratedBackend } from "../support/backend.js";
+import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
+import { client } from "./http.js";
 
 /**
  * The generated app's connection pool (app/pool.py) against a real PostgreSQL: the order it hands
@@ -15,7 +18,7 @@ import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
 const CASES = `
 import asyncio, sys
 import asyncpg
-from app.pool import ConnectionPool, PoolClosedError
+from app.pool import ConnectionPool, PoolClosedError, PoolTimeoutError
 
 DSN = sys.argv[1]
 
@@ -145,6 +148,23 @@ async def close_refuses_waiters_and_closes_busy_connections():
     except PoolClosedError:
         pass
 
+async def waiter_times_out_and_the_pool_goes_on():
+    pool = ConnectionPool(DSN, 1, setup, timeout=0.2)
+    await pool.open()
+    loop = asyncio.get_running_loop()
+    async with pool.acquire():
+        started = loop.time()
+        try:
+            await pool.fetchval("SELECT 1")
+            raise AssertionError("a waiter got a connection the holder still had")
+        except PoolTimeoutError as exc:
+            waited = loop.time() - started
+            assert 0.15 <= waited < 2, waited
+            assert "0.2 s" in str(exc), str(exc)
+    # The expired waiter took nothing with it: the connection serves the next caller.
+    assert await asyncio.wait_for(pool.fetchval("SELECT 3"), 2) == 3
+    await pool.close()
+
 async def open_fails_whole():
     pool = ConnectionPool(DSN.rsplit("/", 1)[0] + "/charter_no_such_database", 2, setup)
     try:
@@ -162,6 +182,7 @@ async def main():
         cancelled_query_is_cancelled_on_the_server,
         open_transaction_is_not_handed_on,
         close_refuses_waiters_and_closes_busy_connections,
+        waiter_times_out_and_the_pool_goes_on,
         open_fails_whole,
     ]:
         await case()
@@ -202,7 +223,57 @@ describe("the generated connection pool on a real PostgreSQL", () => {
       "cancelled_query_is_cancelled_on_the_server",
       "open_transaction_is_not_handed_on",
       "close_refuses_waiters_and_closes_busy_connections",
+      "waiter_times_out_and_the_pool_goes_on",
       "open_fails_whole",
     ]);
+  });
+});
+
+describe("the generated app with its one pooled connection held", () => {
+  let root: string;
+  let app: RunningBackend;
+  let db: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "charter-pool-timeout-"));
+    db = freshDatabase("charter_test_pool_timeout");
+    app = await startGeneratedBackend({
+      domainDir: "bench/backend-domain",
+      outDir: join(root, "out"),
+      backend: "postgres",
+      databaseUrl: databaseUrl(db),
+      env: { DATABASE_POOL_SIZE: "1", DATABASE_POOL_TIMEOUT_SECONDS: "0.5" },
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("answers 503 with the error body and Retry-After once the wait timeout passes", async () => {
+    const api = client(app.url);
+    // A lock held from outside: the list below waits on it inside the pool's only connection.
+    const locker = new pg.Client({ connectionString: databaseUrl(db) });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE items IN ACCESS EXCLUSIVE MODE");
+      const holder = api.get("/items");
+      await until(async () => {
+        const { rows } = await locker.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'items'::regclass");
+        return rows[0].n > 0 ? true : undefined;
+      });
+      const refused = await api.get("/items/00000000-0000-0000-0000-000000000001");
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual({ error: "service_unavailable", message: "no database connection came free within 0.5 s" });
+      expect(refused.headers.get("retry-after")).toBe("1");
+      await locker.query("COMMIT");
+      // The held request completes once the lock goes, and the pool serves again.
+      expect((await holder).status).toBe(200);
+      expect((await api.get("/items/00000000-0000-0000-0000-000000000001")).status).toBe(404);
+    } finally {
+      await locker.end();
+    }
   });
 });

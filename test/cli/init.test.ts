@@ -20,7 +20,7 @@ function listTree(root: string): string[] {
 }
 
 describe("charter-init", () => {
-  it("creates exactly the scaffold of SPEC.md, whose starter contract validates", () => {
+  it("creates exactly the project scaffold, whose starter contract validates", () => {
     const parent = mkdtempSync(join(tmpdir(), "charter-init-"));
     const r = runCli("charter-init", ["acme", "--path", parent]);
     expect(r.status, r.stderr).toBe(0);

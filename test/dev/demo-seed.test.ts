@@ -8,7 +8,7 @@ import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { VENV_DIR } from "../support/python.js";
 import { json, startDev } from "./support.js";
 
-// Issue 29 item 8: the demo seeds only after every service answered, only into an empty store,
+// The demo seeds only after every service answered, only into an empty store,
 // and never when charter dev failed.
 const root = mkdtempSync(join(tmpdir(), "charter-seed-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -34,7 +34,7 @@ async function customers(api: string): Promise<number> {
 
 describe.each([
   ["memory", () => ({})],
-  ["PostgreSQL", () => ({ DATABASE_URL: databaseUrl(freshDatabase("issue29_seed")) })],
+  ["PostgreSQL", () => ({ DATABASE_URL: databaseUrl(freshDatabase("charter_dev_demo_seed")) })],
 ])("the demo's seeding on %s", (store, env) => {
   it("seeds once every service answers, never twice across restarts, and not without charter dev", async () => {
     const dir = join(root, store);

@@ -175,7 +175,7 @@ describe("charter dev without a frontend", () => {
   it("uses PostgreSQL when DATABASE_URL is set, the schema applied on start", async () => {
     const dir = join(root, "pg");
     cpSync("examples/helpdesk", join(dir, "helpdesk"), { recursive: true });
-    const db = freshDatabase("issue10_dev");
+    const db = freshDatabase("charter_dev_postgres");
     const port = await freePort();
     const dev = startDev(["helpdesk", "--port", String(port), "--healer-port", String(await freePort()), "--no-frontend"], dir, {
       DATABASE_URL: databaseUrl(db),

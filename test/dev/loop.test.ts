@@ -11,7 +11,7 @@ import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { type DevRun, json, startDev } from "./support.js";
 
-// Issue 29: the self-healing loop under `charter dev`, on the memory store and on PostgreSQL, with
+// The self-healing loop under `charter dev`, on the memory store and on PostgreSQL, with
 // the fake OpenAI-compatible model as the Healer's provider.
 const root = mkdtempSync(join(tmpdir(), "charter-loop-"));
 let fake: FakeLlm;
@@ -75,7 +75,7 @@ const AGENT = join("helpdesk", "entities", "agent.contract.yaml");
 
 const stores: [string, () => Record<string, string>][] = [
   ["memory", () => ({})],
-  ["PostgreSQL", () => ({ DATABASE_URL: databaseUrl(freshDatabase("issue29_loop")) })],
+  ["PostgreSQL", () => ({ DATABASE_URL: databaseUrl(freshDatabase("charter_dev_loop")) })],
 ];
 
 describe.each(stores)("the loop under charter dev on %s", (store, env) => {

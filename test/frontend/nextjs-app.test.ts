@@ -944,7 +944,7 @@ function callFrom(
   });
 }
 
-describe("generated frontend and API against the attacks of issue 23", () => {
+describe("generated frontend and API against sign-in and session attacks", () => {
   it("counts failed sign-ins per browser: 21 from one lock only that one, with Retry-After through /session", async () => {
     const attacker = "127.0.0.2";
     for (let i = 0; i < 20; i++) {

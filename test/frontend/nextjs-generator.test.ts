@@ -92,7 +92,7 @@ describe("nextjs generator", () => {
     }
   });
 
-  it("writes every file under frontend/ with the files SPEC.md lists", () => {
+  it("writes every file under frontend/ with the pages, components and libraries of the app", () => {
     const paths = files.map((f) => f.path);
     expect(paths.every((p) => p.startsWith("frontend/"))).toBe(true);
     for (const p of [
@@ -148,7 +148,7 @@ describe("nextjs generator", () => {
     expect(file(files, "frontend/Dockerfile")).toContain("NEXT_TELEMETRY_DISABLED=1");
   });
 
-  it("generates an API client per Route with the SPEC.md functions and headers", () => {
+  it("generates an API client per Route with list, get, create, update, delete and transition functions and headers", () => {
     const api = file(files, "frontend/src/lib/api.ts");
     // The server calls the backend at the run-time API_URL (the build's NEXT_PUBLIC_API_URL as the
     // fallback), with JSON headers and the session cookie's bearer token.

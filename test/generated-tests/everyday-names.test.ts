@@ -17,7 +17,7 @@ import { ensureVenv, VENV_BIN, VENV_PYTHON } from "../support/python.js";
  * Everyday names that are also the generated code's own names (the `settings` and `health` of
  * app/main.py, the `DOMAIN`, `ENTITIES` and `ROUTE_CONTRACTS` of app/domain.py, a route module's
  * `LINKS`), Python builtins and keywords as field names, and the value types that once failed on
- * one repository (issue 25 items 3 and 5, the faults the import corpus found): the app generated
+ * one repository (faults the import corpus found): the app generated
  * from them starts and passes its own suite on both repositories.
  */
 const route = (entity: string): string => `apiVersion: charter/v1

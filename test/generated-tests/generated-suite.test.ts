@@ -52,7 +52,7 @@ describe("the generated black-box suite (--target tests)", () => {
     const out = join(root, "runtime");
     generate(EXAMPLE, out, "tests");
     testsDir = join(out, "tests");
-    const db = freshDatabase("issue10_gentests");
+    const db = freshDatabase("charter_generated_suite");
     app = await startGeneratedBackend({ domainDir: EXAMPLE, outDir: out, backend: "postgres", databaseUrl: databaseUrl(db) });
   }, 600_000);
 

@@ -5,7 +5,7 @@ import { checkDomain } from "../../src/compiler/index.js";
 import { classifyError, Healer, missingObjectOf, notFixableDiagnostic } from "../../src/healer/index.js";
 import { BASE_DOMAIN, brokenExamples, makeProject, TIER1 } from "./helpers.js";
 
-describe("classification patterns of SPEC.md", () => {
+describe("the Healer's classification patterns", () => {
   it.each([
     ["'TicketItem' does not match '^[a-z][a-z0-9_]*$'", "naming", 1, "low"],
     [

@@ -49,7 +49,7 @@ function jsonl(root: string): Notification[] {
 }
 
 describe("notifications", () => {
-  it("healer fix notifies on the console, the JSONL file and the webhook, with the payload of SPEC.md", async () => {
+  it("healer fix notifies on the console, the JSONL file and the webhook, with the full notification payload", async () => {
     const hook = await receiver();
     const root = makeProject(tier1);
     const r = await runCharterAsync(["healer", "fix"], {

@@ -187,7 +187,7 @@ describe("charter extract --yes", () => {
  * keys with send-keys and reads the screen with capture-pane.
  */
 class Terminal {
-  private readonly socket = `charter-i13-${process.pid}-${n++}`;
+  private readonly socket = `charter-extract-${process.pid}-${n++}`;
   constructor(command: string) {
     this.tmux("new-session", "-d", "-s", "t", "-x", "160", "-y", "50", command);
   }

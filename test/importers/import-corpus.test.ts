@@ -15,7 +15,7 @@ const FASTER_HALF = [
   "django-styleguide",
   "fastapi-template-sqlmodel",
   // An entity `setting` (the app did not start), an array of dates and one of objects (the suite's
-  // samples were refused): faults of the generated app the corpus found (issue 25).
+  // samples were refused): faults of the generated app the corpus found.
   "financer-migrations",
   "financer-prisma-folder",
   "museum-openapi31",

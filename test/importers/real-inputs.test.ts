@@ -10,7 +10,7 @@ import type { ImportModel } from "../../src/importers/model.js";
 import { runCharter } from "../support/cli.js";
 
 /**
- * Each failure class of issue 24 on a small extract of a real input of the corpus
+ * Each failure class the import corpus showed, on a small extract of a real input of the corpus
  * (test/fixtures/import-corpus/<name>/, where the source, commit and licence are). The extracts
  * are quoted as published; the comment above each names where it comes from.
  */

@@ -71,6 +71,8 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
     AUTH_SECRET: TEST_AUTH_SECRET,
     // The tests sign in as the contract's bootstrap users, which production seeds only when asked.
     AUTH_SEED_USERS: "true",
+    // Every answer is checked against its route's response model (app/responses.py), as in development.
+    RESPONSE_VALIDATION: "on",
     DATABASE_BACKEND: options.backend,
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,

@@ -63,7 +63,7 @@ and installs the frontend's packages and production build (cached in CHARTER_CAC
     )
     .action(async (path: string, opts: Partial<DevOpts>) => {
       if (!existsSync(path)) throw new UserError(`contract folder not found: ${path}`);
-      // DESIGN.md "Project model": the root derived from PATH holds runtime/ and .forge/.
+      // The project model (src/healer/project.ts): the root derived from PATH holds runtime/ and .forge/.
       const output = resolve(opts.output ?? join(projectFromPath(path).root, "runtime"));
       const color = useColor(process.stdout);
       const log = createLog((text) => process.stdout.write(text), color);

@@ -29,7 +29,7 @@ function projectOption(): Option {
   );
 }
 
-/** DESIGN.md "Project model": `--project` when given, else the PATH argument, else the current directory. */
+/** The project (src/healer/project.ts): `--project` when given, else the PATH argument, else the current directory. */
 function projectOf(opts: ProjectOpts): ProjectPaths {
   const given = opts.project ?? opts.path ?? ".";
   if (!existsSync(given) || !statSync(given).isDirectory()) throw new UserError(`project directory not found: ${given}`);

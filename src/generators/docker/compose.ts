@@ -1,7 +1,7 @@
 import { stringify } from "yaml";
 import type { DomainIR } from "../../compiler/index.js";
 
-/** SPEC.md Limits: default ports of the stack and the database health check. */
+/** Default ports of the stack and the database health check. */
 export const PORTS = { db: 5432, app: 8000, healer: 8083, frontend: 3000 } as const;
 export const DB_HEALTHCHECK = { interval: "5s", timeout: "5s", retries: 5 } as const;
 
@@ -35,7 +35,7 @@ function required(name: string, how: string): string {
 const RANDOM = "put 32 or more random bytes in .env, e.g. openssl rand -hex 32";
 
 /**
- * The compose file of the generated stack (SPEC.md "Generated runtime stack"): db, app, healer
+ * The compose file of the generated stack (docs/deploy.md): db, app, healer
  * and, when pages exist, frontend. Values come from `.env` through interpolation, so no secret is
  * written here or baked into an image.
  */
@@ -81,6 +81,10 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT: fromEnv("AUTH_LOGIN_MAX_FAILURES_PER_ACCOUNT", "5"),
         AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS: fromEnv("AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS", "20"),
         AUTH_LOGIN_WINDOW_SECONDS: fromEnv("AUTH_LOGIN_WINDOW_SECONDS", "900"),
+        DATABASE_POOL_SIZE: fromEnv("DATABASE_POOL_SIZE", "10"),
+        DATABASE_POOL_TIMEOUT_SECONDS: fromEnv("DATABASE_POOL_TIMEOUT_SECONDS", "5"),
+        RESPONSE_VALIDATION: fromEnv("RESPONSE_VALIDATION", "auto"),
+        GC_THRESHOLDS: fromEnv("GC_THRESHOLDS", "[50000,20,100]"),
         IDEMPOTENCY_TTL_SECONDS: fromEnv("IDEMPOTENCY_TTL_SECONDS", "86400"),
         SVC_HEALER_URL: `http://healer:${PORTS.healer}`,
         SVC_HEALER_TOKEN: healerToken,

@@ -1,7 +1,7 @@
 import type { DomainIR } from "../../compiler/index.js";
 import { compareText } from "../../contracts/findings.js";
 
-/** One variable of SPEC.md's configuration table, as `.env.example` documents it. */
+/** One configuration variable of the generated stack, as `.env.example` documents it. */
 export interface Setting {
   name: string;
   /** Value written in `.env.example`; empty means "unset". */
@@ -15,9 +15,9 @@ export interface SettingGroup {
 }
 
 /**
- * Every variable of SPEC.md's configuration table (plus DESIGN.md's names of the LLM keys and the
- * variables compose itself reads), grouped by who reads it. The defaults are the ones the generated
- * app and the Healer apply when the variable is unset.
+ * Every configuration variable of the generated stack (with the LLM keys Charter's own tools
+ * read, and the variables compose itself reads), grouped by who reads it. The defaults are the
+ * ones the generated app and the Healer apply when the variable is unset.
  */
 export function settingGroups(ir: DomainIR): SettingGroup[] {
   const auth = ir.auth !== null;
@@ -99,6 +99,27 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           meaning: "failed logins from one client address within the window before 429 (default 20; 0 = no limit; counted per app process)",
         },
         { name: "AUTH_LOGIN_WINDOW_SECONDS", example: "900", meaning: "the sliding window of those counts, in seconds (default 900)" },
+        {
+          name: "DATABASE_POOL_SIZE",
+          example: "10",
+          meaning: "database connections each app process opens at start and shares among its requests (default 10)",
+        },
+        {
+          name: "DATABASE_POOL_TIMEOUT_SECONDS",
+          example: "5",
+          meaning: "how long a request waits for a connection while all are busy before it is answered 503 with Retry-After (default 5)",
+        },
+        {
+          name: "RESPONSE_VALIDATION",
+          example: "auto",
+          meaning:
+            "on checks every answer against its declared response model (a mismatch is a 500 reported to the Healer), off skips the check; auto (default) is on under APP_ENV=development or test",
+        },
+        {
+          name: "GC_THRESHOLDS",
+          example: "[50000,20,100]",
+          meaning: "Python's garbage collector thresholds after start-up, as JSON (default [50000,20,100]; [700,10,10] is Python's own)",
+        },
         {
           name: "IDEMPOTENCY_TTL_SECONDS",
           example: "86400",

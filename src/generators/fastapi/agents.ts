@@ -3,7 +3,19 @@ import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
-import { constantName, Imports, metaConstant, pyCall, pyModuleName, pyStr, pyTuple, pyValue, usesExprModule } from "./python.js";
+import {
+  constantName,
+  Imports,
+  metaConstant,
+  pyAsyncDef,
+  pyCall,
+  pyModuleName,
+  pyStr,
+  pyTuple,
+  pyValue,
+  repositoryAlias,
+  usesExprModule,
+} from "./python.js";
 import { fillDict, invokeEvent, renderRoleConstants, rolesConstant, rulesTuple, updateFill } from "./routes.js";
 import { operationStatuses } from "./statuses.js";
 
@@ -156,10 +168,10 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("fastapi", "APIRouter");
   imp.add("app.agents", "AgentRunList");
   imp.add("app.agents", "runs_of");
-  imp.add("app.deps", "repository");
   imp.add("app.errors", "error_responses");
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
+  imp.add("app.responses", "CheckedRoute");
   const roleSets = new Map<string, string[]>();
   const handlers = runEndpoints(ir).map(({ entity, route, path }) => {
     const tag = route.basePath.replace(/^\//, "") || entity.name;
@@ -181,8 +193,8 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     }
     return [
       pyCall("@router.get", options),
-      `async def ${entity.name}_agent_runs(record_id: UUID) -> ORJSONResponse:`,
-      `    if await repository(${pyStr(entity.name)}).get(record_id) is None:`,
+      pyAsyncDef(`${entity.name}_agent_runs`, ["record_id: UUID", `repo: ${imp.add("app.deps", repositoryAlias(entity.className))}`], "ORJSONResponse"),
+      "    if await repo.get(record_id) is None:",
       `        raise not_found(${pyStr(entity.name)}, record_id)`,
       `    return ORJSONResponse({"items": await runs_of(${pyStr(entity.name)}, record_id)})`,
     ].join("\n");
@@ -195,7 +207,7 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     "",
     imp.render(),
     "",
-    "router = APIRouter()",
+    "router = APIRouter(route_class=CheckedRoute)",
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     "",

@@ -3,7 +3,7 @@ import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
 import { runnableAgents } from "./agents.js";
 import { filterFields, rangeFields, sortFields } from "./models.js";
-import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, tuple } from "./py-layout.js";
+import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, subscript, tuple } from "./py-layout.js";
 import {
   constantName,
   Imports,
@@ -14,6 +14,8 @@ import {
   pyStr,
   pyStrTuple,
   pyValue,
+  repositoryAlias,
+  repositoryDependency,
   usesExprModule,
 } from "./python.js";
 import { renderSkeleton } from "./templates.js";
@@ -151,8 +153,17 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
   ].join("\n");
 }
 
+/**
+ * app/deps.py: the skeleton, then per entity its repository dependency and the `Annotated` alias the
+ * handlers take it by (`repo: TicketRepo`), laid out here so that long entity names wrap as ruff would.
+ */
 export function generateDeps(ir: DomainIR): string {
-  return skeleton("app/deps.py", ir);
+  const entities = [...ir.entities].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const aliases = entities.flatMap((e) => [
+    assign(repositoryDependency(e.name), call("RepositoryOf", [pyStr(e.name)])),
+    assign(repositoryAlias(e.className), subscript("Annotated", ["Repository", call("Depends", [repositoryDependency(e.name)])])),
+  ]);
+  return `${skeleton("app/deps.py", ir)}\n\n${aliases.join("\n")}\n`;
 }
 
 function workflowConstant(w: WorkflowIR): string {

@@ -50,7 +50,7 @@ function routeModuleNames(routes: RouteIR[]): Map<string, string> {
 /** Static modules only a domain with agents needs: the runtime, its LLM client, the dispatcher. */
 const AGENT_MODULES = new Set(["app/agents.py", "app/dispatcher.py", "app/llm.py", "app/worker.py"]);
 
-/** The `fastapi-prod` target: the FastAPI backend of the domain (see DESIGN.md). */
+/** The `fastapi-prod` target: the FastAPI backend of the domain (see docs/architecture.md). */
 export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   const files: GeneratedFile[] = [];
   const add = (path: string, content: string, extra: { owned?: boolean; preformatted?: true } = {}): void => {

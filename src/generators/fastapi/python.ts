@@ -265,6 +265,12 @@ export function pyAttr(name: string): string {
   return RESERVED.has(name) || name.startsWith("model_") ? `${name}_` : name;
 }
 
+/** The dependency of app/deps.py that hands a handler the repository of `entity` (`ticket_repository`). */
+export const repositoryDependency = (entity: string): string => `${entity}_repository`;
+
+/** The `Annotated` type a handler's repository parameter is declared with (`TicketRepo`). */
+export const repositoryAlias = (className: string): string => `${className}Repo`;
+
 /** Line length of the generated Python (also set in the generated pyproject.toml for ruff). */
 export const LINE_LENGTH = 120;
 
@@ -327,6 +333,13 @@ export function pyCall(name: string, args: readonly string[], lead = ""): string
   const one = `${lead}${name}(${args.join(", ")})`;
   if (one.length <= LINE_LENGTH) return one;
   return `${lead}${name}(\n${args.map((a) => `${lead}    ${a},`).join("\n")}\n${lead})`;
+}
+
+/** `async def name(params) -> returns:` on one line when it fits, else one parameter per line. */
+export function pyAsyncDef(name: string, params: readonly string[], returns: string): string {
+  const one = `async def ${name}(${params.join(", ")}) -> ${returns}:`;
+  if (one.length <= LINE_LENGTH) return one;
+  return `async def ${name}(\n${params.map((p) => `    ${p},`).join("\n")}\n) -> ${returns}:`;
 }
 
 /**

@@ -17,12 +17,14 @@ import {
   constantName,
   Imports,
   metaConstant,
+  pyAsyncDef,
   pyCall,
   pyDocstring,
   pyModuleName,
   pyStr,
   pyStrTuple,
   pyValue,
+  repositoryAlias,
   roleSetConstant,
   usesExprModule,
 } from "./python.js";
@@ -238,7 +240,8 @@ const openapiExtra = (constant: string | null): string[] => (constant ? [`openap
 const callerId = (ctx: RouteContext): string => (ctx.ir.auth === null ? "ANONYMOUS.id" : "user.id");
 const callerParam = (ctx: RouteContext): string[] => (ctx.ir.auth === null ? [] : ["user: CurrentUser"]);
 
-const lookup = (ctx: RouteContext): string => `repo = repository(${pyStr(ctx.entity.name)})`;
+/** The handler's repository, a dependency (app/deps.py) that `app.dependency_overrides` can swap. */
+const repoParam = (ctx: RouteContext): string => `repo: ${repositoryAlias(ctx.cls)}`;
 /**
  * A call of the entity's hook (the user's app/custom/hooks/<entity>.py, see docs/customizing.md):
  * every hook takes its subject, then the caller. After-hooks get the record as the API returns it.
@@ -258,10 +261,9 @@ function listHandler(ctx: RouteContext): HandlerModel {
     ],
     name: `list_${ctx.module}`,
     // The query is validated in one pass by the Filters model (records.parse_query), not by FastAPI.
-    params: ["request: Request"],
+    params: ["request: Request", repoParam(ctx)],
     returns: "ORJSONResponse",
     body: [
-      lookup(ctx),
       `page = await repo.list(list_query(repo.meta, parse_query(${ctx.cls}Filters, request)))`,
       "return ORJSONResponse(page_body(page, LINKS))",
     ],
@@ -273,10 +275,9 @@ function getHandler(ctx: RouteContext): HandlerModel {
     ...served(ctx, "get"),
     options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "get", `Get a ${ctx.label}`)],
     name: `get_${ctx.entity.name}`,
-    params: ["record_id: UUID"],
+    params: ["record_id: UUID", repoParam(ctx)],
     returns: "ORJSONResponse",
     body: [
-      lookup(ctx),
       "record = await repo.get(record_id)",
       "if record is None:",
       `    ${notFound(ctx)}`,
@@ -301,10 +302,9 @@ function createHandler(ctx: RouteContext): HandlerModel {
       `openapi_extra=with_idempotency_key(${rulesDoc(ctx, "create", "CREATE_RULES_DOC") ?? ""})`,
     ],
     name: `create_${ctx.entity.name}`,
-    params: [`body: ${ctx.cls}Create`, "request: Request", ...callerParam(ctx)],
+    params: [`body: ${ctx.cls}Create`, "request: Request", repoParam(ctx), ...callerParam(ctx)],
     returns: "Response",
     body: [
-      lookup(ctx),
       "values = body.model_dump(by_alias=True)",
       ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
       `fill(values, CREATE_FILL, ${callerId(ctx)})`,
@@ -352,10 +352,9 @@ function updateHandler(ctx: RouteContext): HandlerModel {
       ...openapiExtra(rulesDoc(ctx, "update", "UPDATE_RULES_DOC")),
     ],
     name: `update_${ctx.entity.name}`,
-    params: ["record_id: UUID", `body: ${ctx.cls}Update`, ...callerParam(ctx)],
+    params: ["record_id: UUID", `body: ${ctx.cls}Update`, repoParam(ctx), ...callerParam(ctx)],
     returns: "ORJSONResponse",
     body: [
-      lookup(ctx),
       "changes = body.model_dump(by_alias=True, exclude_unset=True)",
       "check_changes(META, changes)",
       hook(ctx, "before_update", "record_id, body"),
@@ -377,10 +376,9 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
     ...served(ctx, "delete"),
     options: ["status_code=204", ...commonOptions(ctx, "delete", `Delete a ${ctx.label}`)],
     name: `delete_${ctx.entity.name}`,
-    params: ["record_id: UUID", ...callerParam(ctx)],
+    params: ["record_id: UUID", repoParam(ctx), ...callerParam(ctx)],
     returns: "Response",
     body: [
-      lookup(ctx),
       hook(ctx, "before_delete", "record_id"),
       `if not await repo.delete(record_id, ${callerId(ctx)}, events=${pyStrTuple(eventsTuple(endpoint(ctx, "delete")))}):`,
       `    ${notFound(ctx)}`,
@@ -401,10 +399,9 @@ function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
     ...served(ctx, "transition"),
     options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "transition", `Move a ${ctx.label} to another state`)],
     name: `move_${ctx.entity.name}`,
-    params: ["record_id: UUID", "body: StateChange", ...callerParam(ctx)],
+    params: ["record_id: UUID", "body: StateChange", repoParam(ctx), ...callerParam(ctx)],
     returns: "ORJSONResponse",
     body: [
-      lookup(ctx),
       "changes: dict[str, Any] = {}",
       `fill(changes, STATE_FILL, ${callerId(ctx)})`,
       hook(ctx, "before_transition", "record_id, body.state"),
@@ -473,7 +470,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
     imp.add("app.idempotency", "with_idempotency_key");
   }
   if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
-  for (const n of ["repository", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);
+  for (const n of [repositoryAlias(ctx.cls), ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);
   if (ctx.ir.auth === null) imp.add("app.principal", "ANONYMOUS");
   imp.add("app.custom.hooks", `${pyModuleName(ctx.entity.name)} as hooks`);
   // Under fixed names: an entity or workflow named like one of the module's own names (`links`, a
@@ -487,6 +484,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
     imp.add("app.records", n);
   }
   imp.add("app.responses", "ORJSONResponse");
+  imp.add("app.responses", "CheckedRoute");
   if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");
   if (ctx.workflow && handlers.some((h) => h.method === "put")) imp.add("app.workflow", "StateChange");
   if (ctx.workflow && code.includes("WORKFLOW.")) {
@@ -502,7 +500,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
 function renderHandler(h: HandlerModel): string {
   return [
     pyCall(`@router.${h.method}`, [pyStr(h.path), ...h.options]),
-    `async def ${h.name}(${h.params.join(", ")}) -> ${h.returns}:`,
+    pyAsyncDef(h.name, h.params, h.returns),
     ...h.body.map((line) => `    ${line}`),
   ].join("\n");
 }
@@ -523,7 +521,8 @@ export function renderRouteModule(m: RouteModuleModel): string {
     "",
     m.imports.render(),
     "",
-    `router = APIRouter(prefix=${pyStr(m.prefix)}, tags=[${pyStr(m.tag)}])`,
+    // CheckedRoute: answers validated against their response models while RESPONSE_VALIDATION is on.
+    assign("router", call("APIRouter", [kw("prefix", pyStr(m.prefix)), kw("tags", `[${pyStr(m.tag)}]`), kw("route_class", "CheckedRoute")])),
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     ...m.constants.map((c) => assign(c.name, c.value)),

@@ -16,7 +16,7 @@ const RECORD_OPERATIONS: ReadonlySet<Operation> = new Set(["get", "update", "del
 
 /**
  * Every status other than the success one that a generated operation can answer, each with the
- * error body of DESIGN.md (app/errors.py `error_responses`). A feature that makes operations answer
+ * error body every failure shares (app/errors.py `error_responses`). A feature that makes operations answer
  * a new status adds a source here (and, for hand-written routes such as app/auth/routes.py, lists
  * the status in their `responses=error_responses(...)`), so the document stays exact.
  */

@@ -110,7 +110,7 @@ function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
   const item = `\`${base}/\${encodeURIComponent(id)}\``;
   const lines: string[] = [];
   const ops = c.operations;
-  // SPEC.md: collection paths are called with a trailing slash.
+  // Collection paths are called with a trailing slash, as the backend documents them.
   if (ops.has("list")) {
     lines.push(
       `  /** GET ${base}/ — one page of records and the total. */`,

@@ -171,7 +171,7 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
       client,
       workflow: entity.stateMachine ? (ir.workflows.find((w) => w.fqn === entity.stateMachine) ?? null) : null,
       headingField: headingField(entity),
-      // SPEC.md leaves computed and immutable fields out of forms. Immutable means "cannot change
+      // Forms leave computed and immutable fields out. Immutable means "cannot change
       // after creation", so the create form keeps writable immutable fields (an agent's required,
       // immutable email could otherwise never be set) and only the edit form drops them.
       createFields: shown.filter((f) => f.writable && !f.computed),

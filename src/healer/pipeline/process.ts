@@ -91,7 +91,7 @@ export abstract class HealerProcessing extends HealerIntake {
     }
   }
 
-  /** Tier 1: normalise the contract and apply the result at once (SPEC.md: automatic). */
+  /** Tier 1: normalise the contract and apply the result at once (tier 1 needs no approval). */
   protected async fixDeterministic(t: Ticket): Promise<Outcome> {
     // A proposal recorded by an interrupted run is finished, not recomputed: its files may already
     // be half written, and apply.ts knows how to complete exactly that proposal.

@@ -74,10 +74,10 @@ declare module "fastify" {
 }
 
 /**
- * The Healer service (SPEC.md "Endpoints / Healer service"). Bodies and query strings are checked
+ * The Healer service (`charter healer serve`). Bodies and query strings are checked
  * by JSON Schema before a handler runs, so a bad request is a 400 with the reason, never a 500.
  * Who may do what is decided once per request, in `decide`, from the matched route (see
- * docs/threat-model.md and DESIGN.md "Healer trust model").
+ * docs/threat-model.md).
  */
 export function buildHealerServer(options: HealerServerOptions): FastifyInstance {
   const { healer } = options;
@@ -203,7 +203,7 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   app.post("/healer/approve/:ticket_id", { schema: { params: fullIdParams } }, async (request) => {
     const t = await requireProposed(healer, (request.params as { ticket_id: string }).ticket_id, "approved");
     const done = await healer.approve(t.id);
-    // SPEC.md answers `approved`; the apply runs at once, so its outcome comes with it.
+    // The status is `approved`; the apply runs at once, so its outcome comes with it.
     return { ticket_id: done.id, status: "approved", outcome: done.status, resolution_note: done.resolution_note };
   });
 

@@ -6,8 +6,8 @@ import { PRIORITIES, TICKET_SOURCES, TICKET_STATUSES } from "../types.js";
  */
 
 /**
- * SPEC.md "Ingest request body", and nothing more: the reporter is untrusted (DESIGN.md "Healer
- * trust model"), so an unknown field is a 400 naming it rather than something a later step might
+ * The ingest request body, and nothing more: the reporter is untrusted (docs/threat-model.md),
+ * so an unknown field is a 400 naming it rather than something a later step might
  * read. No path or scan root comes from the wire; `source_path` (validation reports) is checked
  * against the domains directory by the pipeline, and `route_fqn` is replaced by the Healer's own
  * path mapping.

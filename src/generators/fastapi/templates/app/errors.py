@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 
 from app import healer
 from app.cursor import InvalidCursor
+from app.pool import PoolTimeoutError
 from app.responses import ORJSONResponse
 
 _NAMES = {
@@ -24,11 +25,12 @@ _NAMES = {
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
+    503: "service_unavailable",
 }
 
 
 class ErrorBody(BaseModel):
-    """The body of every failure (DESIGN.md)."""
+    """The body of every failure, whatever its status."""
 
     error: str = Field(description="A stable name of the failure, e.g. `not_found`")
     message: str = Field(description="What went wrong, for a person")
@@ -47,11 +49,15 @@ _MEANINGS: dict[int, str] = {
     422: "The request is invalid (types, constraints, validation rules, an Idempotency-Key reused with another body)",
     429: "Too many requests; retry after the time given",
     500: "Internal error, reported to the Healer",
+    503: "Every database connection is busy; retry after the time given",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}},
     429: {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}},
+    503: {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}},
 }
+# What a 503 asks the client to wait: a busy pool frees connections within a request's time.
+_POOL_RETRY_AFTER_SECONDS = 1
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -268,9 +274,16 @@ async def _unhandled(request: Request, exc: Exception) -> ORJSONResponse:
     return error_response(500, "internal_error", "an internal error occurred")
 
 
+async def _pool_timeout(_request: Request, exc: Exception) -> ORJSONResponse:
+    # Overload, not a fault of the app or its contracts: nothing for the Healer.
+    headers = {"Retry-After": str(_POOL_RETRY_AFTER_SECONDS)}
+    return error_response(503, "service_unavailable", str(exc), headers=headers)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(InvalidCursor, _invalid_cursor)
+    app.add_exception_handler(PoolTimeoutError, _pool_timeout)
     app.add_exception_handler(Exception, _unhandled)

@@ -71,6 +71,9 @@ def fill(values: dict[str, Any], generators: Mapping[str, str], user_id: str) ->
             values[column] = now.date()
         elif kind == "current_user":
             values[column] = user_id
+        else:
+            # The generator and this module disagree: fail loudly rather than leave the field unset.
+            raise ValueError(f"unknown fill kind {kind!r} for {column!r}")
 
 
 def check_changes(meta: EntityMeta, changes: Mapping[str, Any]) -> None:

@@ -1,9 +1,22 @@
-"""JSON responses rendered with orjson, several times faster than the standard library encoder."""
+"""JSON responses rendered with orjson, and the route class that checks them against their models.
 
+The handlers build plain dicts and answer with ORJSONResponse, so FastAPI's own response-model pass
+(validate, then serialise again) never runs: the fast path. What it would catch, an answer whose
+shape differs from the document, CheckedRoute catches instead while RESPONSE_VALIDATION is on
+(by default under APP_ENV=development and APP_ENV=test, see app/config.py).
+"""
+
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
-from starlette.responses import JSONResponse
+from fastapi.exceptions import ResponseValidationError
+from fastapi.routing import APIRoute
+from pydantic import TypeAdapter, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from app.config import settings
 
 
 def _fallback(value: Any) -> str:
@@ -17,3 +30,34 @@ class ORJSONResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content, default=_fallback, option=orjson.OPT_NON_STR_KEYS)
+
+
+class CheckedRoute(APIRoute):
+    """A route whose successful JSON answers are validated against its response_model.
+
+    The body is validated as the client will read it (the bytes, in JSON mode), so what orjson
+    rendered is checked too. A mismatch raises ResponseValidationError: a 500 reported to the
+    Healer, as FastAPI's own response validation would. With RESPONSE_VALIDATION off the route is
+    a plain APIRoute: nothing is added per request.
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        if not settings.validate_responses or self.response_model is None:
+            return handler
+        adapter: TypeAdapter[Any] = TypeAdapter(self.response_model)
+        where = f"{','.join(sorted(self.methods or ()))} {self.path_format}"
+
+        async def checked(request: Request) -> Response:
+            response = await handler(request)
+            body = getattr(response, "body", None)
+            if 200 <= response.status_code < 300 and isinstance(body, bytes) and body:
+                try:
+                    adapter.validate_json(body)
+                except ValidationError as exc:
+                    raise ResponseValidationError(
+                        exc.errors(include_url=False), body=body, endpoint_ctx={"path": where}
+                    ) from exc
+            return response
+
+        return checked

@@ -76,6 +76,7 @@ async def open_storage(
     database_url: str,
     pool_size: int,
     entities: Sequence[EntityMeta],
+    pool_timeout: float | None = None,
 ) -> AsyncIterator[Storage]:
     if backend == "memory":
         store = MemoryStore(entities)
@@ -98,7 +99,7 @@ async def open_storage(
         await prepare_database(conn)
     finally:
         await conn.close()
-    pool = ConnectionPool(database_url, pool_size, _init_connection)
+    pool = ConnectionPool(database_url, pool_size, _init_connection, pool_timeout)
     await pool.open()
     try:
         # One pool for the repositories of all entities and for everything else of this process.

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The APP_ENV values under which answers are checked against their response models by default.
+CHECKED_ENVS = ("development", "test")
 # charter: if auth
 PLACEHOLDER_SECRET = "change-me"
 # The one APP_ENV value under which a weak secret (the placeholder, empty or short) is tolerated,
@@ -26,12 +28,23 @@ class Settings(BaseSettings):
     DATABASE_URL: str = "postgresql://app:app@localhost:5432/app"
     DATABASE_BACKEND: Literal["postgres", "memory"] = "postgres"
     DATABASE_POOL_SIZE: int = 10
+    # How long a request waits for a connection while all DATABASE_POOL_SIZE are busy; past it, the
+    # request is answered 503 with Retry-After rather than queueing without end.
+    DATABASE_POOL_TIMEOUT_SECONDS: float = Field(default=5.0, gt=0)
     PORT: int = 8000
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.
     MAX_BODY_BYTES: int = 1_048_576
     # How long the first response of a create sent with an Idempotency-Key answers its repeats.
     IDEMPOTENCY_TTL_SECONDS: int = Field(default=86_400, ge=1)
+    # on: every JSON answer is checked against the response model its route declares (a mismatch
+    # is a 500, reported to the Healer); off: answers go out as the handlers built them (see
+    # app/responses.py); auto: on under APP_ENV=development or test, off otherwise.
+    RESPONSE_VALIDATION: Literal["auto", "on", "off"] = "auto"
+    # The garbage collector's thresholds once start-up is done (app/main.py settle_gc), as JSON:
+    # GC_THRESHOLDS=[50000,20,100]. The first is the net allocations between two young collections;
+    # [700,10,10] restores Python's defaults.
+    GC_THRESHOLDS: tuple[int, int, int] = (50_000, 20, 100)
     # charter: if auth
     AUTH_ENABLED: bool = True
     AUTH_PROVIDER: Literal["jwt", "external"] = "jwt"
@@ -71,6 +84,12 @@ class Settings(BaseSettings):
         return self.APP_ENV.lower() == DEVELOPMENT_ENV
 
     # charter: end
+    @property
+    def validate_responses(self) -> bool:
+        if self.RESPONSE_VALIDATION == "auto":
+            return self.APP_ENV.lower() in CHECKED_ENVS
+        return self.RESPONSE_VALIDATION == "on"
+
     @property
     def cors_origins(self) -> list[str]:
         return [origin.strip() for origin in self.CORS_ORIGINS.split(",") if origin.strip()]

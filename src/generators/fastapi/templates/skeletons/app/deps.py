@@ -1,11 +1,14 @@
-"""What the route modules depend on: the caller (`CurrentUser`), role checks and the repositories."""
+"""What the route modules depend on: the caller (`CurrentUser`), role checks and the repositories.
+
+Each is a FastAPI dependency, so a test (or a custom route) can swap it without touching the
+handlers: `app.dependency_overrides[ticket_repository] = lambda: FakeRepository()` (one
+`<entity>_repository` per entity, below).
+"""
 
 from collections.abc import Mapping
-# charter: if not auth
 from typing import Annotated
 
 from fastapi import Depends
-# charter: end
 
 # charter: if auth
 from app.auth.deps import CurrentUser, role_dependencies
@@ -15,7 +18,8 @@ from app.principal import ANONYMOUS, User
 from app.repositories.base import Repository
 
 # charter: if auth
-__all__ = ["CurrentUser", "repository", "role_dependencies", "use_repositories"]
+# Re-exported: the route modules import everything they depend on from here.
+__all__ = ["CurrentUser", "role_dependencies"]
 # charter: else
 
 
@@ -27,9 +31,7 @@ async def current_user() -> User:
 CurrentUser = Annotated[User, Depends(current_user)]
 # charter: end
 
-# The repositories of the open storage by entity name, set by the lifespan (app/main.py). A route
-# looks its own up with repository() rather than through Depends(): one dependency fewer for
-# FastAPI to solve on every request, and the storage is the same for the whole process anyway.
+# The repositories of the open storage by entity name, set by the lifespan (app/main.py).
 _repositories: dict[str, Repository] = {}
 
 
@@ -38,5 +40,15 @@ def use_repositories(repositories: Mapping[str, Repository]) -> None:
     _repositories.update(repositories)
 
 
-def repository(entity: str) -> Repository:
-    return _repositories[entity]
+class RepositoryOf:
+    """The dependency that hands a route its entity's repository.
+
+    An async callable, so FastAPI calls it on the event loop (a plain function would go through the
+    thread pool on every request); one instance per entity, so each can be overridden on its own.
+    """
+
+    def __init__(self, entity: str) -> None:
+        self.entity = entity
+
+    async def __call__(self) -> Repository:
+        return _repositories[self.entity]

@@ -2,7 +2,7 @@
 """Which LLM the agents talk to, and one JSON request to it.
 
 The provider is chosen from the environment exactly as Charter's own tools choose it (src/llm in
-Charter; DESIGN.md "LLM providers"): SVC_AI_MODEL (`provider:model`) first, then the first of
+Charter): SVC_AI_MODEL (`provider:model`) first, then the first of
 ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, OPENROUTER_API_KEY,
 OLLAMA_BASE_URL, LMSTUDIO_BASE_URL that is set. OPENAI_BASE_URL points OpenAI's slot at any server
 speaking chat completions (a gateway, a local server, the fake of Charter's tests); the key is

@@ -16,6 +16,10 @@ queue of waiting requests, nothing more: what it must still get right is below.
   pool. So does one after any other error, PostgreSQL's or the caller's own.
 - A connection that failed at the network level, or that comes back inside a transaction (which
   would carry into the next request), is closed instead and its place reopened.
+- A request waits for a connection at most `timeout` seconds (DATABASE_POOL_TIMEOUT_SECONDS), then
+  fails with PoolTimeoutError (a 503 with Retry-After, app/errors.py): under a burst larger than
+  the pool, or with connections held by slow queries, callers get an answer they can retry rather
+  than a queue that grows without end.
 - No session state is reset between requests (asyncpg's pool runs a reset query after each
   release): nothing here sets any on a pooled connection (no SET, LISTEN, advisory lock or cursor
   outside a transaction). Code that needs session state opens a connection of its own.
@@ -41,13 +45,21 @@ class PoolClosedError(RuntimeError):
     """The pool closed while the caller waited for a connection."""
 
 
+class PoolTimeoutError(RuntimeError):
+    """No connection came free within the pool's wait timeout."""
+
+
 class ConnectionPool:
-    def __init__(self, dsn: str, size: int, setup: Setup) -> None:
+    def __init__(self, dsn: str, size: int, setup: Setup, timeout: float | None = None) -> None:
+        """`timeout`: seconds a caller waits for a busy pool to free a connection (None: no limit)."""
         if size < 1:
             raise ValueError(f"a pool needs at least one connection, got {size}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"a pool's wait timeout must be positive, got {timeout}")
         self._dsn = dsn
         self._size = size
         self._setup = setup
+        self._timeout = timeout
         # An idle slot holds a connection, or None when its connection must be (re)opened.
         self._idle: deque[asyncpg.Connection | None] = deque()
         self._waiters: deque[asyncio.Future[asyncpg.Connection | None]] = deque()
@@ -95,8 +107,12 @@ class ConnectionPool:
         if self._idle:
             conn = self._idle.popleft()
         else:
-            waiter: asyncio.Future[asyncpg.Connection | None] = asyncio.get_running_loop().create_future()
+            loop = asyncio.get_running_loop()
+            waiter: asyncio.Future[asyncpg.Connection | None] = loop.create_future()
             self._waiters.append(waiter)
+            # A timer only for callers that wait: taking an idle connection costs nothing extra. An
+            # expired waiter stays queued, done, and _give() passes over it.
+            expiry = None if self._timeout is None else loop.call_later(self._timeout, _expire, waiter, self._timeout)
             try:
                 conn = await waiter
             except asyncio.CancelledError:
@@ -104,6 +120,9 @@ class ConnectionPool:
                 if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
                     self._give(waiter.result())
                 raise
+            finally:
+                if expiry is not None:
+                    expiry.cancel()
         if conn is not None and not conn.is_closed():
             return conn
         try:
@@ -172,6 +191,11 @@ class ConnectionPool:
             self._give_back(conn, exc)
             raise
         self._give_back(conn, None)
+
+
+def _expire(waiter: asyncio.Future[asyncpg.Connection | None], timeout: float) -> None:
+    if not waiter.done():
+        waiter.set_exception(PoolTimeoutError(f"no database connection came free within {timeout:g} s"))
 
 
 async def _close(conn: asyncpg.Connection) -> None:

@@ -31,20 +31,21 @@ def settle_gc() -> None:
 
     The modules, models, routes and connections made at start live as long as the process: after
     gc.freeze() no full collection walks them again (each one a pause for every request in flight).
-    A first threshold of 50,000 net allocations instead of 700 makes the young collection, which a
-    busy process would otherwise run every few requests, rare; requests leave no cycles behind, so
-    their objects are freed by reference counting anyway. On the bench's GET, p99 fell from about
-    60 to 20 ms.
+    A first threshold of tens of thousands of net allocations instead of Python's 700
+    (GC_THRESHOLDS) makes the young collection, which a busy process would otherwise run every few
+    requests, rare; requests leave no cycles behind, so their objects are freed by reference
+    counting anyway.
     """
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(*settings.GC_THRESHOLDS)
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
-    async with open_storage(backend, url, pool_size, ENTITIES) as storage:
+    pool_timeout = settings.DATABASE_POOL_TIMEOUT_SECONDS
+    async with open_storage(backend, url, pool_size, ENTITIES, pool_timeout) as storage:
         deps.use_repositories(storage.repositories)
         settle_gc()
         yield

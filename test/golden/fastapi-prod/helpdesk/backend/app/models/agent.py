@@ -78,10 +78,6 @@ class AgentPublic(AgentBase):
     links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
 
 
-# The name SPEC.md gives the response model.
-AgentResponse = AgentPublic
-
-
 class AgentList(BaseModel):
     """A page of agents: `next_cursor` continues after its last record (null on the last page)."""
 

@@ -92,10 +92,6 @@ class CustomerPublic(CustomerBase):
     links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
 
 
-# The name SPEC.md gives the response model.
-CustomerResponse = CustomerPublic
-
-
 class CustomerList(BaseModel):
     """A page of customers: `next_cursor` continues after its last record (null on the last page)."""
 

@@ -171,10 +171,6 @@ class TicketPublic(TicketBase):
     links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
 
 
-# The name SPEC.md gives the response model.
-TicketResponse = TicketPublic
-
-
 class TicketList(BaseModel):
     """A page of tickets: `next_cursor` continues after its last record (null on the last page)."""
 

@@ -7,11 +7,11 @@ from uuid import UUID
 from fastapi import APIRouter
 
 from app.agents import AgentRunList, runs_of
-from app.deps import repository, role_dependencies
+from app.deps import TicketRepo, role_dependencies
 from app.errors import error_responses, not_found
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 
-router = APIRouter()
+router = APIRouter(route_class=CheckedRoute)
 
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 
@@ -25,7 +25,7 @@ ADMIN_OR_AGENT = role_dependencies("admin", "agent")
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def ticket_agent_runs(record_id: UUID) -> ORJSONResponse:
-    if await repository("ticket").get(record_id) is None:
+async def ticket_agent_runs(record_id: UUID, repo: TicketRepo) -> ORJSONResponse:
+    if await repo.get(record_id) is None:
         raise not_found("ticket", record_id)
     return ORJSONResponse({"items": await runs_of("ticket", record_id)})

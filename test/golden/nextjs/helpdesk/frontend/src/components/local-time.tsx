@@ -14,8 +14,8 @@ function pad(n: number): string {
  * matches the edit form's datetime-local input.
  *
  * It formats by itself rather than with lib/display's localDateTime (the same text, rendered on
- * the server): importing that module into this island added 0.4 kB to every page that shows a
- * value, out of a budget with about that much left (bench/frontend.mjs, 2026-11-24).
+ * the server): importing that module into this island would add it to the JavaScript of every
+ * page that shows a value.
  */
 export function LocalTime({ iso, text }: { iso: string; text: string }) {
   const [shown, setShown] = useState(text);

@@ -68,10 +68,6 @@ class ItemPublic(ItemBase):
     links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
 
 
-# The name SPEC.md gives the response model.
-ItemResponse = ItemPublic
-
-
 class ItemList(BaseModel):
     """A page of items: `next_cursor` continues after its last record (null on the last page)."""
 

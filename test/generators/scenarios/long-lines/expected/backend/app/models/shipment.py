@@ -101,10 +101,6 @@ class ShipmentPublic(ShipmentBase):
     links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")
 
 
-# The name SPEC.md gives the response model.
-ShipmentResponse = ShipmentPublic
-
-
 class ShipmentList(BaseModel):
     """A page of shipments: `next_cursor` continues after its last record (null on the last page)."""
 
