@@ -193,7 +193,11 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     }
     return [
       pyCall("@router.get", options),
-      pyAsyncDef(`${entity.name}_agent_runs`, ["record_id: UUID", `repo: ${imp.add("app.deps", repositoryAlias(entity.className))}`], "ORJSONResponse"),
+      pyAsyncDef(
+        `${entity.name}_agent_runs`,
+        ["record_id: UUID", `repo: ${imp.add("app.deps", repositoryAlias(entity.className))}`],
+        "ORJSONResponse",
+      ),
       "    if await repo.get(record_id) is None:",
       `        raise not_found(${pyStr(entity.name)}, record_id)`,
       `    return ORJSONResponse({"items": await runs_of(${pyStr(entity.name)}, record_id)})`,

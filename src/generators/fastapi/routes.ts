@@ -522,7 +522,10 @@ export function renderRouteModule(m: RouteModuleModel): string {
     m.imports.render(),
     "",
     // CheckedRoute: answers validated against their response models while RESPONSE_VALIDATION is on.
-    assign("router", call("APIRouter", [kw("prefix", pyStr(m.prefix)), kw("tags", `[${pyStr(m.tag)}]`), kw("route_class", "CheckedRoute")])),
+    assign(
+      "router",
+      call("APIRouter", [kw("prefix", pyStr(m.prefix)), kw("tags", `[${pyStr(m.tag)}]`), kw("route_class", "CheckedRoute")]),
+    ),
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     ...m.constants.map((c) => assign(c.name, c.value)),
