@@ -80,6 +80,8 @@ for (const [name, s] of steps) {
   );
 }
 const total = (Date.now() - t0) / 1000;
-console.log(`\ndomains passing every step: ${passed}/${COUNT}; ${total.toFixed(0)} s in all, ${(total / Math.max(COUNT, 1)).toFixed(1)} s per domain`);
+console.log(
+  `\ndomains passing every step: ${passed}/${COUNT}; ${total.toFixed(0)} s in all, ${(total / Math.max(COUNT, 1)).toFixed(1)} s per domain`,
+);
 if (passed === COUNT && !KEEP) rmSync(root, { recursive: true, force: true });
 process.exit(passed === COUNT ? 0 : 1);
