@@ -24,6 +24,7 @@ _NAMES = {
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
+    503: "database_not_ready",
 }
 
 
@@ -47,10 +48,12 @@ _MEANINGS: dict[int, str] = {
     422: "The request is invalid (types, constraints, validation rules, an Idempotency-Key reused with another body)",
     429: "Too many requests; retry after the time given",
     500: "Internal error, reported to the Healer",
+    503: "The database lacks the app's tables; the message names the command that creates them",
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}},
     429: {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}},
+    503: {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}},
 }
 
 

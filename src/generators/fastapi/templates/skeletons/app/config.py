@@ -26,6 +26,10 @@ class Settings(BaseSettings):
     DATABASE_URL: str = "postgresql://app:app@localhost:5432/app"
     DATABASE_BACKEND: Literal["postgres", "memory"] = "postgres"
     DATABASE_POOL_SIZE: int = 10
+    # auto: apply db/ (migrations, then schema.sql) on start, under an advisory lock so replicas
+    # starting together run it once. off: only check; while tables are missing every request,
+    # /health included, answers 503 naming `python -m app.migrate`.
+    DATABASE_MIGRATE: Literal["auto", "off"] = "off"
     PORT: int = 8000
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.
