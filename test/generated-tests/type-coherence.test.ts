@@ -46,6 +46,8 @@ const VALID: Record<string, Valid> = {
   string_immutable: { field: "type: string\nimmutable: true", send: "fixed", expect: "fixed" },
   string_computed_uuid: { field: "type: string\ncomputed: uuid", expect: isUuid },
   string_computed_sequence: { field: "type: string\ncomputed: 'sequence(N-{n:04})'", expect: (v: unknown) => v === "N-0001" },
+  // Without an auth contract every caller is the anonymous administrator (app/principal.py).
+  string_computed_current_user: { field: "type: string\ncomputed: current_user", expect: "anonymous" },
   text_plain: { field: "type: text", send: "line one\nline two", expect: "line one\nline two" },
   text_default: { field: "type: text\ndefault: a long default", expect: "a long default" },
   text_constraints: { field: "type: text\nconstraints: {maxLength: 20}", send: "short", expect: "short" },
@@ -136,6 +138,7 @@ const INVALID: Record<string, { field: string; code: string; path: string }> = {
   },
   computed_now_string: { field: "type: string\ncomputed: now", code: "field.computed_type", path: "type" },
   computed_uuid_integer: { field: "type: integer\ncomputed: uuid", code: "field.computed_type", path: "type" },
+  computed_current_user_uuid: { field: "type: uuid\ncomputed: current_user", code: "field.computed_type", path: "type" },
   min_on_string: { field: "type: string\nconstraints: {min: 1}", code: "field.constraint_type", path: "constraints" },
   pattern_on_integer: { field: "type: integer\nconstraints: {pattern: '^1'}", code: "field.constraint_type", path: "constraints" },
   pattern_on_array: {
