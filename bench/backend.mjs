@@ -221,7 +221,13 @@ async function main() {
       "generated",
       join(work, "backend"),
       "app.main:app",
-      { DATABASE_URL: dbUrl(DB_GENERATED), DATABASE_BACKEND: "postgres", DATABASE_POOL_SIZE: "16", APP_ENV: "production" },
+      {
+        DATABASE_URL: dbUrl(DB_GENERATED),
+        DATABASE_BACKEND: "postgres",
+        DATABASE_MIGRATE: "auto",
+        DATABASE_POOL_SIZE: "16",
+        APP_ENV: "production",
+      },
       "/health",
     );
     running.push(generated);

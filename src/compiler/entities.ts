@@ -4,7 +4,7 @@ import type { Contract, Reporter } from "./context.js";
 import { asRecord, asString, asStringArray } from "./context.js";
 import { buildField } from "./fields.js";
 import type { EntityIR, FieldIR, MixinIR, WorkflowIR } from "./ir.js";
-import { humanize, kebabCase, pascalCase, pluralize } from "./naming.js";
+import { defaultTable, humanize, kebabCase, pascalCase, pluralize, SYSTEM_TABLES } from "./naming.js";
 
 export function buildMixin(reporter: Reporter, c: Contract): MixinIR {
   const fields = asRecord(c.spec.fields);
@@ -112,7 +112,15 @@ export function buildEntity(
       { severity: "warning" },
     );
   }
-  const table = typeof spec.table === "string" ? spec.table : pluralize(c.name);
+  const table = typeof spec.table === "string" ? spec.table : defaultTable(c.name);
+  if (typeof spec.table === "string" && Object.hasOwn(SYSTEM_TABLES, spec.table)) {
+    reporter.report(
+      c,
+      ["spec", "table"],
+      "entity.system_table",
+      `table ${JSON.stringify(spec.table)} is the generated app's own (${SYSTEM_TABLES[spec.table]}); choose another name`,
+    );
+  }
   return {
     fqn: c.fqn,
     name: c.name,

@@ -95,8 +95,12 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
   }
   if (f.enum) {
     f.enum.forEach((v, i) => {
+      const broken = valueFitsType(v, f.type) ? constraintBroken(v, f) : null;
       if (!valueFitsType(v, f.type)) {
         reporter.report(contract, at("enum", i), "field.enum_value", `${pyRepr(v)} is not of type ${pyRepr(f.type)}`);
+      } else if (broken) {
+        // The API refuses a value outside the constraints: such an enum value could never be stored.
+        reporter.report(contract, at("enum", i), "field.enum_constraint", `${pyRepr(v)} ${broken}`);
       }
     });
   }
@@ -139,7 +143,9 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
       `min and max apply to integer and number fields, not ${pyRepr(f.type)}`,
     );
   }
-  if (
+  if (c.pattern !== undefined && !STRING_TYPES.has(f.type)) {
+    reporter.report(contract, at("constraints"), "field.constraint_type", `pattern applies to text fields, not ${pyRepr(f.type)}`);
+  } else if (
     (c.minLength !== undefined || c.maxLength !== undefined || c.pattern !== undefined) &&
     !STRING_TYPES.has(f.type) &&
     f.type !== "array"
@@ -174,17 +180,29 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
       reporter.report(contract, at("constraints", "pattern"), "field.pattern", `${pyRepr(c.pattern)} is not a 'regex'`);
     }
   }
-  if (f.hasDefault && f.default !== null) {
-    if (!valueFitsType(f.default, f.type)) {
-      reporter.report(contract, at("default"), "field.default_type", `${pyRepr(f.default)} is not of type ${pyRepr(f.type)}`);
+  if (f.hasDefault && f.computed) {
+    reporter.report(
+      contract,
+      at("default"),
+      "field.default_computed",
+      `a computed field (${f.computed.kind}) takes no default: the server always sets it`,
+    );
+  } else if (f.hasDefault && f.default !== null) {
+    const broken = constraintBroken(f.default, f);
+    if (!valueFitsType(f.default, f.type, f.itemsType)) {
+      const what = f.type === "array" && f.itemsType ? `an array of ${f.itemsType}` : `of type ${pyRepr(f.type)}`;
+      reporter.report(contract, at("default"), "field.default_type", `${pyRepr(f.default)} is not ${what}`);
     } else if (f.enum && !f.enum.includes(f.default as string)) {
       reporter.report(contract, at("default"), "field.default_enum", `${pyRepr(f.default)} is not one of ${pyRepr(f.enum)}`);
+    } else if (broken) {
+      // Else every record created without the field would be refused, or stored against its own rules.
+      reporter.report(contract, at("default"), "field.default_constraint", `the default ${pyRepr(f.default)} ${broken}`);
     }
   }
 }
 
-/** Whether a YAML value can stand for a field of `type` (dates and uuids are strings in YAML). */
-export function valueFitsType(v: unknown, type: FieldType): boolean {
+/** Whether a YAML value can stand for a field of `type` (dates and uuids are strings in YAML, in their format). */
+export function valueFitsType(v: unknown, type: FieldType, itemsType: FieldType | null = null): boolean {
   switch (type) {
     case "integer":
       return typeof v === "number" && Number.isInteger(v);
@@ -193,10 +211,58 @@ export function valueFitsType(v: unknown, type: FieldType): boolean {
     case "boolean":
       return typeof v === "boolean";
     case "array":
-      return Array.isArray(v);
+      return Array.isArray(v) && (itemsType === null || v.every((item) => valueFitsType(item, itemsType)));
     case "object":
       return v !== null && typeof v === "object" && !Array.isArray(v);
+    case "date":
+      return typeof v === "string" && isIsoDate(v);
+    case "datetime":
+      return typeof v === "string" && isIsoDateTime(v);
+    case "uuid":
+      return typeof v === "string" && UUID.test(v);
+    case "email":
+      return typeof v === "string" && EMAIL.test(v);
     default:
       return typeof v === "string";
   }
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** The shape the generated API's e-mail check needs at the least: one @, something on each side. */
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+const DATETIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?$/;
+
+function isIsoDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+function isIsoDateTime(s: string): boolean {
+  const m = DATETIME.exec(s);
+  return m !== null && isIsoDate(m[1] as string) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60;
+}
+
+/** What a value breaks of the field's constraints, in words, or null when it keeps them all. */
+function constraintBroken(v: unknown, f: FieldIR): string | null {
+  const c = f.constraints;
+  if (typeof v === "number") {
+    if (c.min !== undefined && v < c.min) return `is below the minimum of ${pyRepr(c.min)}`;
+    if (c.max !== undefined && v > c.max) return `is above the maximum of ${pyRepr(c.max)}`;
+  }
+  const length = typeof v === "string" ? [...v].length : Array.isArray(v) ? v.length : null;
+  if (length !== null) {
+    if (c.minLength !== undefined && length < c.minLength) return `is shorter than the minLength of ${c.minLength}`;
+    if (c.maxLength !== undefined && length > c.maxLength) return `is longer than the maxLength of ${c.maxLength}`;
+  }
+  if (typeof v === "string" && c.pattern !== undefined) {
+    try {
+      if (!new RegExp(c.pattern, "u").test(v)) return `does not match the pattern ${pyRepr(c.pattern)}`;
+    } catch {
+      // An invalid pattern is reported on its own.
+    }
+  }
+  return null;
 }

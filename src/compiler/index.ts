@@ -5,4 +5,4 @@ export { checkDomain } from "./compile-path.js";
 export { findCycles, topologicalOrder } from "./graph.js";
 export type * from "./ir.js";
 export { IR_VERSION } from "./ir.js";
-export { camelCase, humanize, kebabCase, pascalCase, pluralize } from "./naming.js";
+export { camelCase, humanize, kebabCase, pascalCase, pluralize, SYSTEM_TABLES } from "./naming.js";

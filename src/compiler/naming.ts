@@ -47,3 +47,23 @@ function pluralWord(w: string): string {
   if (/(s|x|z|ch|sh)$/.test(w)) return `${w}es`;
   return `${w}s`;
 }
+
+/**
+ * Tables every generated PostgreSQL database keeps for itself, with what they hold. An entity
+ * whose plural is one of them (`event` -> `events`) is stored in `<name>_records` instead; a
+ * `spec.table` naming one is an error.
+ */
+export const SYSTEM_TABLES: Readonly<Record<string, string>> = {
+  agent_runs: "the runs of agents",
+  auth_users: "the users of the auth Infra",
+  events: "the events outbox",
+  idempotency_keys: "the first responses of idempotent creates",
+  row_counts: "the row counters of list totals",
+  schema_migrations: "the applied migrations",
+};
+
+/** The table of an entity with no `spec.table`: its plural, unless that is a system table. */
+export function defaultTable(name: string): string {
+  const plural = pluralize(name);
+  return Object.hasOwn(SYSTEM_TABLES, plural) ? `${name}_records` : plural;
+}

@@ -139,6 +139,8 @@ export async function runDev(o: DevOptions): Promise<void> {
         // A development loop: the contract's bootstrap users are seeded, so one can sign in.
         APP_ENV: o.env.APP_ENV ?? "development",
         DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
+        // A development database follows the contracts: their migrations apply on every restart.
+        DATABASE_MIGRATE: o.env.DATABASE_MIGRATE ?? "auto",
         AUTH_SECRET: authSecret,
         SVC_HEALER_URL: healerUrl,
         ...(postgres ? {} : { MEMORY_SNAPSHOT: snapshot }),

@@ -366,6 +366,24 @@ describe("semantic checks", () => {
     expect(r.ir).not.toBeNull();
   });
 
+  it("store an entity whose plural is a system table apart, and refuse spec.table naming one, located", () => {
+    const r = checkFiles({
+      "entities/event.contract.yaml": entityYaml("event"),
+      "entities/row_count.contract.yaml": entityYaml("row_count"),
+    });
+    expect(r.findings).toEqual([]);
+    expect(r.ir?.entities.map((e) => [e.name, e.table, e.basePath])).toEqual([
+      ["event", "event_records", "/events"],
+      ["row_count", "row_count_records", "/row-counts"],
+    ]);
+    const own = checkFiles({ "entities/log.contract.yaml": entityYaml("log", undefined, "  table: schema_migrations\n") });
+    expect(own.ir).toBeNull();
+    expect(own.findings.map((f) => [f.file.endsWith("log.contract.yaml"), f.line, f.path, f.code])).toEqual([
+      [true, 7, "/spec/table", "entity.system_table"],
+    ]);
+    expect(own.findings[0]?.message).toContain("applied migrations");
+  });
+
   describe("agents and ai_integration", () => {
     const agent = (spec: string, name = "triage") =>
       `apiVersion: charter/v1\nkind: Agent\nmetadata: {name: ${name}, domain: shop}\nspec:\n${spec}`;

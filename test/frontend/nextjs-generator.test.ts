@@ -268,6 +268,26 @@ describe("nextjs generator", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("renames an entity type that would shadow a global or an export of the static files", () => {
+    const dir = writeDomain({
+      "entities/record.contract.yaml": entityYaml("record"),
+      "entities/promise.contract.yaml": entityYaml("promise"),
+      "entities/order.contract.yaml": entityYaml("order"),
+      "pages/records.contract.yaml": PAGE("records", "record", "  views:\n    - type: table\n      columns: [title]\n"),
+      "pages/promises.contract.yaml": PAGE("promises", "promise", "  views:\n    - type: table\n      columns: [title]\n"),
+    });
+    const out = generateNextjs(compile(dir));
+    const types = file(out, "frontend/src/lib/types.ts");
+    // Record<string, never> and Promise<...> keep their meaning; RecordForm stays the static form's.
+    expect(types).toContain("export interface RecordEntity {");
+    expect(types).toContain("export interface PromiseEntity {");
+    expect(types).toContain("export interface Order {");
+    expect(types).not.toMatch(/export interface (Record|Promise) /);
+    const form = file(out, "frontend/src/components/record/record-form.tsx");
+    expect(form).toContain('import { RecordForm } from "@/components/record-form";');
+    expect(form).toContain("export function RecordEntityForm(");
+  });
+
   it("leaves the login page out when the domain has no auth contract", () => {
     const dir = writeDomain({
       "entities/item.contract.yaml": entityYaml("item", "    title:\n      type: string\n      required: true\n"),

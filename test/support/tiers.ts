@@ -23,6 +23,7 @@ export const UNIT_FILES = [
   "test/dev/supervisor.test.ts",
   "test/frontend/nextjs-generator.test.ts",
   "test/generated-tests/solve.test.ts",
+  "test/generated-tests/type-coherence.test.ts",
   "test/backend/fastapi-golden.test.ts",
   "test/docker/docker-target.test.ts",
   "test/healer/classify.test.ts",
@@ -45,6 +46,7 @@ export const UNIT_FILES = [
  * both tiers: these tests only in the full tier, every other test of the file only in the unit tier.
  */
 export const FULL_TIER_TESTS: Record<string, readonly string[]> = {
+  "test/generated-tests/type-coherence.test.ts": ["field types, computed kinds, defaults and constraints that validate"],
   "test/backend/fastapi-golden.test.ts": ["passes ruff check, ruff format --check and mypy, with and without auth"],
   "test/generators/scenarios.test.ts": ["passes ruff check and ruff format --check"],
   "test/docker/docker-target.test.ts": ["pass hadolint"],

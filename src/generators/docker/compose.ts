@@ -71,6 +71,8 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         PORT: "8000",
         DATABASE_BACKEND: "postgres",
         DATABASE_URL: `postgresql://${user}:${password}@db:5432/${database}`,
+        // The app applies its migrations on start, under an advisory lock (scaled replicas run them once).
+        DATABASE_MIGRATE: fromEnv("DATABASE_MIGRATE", "auto"),
         CORS_ORIGINS: fromEnv("CORS_ORIGINS", "*"),
         AUTH_ENABLED: fromEnv("AUTH_ENABLED", auth ? "true" : "false"),
         AUTH_PROVIDER: fromEnv("AUTH_PROVIDER", "jwt"),

@@ -43,6 +43,12 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           example: "postgres",
           meaning: "postgres or memory (in-memory, no persistence, resets on restart); default postgres",
         },
+        {
+          name: "DATABASE_MIGRATE",
+          example: "auto",
+          meaning:
+            "auto: the app applies its migrations on start, under a lock (compose's default); off (the app's own default): it only checks, and answers 503 naming `python -m app.migrate` while tables are missing",
+        },
       ],
     },
     {

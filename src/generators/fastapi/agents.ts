@@ -89,6 +89,19 @@ export function generateAgentSpecs(ir: DomainIR): string {
   imp.add("app.agents", "UpdatePath");
   const runnable = runnableAgents(ir);
   const entities = [...new Map(runnable.map((r) => [r.entity.fqn, r.entity])).values()].sort((a, b) => compareText(a.name, b.name));
+  // Constants named after contracts: each kept apart from the module's own names, the names it
+  // imports and every other such constant (agent `ticket_updates` beside entity `ticket`).
+  const taken = new Set(["AGENTS", "SUBSCRIPTIONS", "AgentSpec", "UpdatePath", "Rule", "expr"]);
+  for (const e of entities) taken.add(metaConstant(e.name)).add(`${e.className}Update`);
+  for (const w of ir.workflows) taken.add(constantName(w.name));
+  const claim = (name: string, suffix: string): string => {
+    let n = name;
+    for (let i = 2; taken.has(n); i++) n = i === 2 ? `${name}${suffix}` : `${name}${suffix}_${i - 1}`;
+    taken.add(n);
+    return n;
+  };
+  const pathConstant = new Map(entities.map((e) => [e.fqn, claim(`${constantName(e.name)}_UPDATES`, "_PATH")]));
+  const agentConstant = new Map(runnable.map(({ agent: a }) => [a.fqn, claim(constantName(a.name), "_AGENT")]));
   const paths = entities.map((e) => {
     const route = updateRoute(ir, e);
     const update = route?.endpoints.find((x) => x.operation === "update");
@@ -110,7 +123,7 @@ export function generateAgentSpecs(ir: DomainIR): string {
       kw("fill", fillDict(updateFill(e, update))),
       ...(workflow ? [kw("workflow", constantName(workflow.name))] : []),
     ];
-    return assign(`${constantName(e.name)}_UPDATES`, exploded(call("UpdatePath", args)));
+    return assign(pathConstant.get(e.fqn) as string, exploded(call("UpdatePath", args)));
   });
   const specs = runnable.map(({ agent: a, entity: e }) => {
     const fields = new Map(e.fields.map((f) => [f.name, f]));
@@ -129,11 +142,13 @@ export function generateAgentSpecs(ir: DomainIR): string {
       kw("constraints", tuple(a.constraints.map((c) => str(c)))),
       kw("hints", exploded(dict(hints))),
       kw("fallback", a.fallback.action === "set" ? pyValue(a.fallback.values) : "None"),
-      kw("path", `${constantName(e.name)}_UPDATES`),
+      kw("path", pathConstant.get(e.fqn) as string),
     ];
-    return assign(constantName(a.name), exploded(call("AgentSpec", args)));
+    return assign(agentConstant.get(a.fqn) as string, exploded(call("AgentSpec", args)));
   });
-  const subs = subscriptions(ir).map(([event, entity, agent]) => tuple([pyStr(event), pyStr(entity), constantName(agent.name)]));
+  const subs = subscriptions(ir).map(([event, entity, agent]) =>
+    tuple([pyStr(event), pyStr(entity), agentConstant.get(agent.fqn) as string]),
+  );
   return [
     hashHeader(),
     `"""The Agent contracts of the ${ir.domain} domain, as data the agent runtime (app/agents.py) runs."""`,
@@ -142,7 +157,7 @@ export function generateAgentSpecs(ir: DomainIR): string {
     "",
     ...paths.flatMap((p) => [p, ""]),
     ...specs.flatMap((s) => [s, ""]),
-    `AGENTS = ${pyTuple(runnable.map((r) => constantName(r.agent.name)))}`,
+    `AGENTS = ${pyTuple(runnable.map((r) => agentConstant.get(r.agent.fqn) as string))}`,
     "",
     "# (event, entity, agent): the agent runs for the record of every such event the dispatcher delivers.",
     assign("SUBSCRIPTIONS", tuple(subs)),

@@ -142,6 +142,13 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
   if (f.enum && f.enum.length > 0) {
     ctx.imp.add("typing", "Literal");
     t = subscript("Literal", f.enum.map(pyValue));
+    if (f.type === "date" || f.type === "datetime") {
+      // The chosen text becomes a date or datetime after the check: PostgreSQL binds no text to them.
+      ctx.imp.add("typing", "Annotated");
+      ctx.imp.add("pydantic", "AfterValidator");
+      const parse = ctx.imp.add("app.fieldtypes", f.type === "date" ? "enum_date" : "enum_datetime");
+      t = subscript("Annotated", [t, call("AfterValidator", [parse])]);
+    }
   } else if (constraintArgs(f).length > 0 && (f.type === "string" || f.type === "text")) {
     // The contract's constraints come before the storable check: after a validator, pydantic
     // would check lengths generically ("items") and leave a pattern out of the schema. Without a
@@ -281,7 +288,11 @@ function createField(ctx: ModelContext, f: FieldIR, required: boolean, schemaExt
   const t = inputType(ctx, f);
   const meta = fieldMeta(f, schemaExtra);
   const attr = pyAttr(f.name);
-  if (f.hasDefault && f.default !== null) return line(attr, t, defaultExpr(f, meta, ctx.imp));
+  if (f.hasDefault && f.default !== null) {
+    // pydantic leaves defaults unvalidated: a date's or datetime's would reach the database as text.
+    const parsed = f.type === "date" || f.type === "datetime" ? [kw("validate_default", "True")] : [];
+    return line(attr, t, defaultExpr(f, [...meta, ...parsed], ctx.imp));
+  }
   if (required) {
     if (meta.length === 0) return line(attr, t, null);
     ctx.imp.add("pydantic", "Field");

@@ -227,12 +227,12 @@ export default async function DashboardPage() {
 }
 
 function componentImport(p: UiPage, suffix: string): string {
-  return `import { ${p.ui.entity.className}${suffix} } from "@/components/${p.ui.kebab}/${p.ui.kebab}-${suffix.toLowerCase()}";`;
+  return `import { ${p.ui.type}${suffix} } from "@/components/${p.ui.kebab}/${p.ui.kebab}-${suffix.toLowerCase()}";`;
 }
 
 export function renderListPage(p: UiPage): string {
   const ui = p.ui;
-  const T = ui.entity.className;
+  const T = ui.type;
   const views = p.page.views.map((v) => v.type).filter((t) => t === "table" || (t === "kanban" && p.kanban));
   const uniqueViews = [...new Set(views.length > 0 ? views : ["table"])];
   const columns = p.table && p.table.columns.length > 0 ? p.table.columns : [ui.headingField];
@@ -301,7 +301,7 @@ ${renderers.join("\n")}
 }
 
 export function renderDetailPage(p: UiPage, appTitle: string): string {
-  const T = p.ui.entity.className;
+  const T = p.ui.type;
   const c = p.ui.client;
   return `import type { Metadata } from "next";
 import { cache } from "react";
@@ -333,7 +333,7 @@ export default async function ${p.component}DetailPage({ params }: Props) {
 }
 
 export function renderCreatePage(p: UiPage): string {
-  const T = p.ui.entity.className;
+  const T = p.ui.type;
   const refs = [...p.ui.references.keys()].filter((k) => p.ui.createFields.some((f) => f.name === k));
   const call = `loadReferences(${p.ui.camel}References, [${refs.map(str).join(", ")}])`;
   const flat = `  const [refs, zone] = await Promise.all([${call}, requestZone()]);`;

@@ -134,7 +134,7 @@ function componentSignature(name: string, props: readonly (readonly [string, str
 
 /** Entity-level components take the view's field names, so two pages of one entity can differ. */
 function renderTable(ui: UiEntity, route: string): string {
-  const T = ui.entity.className;
+  const T = ui.type;
   return `import type { Sorting, ViewContext } from "@/components/list-view";
 import { RecordTable } from "@/components/record-table";
 import type { FieldSpec } from "@/lib/schema";
@@ -168,7 +168,7 @@ ${componentSignature(`${T}Table`, [
 }
 
 function renderKanban(ui: UiEntity, route: string, S: string): string {
-  const T = ui.entity.className;
+  const T = ui.type;
   const base = ui.client.basePath.replace(/\/+$/, "");
   return `"use client";
 
@@ -205,7 +205,7 @@ ${componentSignature(`${T}Kanban`, [
 
 /** {kebab}-board.tsx: the board, loaded on demand, so its drag-and-drop library is only on pages showing it. */
 function renderBoard(ui: UiEntity): string {
-  const T = ui.entity.className;
+  const T = ui.type;
   return `"use client";
 
 import { type ComponentProps, lazy, Suspense } from "react";
@@ -272,19 +272,19 @@ ${fitList(
 type Values = Record<string, string | boolean>;
 
 /** Creates a ${ui.entity.label.toLowerCase()} from the create form's inputs. */
-export async function create${ui.entity.className}(values: Values): Promise<FormResult> {
+export async function create${ui.type}(values: Values): Promise<FormResult> {
   return ${create};
 }
 
 /** Saves the edit form's changed inputs to the ${ui.entity.label.toLowerCase()} \`id\`. */
-export async function update${ui.entity.className}(id: string, values: Values): Promise<FormResult> {
+export async function update${ui.type}(id: string, values: Values): Promise<FormResult> {
   return ${update};
 }
 `;
 }
 
 function renderForm(ui: UiEntity, route: string): string {
-  const T = ui.entity.className;
+  const T = ui.type;
   return `import type { FormIsland } from "@/components/form-island";
 import { RecordForm } from "@/components/record-form";
 import type { ReferenceOption } from "@/lib/references";
@@ -328,7 +328,7 @@ export function ${T}Form({
 }
 
 function renderDetail(ui: UiEntity, route: string, listTitle: string, runs: boolean): string {
-  const T = ui.entity.className;
+  const T = ui.type;
   const c = ui.client;
   const base = c.basePath.replace(/\/+$/, "");
   const pad = runs ? "      " : "    ";

@@ -1,18 +1,19 @@
 import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 import { pascalCase } from "../../compiler/index.js";
 import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
-import type { ApiClient, FrontendModel } from "./model.js";
+import { type ApiClient, type FrontendModel, isReservedTypeName } from "./model.js";
 import { byNaturalOrder, fitBreak, fitList, key, literal, str } from "./source.js";
 
 /** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
 export function enumAliases(model: FrontendModel): Map<string, string> {
-  const taken = new Set(model.entities.flatMap((e) => [e.className, `${e.className}Create`, `${e.className}Update`]));
+  const typeOf = (e: EntityIR): string => model.typeNames.get(e.fqn) ?? e.className;
+  const taken = new Set(model.entities.flatMap((e) => [typeOf(e), `${typeOf(e)}Create`, `${typeOf(e)}Update`]));
   const out = new Map<string, string>();
   for (const e of model.entities) {
     for (const f of e.fields) {
       if (!f.enum) continue;
-      let name = `${e.className}${pascalCase(f.name)}`;
-      if (taken.has(name)) name = `${name}Value`;
+      let name = `${typeOf(e)}${pascalCase(f.name)}`;
+      if (taken.has(name) || isReservedTypeName(name)) name = `${name}Value`;
       taken.add(name);
       out.set(`${e.name}.${f.name}`, name);
     }
@@ -67,6 +68,7 @@ export function renderTypes(model: FrontendModel): string {
     "/** Links the API attaches to every record; `self` is always there. */\nexport type Links = { self: string } & Record<string, string>;\n",
   ];
   for (const e of model.entities) {
+    const T = model.typeNames.get(e.fqn) ?? e.className;
     const lines: string[] = [];
     for (const f of e.fields) {
       const alias = aliases.get(`${e.name}.${f.name}`);
@@ -82,18 +84,18 @@ export function renderTypes(model: FrontendModel): string {
       record.push(`${doc(f.description, "  ")}  ${key(f.name)}${always ? "" : "?"}: ${t}${always ? "" : " | null"};`);
     }
     record.push("  _links?: Links;");
-    parts.push(`${doc(e.description || e.label)}export interface ${e.className} {\n${record.join("\n")}\n}\n`);
+    parts.push(`${doc(e.description || e.label)}export interface ${T} {\n${record.join("\n")}\n}\n`);
 
     const create = e.fields
       .filter((f) => f.writable)
       .map((f) => `  ${key(f.name)}${f.required ? "" : "?"}: ${fieldType(e, f, aliases)}${f.required ? "" : " | null"};`);
-    parts.push(`/** Body of POST ${e.basePath}. */\nexport interface ${e.className}Create {\n${create.join("\n")}\n}\n`);
+    parts.push(`/** Body of POST ${e.basePath}. */\nexport interface ${T}Create {\n${create.join("\n")}\n}\n`);
 
     const update = e.fields.filter((f) => f.updatable).map((f) => `  ${key(f.name)}?: ${fieldType(e, f, aliases)} | null;`);
     parts.push(
       update.length > 0
-        ? `/** Body of PATCH ${e.basePath}/{id}: every field optional. */\nexport interface ${e.className}Update {\n${update.join("\n")}\n}\n`
-        : `/** Body of PATCH ${e.basePath}/{id}: the entity has no updatable field. */\nexport type ${e.className}Update = Record<string, never>;\n`,
+        ? `/** Body of PATCH ${e.basePath}/{id}: every field optional. */\nexport interface ${T}Update {\n${update.join("\n")}\n}\n`
+        : `/** Body of PATCH ${e.basePath}/{id}: the entity has no updatable field. */\nexport type ${T}Update = Record<string, never>;\n`,
     );
   }
   return parts.join("\n");
@@ -104,8 +106,7 @@ function pathTemplate(path: string): string {
   return `\`${path.replace("{id}", `\${encodeURIComponent(id)}`)}\``;
 }
 
-function clientBlock(c: ApiClient, aliases: Map<string, string>): string {
-  const T = c.entity.className;
+function clientBlock(c: ApiClient, T: string, aliases: Map<string, string>): string {
   const base = c.basePath.replace(/\/+$/, "");
   const item = `\`${base}/\${encodeURIComponent(id)}\``;
   const lines: string[] = [];
@@ -186,10 +187,11 @@ export interface AgentRunList {
 export function renderApi(model: FrontendModel): string {
   const aliases = enumAliases(model);
   const names = new Set<string>();
+  const typeOf = (c: ApiClient): string => model.typeNames.get(c.entity.fqn) ?? c.entity.className;
   for (const c of model.clients) {
-    names.add(c.entity.className);
-    if (c.operations.has("create")) names.add(`${c.entity.className}Create`);
-    if (c.operations.has("update")) names.add(`${c.entity.className}Update`);
+    names.add(typeOf(c));
+    if (c.operations.has("create")) names.add(`${typeOf(c)}Create`);
+    if (c.operations.has("update")) names.add(`${typeOf(c)}Update`);
     if (c.operations.has("transition")) {
       const s = aliases.get(`${c.entity.name}.state`);
       if (s) names.add(s);
@@ -198,7 +200,7 @@ export function renderApi(model: FrontendModel): string {
   names.add("ListResult");
   const imports = `${fitList("", "import type ", [...names].sort(byNaturalOrder), ' from "./types";', "{}")}\n`;
   const runs = model.clients.some((c) => c.agentRuns !== null);
-  const clients = model.clients.map((c) => clientBlock(c, aliases)).join("\n");
+  const clients = model.clients.map((c) => clientBlock(c, typeOf(c), aliases)).join("\n");
   const core = `
 /*
  * One client per Route contract. Server components import them from ./server-api (which calls the

@@ -1,6 +1,7 @@
 import type { DomainIR, EntityIR, FieldIR, Operation, PageIR, RouteIR, ViewIR, WorkflowIR } from "../../compiler/index.js";
 import { camelCase, humanize, kebabCase, pascalCase } from "../../compiler/index.js";
 import { expressionNames } from "../../contracts/expression.js";
+import { templateExports } from "./templates.js";
 
 /**
  * What the frontend needs from the IR, resolved once: which entities get an API client, which get
@@ -12,6 +13,8 @@ export interface FrontendModel {
   auth: boolean;
   /** Every entity, for types.ts. */
   entities: EntityIR[];
+  /** Entity FQN -> its TypeScript type name (see `entityTypeNames`). */
+  typeNames: ReadonlyMap<string, string>;
   /** One client per entity the API serves (entity.api), in the order of their Routes. */
   clients: ApiClient[];
   /** Entities that have at least one Page, in the order of their first page. */
@@ -34,6 +37,8 @@ export interface ApiClient {
 
 export interface UiEntity {
   entity: EntityIR;
+  /** The entity's TypeScript type name, e.g. `Ticket`; the stem of its components' names. */
+  type: string;
   /** kebab-case folder and file stem, e.g. `ticket`. */
   kebab: string;
   camel: string;
@@ -111,6 +116,58 @@ function rulesOf(entity: EntityIR, route: RouteIR | null, operation: Operation):
   }));
 }
 
+/**
+ * Globals of JavaScript, TypeScript's utility types and the DOM and React names a generated file
+ * may use: an entity type of that name would shadow them (`Promise<Promise>`, `Record<string,
+ * never>`), and Biome refuses shadowed globals.
+ */
+const TS_GLOBALS = new Set(
+  (
+    "AbortController AbortSignal AggregateError Array ArrayBuffer ArrayLike Atomics Awaited BigInt Blob Boolean " +
+    "Capitalize ConstructorParameters DataView Date Document Element Error EvalError Event Exclude Extract File " +
+    "FinalizationRegistry Float32Array Float64Array FormData Function Generator Headers History HTMLElement " +
+    "Image InstanceType Int16Array Int32Array Int8Array Intl Iterable Iterator JSON JSX Location Lowercase Map " +
+    "Math Metadata NaN Navigator Node NonNullable Notification Number Object Omit Option Parameters Partial " +
+    "Pick Promise PromiseLike PropertyKey Proxy RangeError React ReadonlyArray ReadonlyMap ReadonlySet Readonly " +
+    "Record ReferenceError Reflect RegExp Request Required Response ReturnType Set SharedArrayBuffer Storage " +
+    "String Symbol SyntaxError Text TypeError URIError URL URLSearchParams Uint16Array Uint32Array Uint8Array " +
+    "Uncapitalize Uppercase WeakMap WeakRef WeakSet Window Worker"
+  ).split(" "),
+);
+
+/** What the generator appends to an entity's type name for its other types and components. */
+const TYPE_SUFFIXES = ["", "Create", "Update", "Form", "Table", "Detail", "Board", "Kanban", "Column", "CardField"];
+
+/** Types types.ts always declares, besides the entities'. */
+const FIXED_TYPES = ["Links", "AgentRun", "AgentRunList"];
+
+/** A global, or a name the static files or types.ts declare: no generated type may take it. */
+export function isReservedTypeName(name: string): boolean {
+  return TS_GLOBALS.has(name) || templateExports().has(name) || FIXED_TYPES.includes(name);
+}
+
+/**
+ * The TypeScript type name of each entity: its class name, unless that name or one it is the stem
+ * of (`RecordForm`, `RecordTable`) is a global or an export of the static files; then `Entity`
+ * is appended (`record` -> `RecordEntity`), with a number when that is taken too.
+ */
+export function entityTypeNames(entities: readonly EntityIR[]): Map<string, string> {
+  const unsafe = (stem: string): boolean => TYPE_SUFFIXES.some((s) => isReservedTypeName(`${stem}${s}`));
+  const taken = new Set(entities.map((e) => e.className).filter((n) => !unsafe(n)));
+  const out = new Map<string, string>();
+  for (const e of entities) {
+    let name = e.className;
+    if (unsafe(name)) {
+      const base = `${name}Entity`;
+      name = base;
+      for (let i = 2; unsafe(name) || taken.has(name); i++) name = `${base}${i}`;
+      taken.add(name);
+    }
+    out.set(e.fqn, name);
+  }
+  return out;
+}
+
 function clientName(name: string, used: Set<string>): string {
   let base = camelCase(name);
   if (!/api$/i.test(base)) base = `${base}Api`;
@@ -131,6 +188,7 @@ function headingField(e: EntityIR): string {
 }
 
 export function buildFrontendModel(ir: DomainIR): FrontendModel {
+  const typeNames = entityTypeNames(ir.entities);
   const used = new Set<string>();
   const byFqn = new Map(ir.entities.map((e) => [e.fqn, e]));
   const clients: ApiClient[] = [];
@@ -166,6 +224,7 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
     }
     const ui: UiEntity = {
       entity,
+      type: typeNames.get(entity.fqn) ?? entity.className,
       kebab: kebabCase(entity.name),
       camel: camelCase(entity.name),
       client,
@@ -213,6 +272,7 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
     title: humanize(ir.domain),
     auth: ir.auth !== null,
     entities: ir.entities,
+    typeNames,
     clients,
     uiEntities,
     pages,

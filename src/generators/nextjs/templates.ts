@@ -74,3 +74,35 @@ export function partial(name: string): string {
   if (p === undefined) throw new Error(`nextjs template partial ${name} is missing`);
   return p;
 }
+
+let exported: Set<string> | null = null;
+
+/**
+ * Every name the static frontend files export (`RecordForm`, `ListResult`, `DetailView`...), read
+ * from the templates themselves so a new export is covered without a list to keep in step. The
+ * icons are left out: no file that imports an entity's types imports an icon.
+ */
+export function templateExports(): ReadonlySet<string> {
+  if (exported) return exported;
+  const names = new Set<string>();
+  const { files, partials } = load();
+  const sources = [...files, ...[...partials].map(([path, content]) => ({ path, content }))];
+  for (const t of sources) {
+    if (!/\.tsx?$/.test(t.path) || t.path === "src/components/icons.tsx") continue;
+    for (const m of t.content.matchAll(/^export (?:async )?(?:function|const|let|interface|type|class|enum) ([A-Za-z_$][\w$]*)/gm)) {
+      names.add(m[1] as string);
+    }
+    for (const m of t.content.matchAll(/^export (?:type )?\{([^}]*)\}/gm)) {
+      for (const part of (m[1] as string).split(",")) {
+        const name = part
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()
+          ?.replace(/^type\s+/, "");
+        if (name) names.add(name);
+      }
+    }
+  }
+  exported = names;
+  return names;
+}

@@ -1,4 +1,4 @@
-"""The one middleware in front of the routes: trailing slashes, body size and type, and CORS.
+"""The one middleware in front of the routes: readiness, trailing slashes, body size and type, and CORS.
 
 Pure ASGI and a single layer, because every layer is paid on every request: a request without an
 `Origin` header (every server-to-server call) never touches the CORS machinery, and one without a
@@ -9,6 +9,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import readiness
 from app.responses import ORJSONResponse
 
 # Methods whose requests carry no body here: passed on without counting bytes.
@@ -57,7 +58,12 @@ class EdgeMiddleware:
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuses bodies over the limit with 413 before they are read into memory, and bodies
-        that are not JSON (every route here reads JSON) with 415 rather than a parse error."""
+        that are not JSON (every route here reads JSON) with 415 rather than a parse error; and
+        everything with 503 while the database lacks the app's tables (app/readiness.py)."""
+        refused = readiness.refusal(scope["path"])
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         if scope["method"] in _NO_BODY:
             await self.app(scope, receive, send)
             return

@@ -61,6 +61,16 @@ def _iso_datetime_text(value: Any) -> Any:
     raise ValueError("must be a date and time, YYYY-MM-DDTHH:MM[:SS][offset]")
 
 
+def enum_date(value: str) -> date:
+    """A date enum's value (its Literal keeps the text) as the date both backends store."""
+    return date.fromisoformat(value)
+
+
+def enum_datetime(value: str) -> datetime:
+    """A datetime enum's value as the datetime both backends store, UTC when it names no offset."""
+    return as_utc(datetime.fromisoformat(value))
+
+
 def whole_number(value: Any) -> Any:
     # JSON Schema's integer is any number without a fraction (24.0 is 24); booleans and text are not.
     if isinstance(value, float) and value.is_integer():

@@ -1,8 +1,9 @@
 """Applies pending migrations and schema.sql, then exits: `python -m app.migrate`.
 
-The app runs the same step on every start, under an advisory lock. Deployments that roll out
-several replicas run it once beforehand (the k8s target's Job), so a schema error stops the
-rollout instead of every new pod.
+The app runs the same step on start when DATABASE_MIGRATE=auto (charter dev, compose), under an
+advisory lock. Deployments that roll out several replicas run it once beforehand (the k8s target's
+Job), so a schema error stops the rollout instead of every new pod; until it has run, the app
+answers 503 naming this command.
 """
 
 import asyncio

@@ -49,6 +49,8 @@ async def main() -> None:
     async with open_storage("postgres", settings.DATABASE_URL, pool_size, ENTITIES) as storage:
         if storage.pool is None:
             raise SystemExit("the events worker needs the postgres backend")
+        if storage.unready:
+            raise SystemExit(f"events dispatcher not started: {storage.unready}")
         store = PostgresRunStore(storage.pool)
         async with dispatching(provider, SUBSCRIPTIONS, storage.repositories, storage.pool, None, store):
             while not stop.is_set() and os.getppid() == parent:
