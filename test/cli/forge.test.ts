@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -159,12 +159,18 @@ describe("charter forge generate: regeneration", () => {
     const smaller = domainWithout("label");
     const r = runCharter(["forge", "generate", smaller, "-t", "all", "-o", out]);
     expect(r.status, r.stderr).toBe(0);
-    // Without pages the frontend target produces nothing, so the whole frontend goes.
+    // Without pages the frontend target produces nothing, so the whole frontend goes but for the
+    // user's own file (written once, then theirs: never pruned).
     for (const gone of ["backend/app/models/label.py", "backend/app/routes/labels.py", "frontend/src/app/labels/page.tsx"]) {
       expect(existsSync(join(out, gone)), gone).toBe(false);
       expect(r.stdout).toContain(`removed stale ${out}/${gone}`);
     }
-    expect(existsSync(join(out, "frontend"))).toBe(false);
+    expect(
+      readdirSync(join(out, "frontend"), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name),
+    ).toEqual(["nav.tsx"]);
+    expect(existsSync(join(out, "frontend/src/custom/nav.tsx"))).toBe(true);
     expect(existsSync(join(out, "backend/app/custom_reports.py"))).toBe(true);
     // Past migrations stay: they are history the database has applied.
     expect(existsSync(join(out, "backend/db/migrations/0001_initial.sql"))).toBe(true);

@@ -273,6 +273,8 @@ describe("nextjs generator", () => {
       "entities/record.contract.yaml": entityYaml("record"),
       "entities/promise.contract.yaml": entityYaml("promise"),
       "entities/order.contract.yaml": entityYaml("order"),
+      "routes/record_api.contract.yaml": ROUTE("record_api", "record", "/records"),
+      "routes/promise_api.contract.yaml": ROUTE("promise_api", "promise", "/promises"),
       "pages/records.contract.yaml": PAGE("records", "record", "  views:\n    - type: table\n      columns: [title]\n"),
       "pages/promises.contract.yaml": PAGE("promises", "promise", "  views:\n    - type: table\n      columns: [title]\n"),
     });
