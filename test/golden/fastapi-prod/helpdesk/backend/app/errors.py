@@ -50,7 +50,10 @@ _MEANINGS: dict[int, str] = {
     422: "The request is invalid (types, constraints, validation rules, an Idempotency-Key reused with another body)",
     429: "Too many requests; retry after the time given",
     500: "Internal error, reported to the Healer",
-    503: "Every database connection is busy; retry after the time given",
+    503: (
+        "The service cannot answer yet: every database connection is busy (retry after the time given),"
+        " or the database lacks the app's tables (the message names the command that creates them)"
+    ),
 }
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "`Bearer`", "schema": {"type": "string"}}},

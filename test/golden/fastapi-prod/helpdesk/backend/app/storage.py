@@ -22,8 +22,10 @@ logger = logging.getLogger("app.storage")
 
 # backend/db: schema.sql and migrations/ written by the `postgres` and `migrations` targets.
 DB_DIR = Path(__file__).resolve().parent.parent / "db"
-# Serialises schema preparation when several workers start at once (any fixed 64-bit key).
+# Serialises schema preparation when several workers or replicas start at once (any fixed 64-bit key).
 _PREPARE_LOCK = 7_311_432_201
+# What prepares the database when the app does not (DATABASE_MIGRATE other than auto).
+MIGRATE_COMMAND = "python -m app.migrate"
 
 
 @dataclass
@@ -32,6 +34,8 @@ class Storage:
     pool: ConnectionPool | None
     # The memory backend's events outbox (on PostgreSQL it is the `events` table).
     outbox: list[dict[str, Any]] | None = None
+    # Why the database cannot serve this app yet (its tables are missing), or None when it can.
+    unready: str | None = None
 
 
 def _json_text(value: object) -> str:
@@ -71,6 +75,33 @@ async def prepare_database(conn: asyncpg.Connection, db_dir: Path = DB_DIR) -> N
         await conn.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
 
 
+async def missing_tables(conn: asyncpg.Connection, tables: Sequence[str]) -> list[str]:
+    """The tables of `tables` the database lacks, sorted."""
+    rows = await conn.fetch(
+        "SELECT t FROM unnest($1::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NULL", list(tables)
+    )
+    return sorted(row["t"] for row in rows)
+
+
+def unready_message(missing: Sequence[str], migrate: bool, db_dir: Path = DB_DIR) -> str:
+    """What is wrong and the one thing to do about it."""
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    what = f"the database has no table {shown}"
+    if not (db_dir / "schema.sql").is_file() and not (db_dir / "migrations").is_dir():
+        return f"{what}, and db/ holds no schema: generate the backend with the postgres and migrations targets"
+    if migrate:
+        return f"{what} after applying db/: check that DATABASE_URL names the app's database"
+    return f"{what}: run `{MIGRATE_COMMAND}` (or start with DATABASE_MIGRATE=auto), then restart the app"
+
+
+async def check_database(conn: asyncpg.Connection, entities: Sequence[EntityMeta], migrate: bool) -> str | None:
+    """Applies db/ when `migrate` (under the advisory lock), then names what is still missing."""
+    if migrate:
+        await prepare_database(conn)
+    missing = await missing_tables(conn, [meta.table for meta in entities] + ["events"])
+    return unready_message(missing, migrate) if missing else None
+
+
 @asynccontextmanager
 async def open_storage(
     backend: str,
@@ -78,6 +109,7 @@ async def open_storage(
     pool_size: int,
     entities: Sequence[EntityMeta],
     pool_timeout: float | None = None,
+    migrate: bool = False,
 ) -> AsyncIterator[Storage]:
     if backend == "memory":
         store = MemoryStore(entities)
@@ -97,7 +129,7 @@ async def open_storage(
     # connection may hold session state (app/pool.py).
     conn = await asyncpg.connect(database_url)
     try:
-        await prepare_database(conn)
+        unready = await check_database(conn, entities, migrate)
     finally:
         await conn.close()
     pool = ConnectionPool(database_url, pool_size, _init_connection, pool_timeout)
@@ -105,6 +137,6 @@ async def open_storage(
     try:
         # One pool for the repositories of all entities and for everything else of this process.
         repositories: dict[str, Repository] = {meta.name: PostgresRepository(meta, pool) for meta in entities}
-        yield Storage(repositories=repositories, pool=pool)
+        yield Storage(repositories=repositories, pool=pool, unready=unready)
     finally:
         await pool.close()

@@ -20,6 +20,10 @@ class Settings(BaseSettings):
     # How long a request waits for a connection while all DATABASE_POOL_SIZE are busy; past it, the
     # request is answered 503 with Retry-After rather than queueing without end.
     DATABASE_POOL_TIMEOUT_SECONDS: float = Field(default=5.0, gt=0)
+    # auto: apply db/ (migrations, then schema.sql) on start, under an advisory lock so replicas
+    # starting together run it once. off: only check; while tables are missing every request,
+    # /health included, answers 503 naming `python -m app.migrate`.
+    DATABASE_MIGRATE: Literal["auto", "off"] = "off"
     PORT: int = 8000
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.

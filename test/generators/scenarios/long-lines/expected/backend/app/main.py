@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
-from app import deps, errors
+from app import deps, errors, readiness
 from app.config import settings
 from app.custom import routes as custom_routes
 from app.domain import DOMAIN, ENTITIES
@@ -45,8 +45,15 @@ def settle_gc() -> None:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
     pool_timeout = settings.DATABASE_POOL_TIMEOUT_SECONDS
-    async with open_storage(backend, url, pool_size, ENTITIES, pool_timeout) as storage:
+    migrate = settings.DATABASE_MIGRATE == "auto"
+    async with open_storage(backend, url, pool_size, ENTITIES, pool_timeout, migrate) as storage:
         deps.use_repositories(storage.repositories)
+        readiness.set_unready(storage.unready)
+        if storage.unready:
+            # Serves 503 with the reason (app/readiness.py) instead of failing on every request.
+            logger.error("not ready: %s", storage.unready)
+            yield
+            return
         settle_gc()
         yield
 
@@ -112,7 +119,7 @@ class Health(BaseModel):
     domain: str
 
 
-@app.get("/health", tags=["health"], operation_id="health", responses=errors.error_responses(500))
+@app.get("/health", tags=["health"], operation_id="health", responses=errors.error_responses(500, 503))
 async def health() -> Health:
     return Health(status="ok", domain=DOMAIN)
 

@@ -8,16 +8,16 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import agent as hooks
-from app.deps import CurrentUser, repository, role_dependencies
+from app.deps import AgentRepo, CurrentUser, role_dependencies
 from app.domain import AGENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
-router = APIRouter(prefix="/agents", tags=["agents"])
+router = APIRouter(prefix="/agents", tags=["agents"], route_class=CheckedRoute)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT_OR_VIEWER = role_dependencies("admin", "agent", "viewer")
@@ -77,8 +77,7 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
     openapi_extra=query_parameters(AgentFilters),
 )
-async def list_agents(request: Request) -> ORJSONResponse:
-    repo = repository("agent")
+async def list_agents(request: Request, repo: AgentRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(AgentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -91,8 +90,7 @@ async def list_agents(request: Request) -> ORJSONResponse:
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT_OR_VIEWER,
 )
-async def get_agent(record_id: UUID) -> ORJSONResponse:
-    repo = repository("agent")
+async def get_agent(record_id: UUID, repo: AgentRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("agent", record_id)
@@ -109,8 +107,7 @@ async def get_agent(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN,
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -> Response:
-    repo = repository("agent")
+async def create_agent(body: AgentCreate, request: Request, repo: AgentRepo, user: CurrentUser) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -135,8 +132,7 @@ async def create_agent(body: AgentCreate, request: Request, user: CurrentUser) -
     dependencies=ADMIN,
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("agent")
+async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepo, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     await hooks.before_update(record_id, body, user)
@@ -156,8 +152,7 @@ async def update_agent(record_id: UUID, body: AgentUpdate, user: CurrentUser) ->
     responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
-async def delete_agent(record_id: UUID, user: CurrentUser) -> Response:
-    repo = repository("agent")
+async def delete_agent(record_id: UUID, repo: AgentRepo, user: CurrentUser) -> Response:
     await hooks.before_delete(record_id, user)
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("agent", record_id)

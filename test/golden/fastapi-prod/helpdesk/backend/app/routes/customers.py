@@ -8,16 +8,16 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import customer as hooks
-from app.deps import CurrentUser, repository, role_dependencies
+from app.deps import CurrentUser, CustomerRepo, role_dependencies
 from app.domain import CUSTOMER as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
-router = APIRouter(prefix="/customers", tags=["customers"])
+router = APIRouter(prefix="/customers", tags=["customers"], route_class=CheckedRoute)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
@@ -81,8 +81,7 @@ UPDATE_RULES_DOC = {
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(CustomerFilters),
 )
-async def list_customers(request: Request) -> ORJSONResponse:
-    repo = repository("customer")
+async def list_customers(request: Request, repo: CustomerRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(CustomerFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -95,8 +94,7 @@ async def list_customers(request: Request) -> ORJSONResponse:
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def get_customer(record_id: UUID) -> ORJSONResponse:
-    repo = repository("customer")
+async def get_customer(record_id: UUID, repo: CustomerRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("customer", record_id)
@@ -113,8 +111,7 @@ async def get_customer(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_customer(body: CustomerCreate, request: Request, user: CurrentUser) -> Response:
-    repo = repository("customer")
+async def create_customer(body: CustomerCreate, request: Request, repo: CustomerRepo, user: CurrentUser) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -139,8 +136,12 @@ async def create_customer(body: CustomerCreate, request: Request, user: CurrentU
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("customer")
+async def update_customer(
+    record_id: UUID,
+    body: CustomerUpdate,
+    repo: CustomerRepo,
+    user: CurrentUser,
+) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     await hooks.before_update(record_id, body, user)
@@ -160,8 +161,7 @@ async def update_customer(record_id: UUID, body: CustomerUpdate, user: CurrentUs
     responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
-async def delete_customer(record_id: UUID, user: CurrentUser) -> Response:
-    repo = repository("customer")
+async def delete_customer(record_id: UUID, repo: CustomerRepo, user: CurrentUser) -> Response:
     await hooks.before_delete(record_id, user)
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("customer", record_id)

@@ -9,18 +9,18 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import ticket as hooks
-from app.deps import CurrentUser, repository, role_dependencies
+from app.deps import CurrentUser, TicketRepo, role_dependencies
 from app.domain import TICKET as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import TICKET_LIFECYCLE as WORKFLOW
 
-router = APIRouter(prefix="/tickets", tags=["tickets"])
+router = APIRouter(prefix="/tickets", tags=["tickets"], route_class=CheckedRoute)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
@@ -103,8 +103,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=query_parameters(TicketFilters),
 )
-async def list_tickets(request: Request) -> ORJSONResponse:
-    repo = repository("ticket")
+async def list_tickets(request: Request, repo: TicketRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(TicketFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -117,8 +116,7 @@ async def list_tickets(request: Request) -> ORJSONResponse:
     responses=error_responses(401, 403, 404, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def get_ticket(record_id: UUID) -> ORJSONResponse:
-    repo = repository("ticket")
+async def get_ticket(record_id: UUID, repo: TicketRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("ticket", record_id)
@@ -135,8 +133,7 @@ async def get_ticket(record_id: UUID) -> ORJSONResponse:
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser) -> Response:
-    repo = repository("ticket")
+async def create_ticket(body: TicketCreate, request: Request, repo: TicketRepo, user: CurrentUser) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, user.id)
@@ -162,8 +159,7 @@ async def create_ticket(body: TicketCreate, request: Request, user: CurrentUser)
     dependencies=ADMIN_OR_AGENT,
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("ticket")
+async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketRepo, user: CurrentUser) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     await hooks.before_update(record_id, body, user)
@@ -183,8 +179,7 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, user: CurrentUser) 
     responses=error_responses(401, 403, 404, 409, 422, 500),
     dependencies=ADMIN,
 )
-async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
-    repo = repository("ticket")
+async def delete_ticket(record_id: UUID, repo: TicketRepo, user: CurrentUser) -> Response:
     await hooks.before_delete(record_id, user)
     if not await repo.delete(record_id, user.id, events=()):
         raise not_found("ticket", record_id)
@@ -200,8 +195,7 @@ async def delete_ticket(record_id: UUID, user: CurrentUser) -> Response:
     responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422, 500),
     dependencies=ADMIN_OR_AGENT,
 )
-async def move_ticket(record_id: UUID, body: StateChange, user: CurrentUser) -> ORJSONResponse:
-    repo = repository("ticket")
+async def move_ticket(record_id: UUID, body: StateChange, repo: TicketRepo, user: CurrentUser) -> ORJSONResponse:
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, user.id)
     await hooks.before_transition(record_id, body.state, user)

@@ -8,18 +8,18 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app.custom.hooks import item as hooks
-from app.deps import repository
+from app.deps import ItemRepo
 from app.domain import ITEM as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW as WORKFLOW
 
-router = APIRouter(prefix="/items", tags=["items"])
+router = APIRouter(prefix="/items", tags=["items"], route_class=CheckedRoute)
 
 LINKS = {"self": "/items/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
@@ -35,8 +35,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ItemFilters),
 )
-async def list_items(request: Request) -> ORJSONResponse:
-    repo = repository("item")
+async def list_items(request: Request, repo: ItemRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(ItemFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -48,8 +47,7 @@ async def list_items(request: Request) -> ORJSONResponse:
     summary="Get item",
     responses=error_responses(404, 422, 500),
 )
-async def get_item(record_id: UUID) -> ORJSONResponse:
-    repo = repository("item")
+async def get_item(record_id: UUID, repo: ItemRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("item", record_id)
@@ -65,8 +63,7 @@ async def get_item(record_id: UUID) -> ORJSONResponse:
     responses=error_responses(400, 409, 413, 415, 422, 500),
     openapi_extra=with_idempotency_key(),
 )
-async def create_item(body: ItemCreate, request: Request) -> Response:
-    repo = repository("item")
+async def create_item(body: ItemCreate, request: Request, repo: ItemRepo) -> Response:
     values = body.model_dump(by_alias=True)
     fill(values, CREATE_FILL, ANONYMOUS.id)
     values["state"] = WORKFLOW.initial
@@ -89,8 +86,7 @@ async def create_item(body: ItemCreate, request: Request) -> Response:
     summary="Update item",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
-async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
-    repo = repository("item")
+async def update_item(record_id: UUID, body: ItemUpdate, repo: ItemRepo) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     await hooks.before_update(record_id, body, ANONYMOUS)
@@ -109,8 +105,7 @@ async def update_item(record_id: UUID, body: ItemUpdate) -> ORJSONResponse:
     summary="Delete item",
     responses=error_responses(404, 409, 422, 500),
 )
-async def delete_item(record_id: UUID) -> Response:
-    repo = repository("item")
+async def delete_item(record_id: UUID, repo: ItemRepo) -> Response:
     await hooks.before_delete(record_id, ANONYMOUS)
     if not await repo.delete(record_id, ANONYMOUS.id, events=()):
         raise not_found("item", record_id)
@@ -125,8 +120,7 @@ async def delete_item(record_id: UUID) -> Response:
     summary="Change the state of item",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
-async def move_item(record_id: UUID, body: StateChange) -> ORJSONResponse:
-    repo = repository("item")
+async def move_item(record_id: UUID, body: StateChange, repo: ItemRepo) -> ORJSONResponse:
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
     await hooks.before_transition(record_id, body.state, ANONYMOUS)

@@ -12,19 +12,19 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import shipment as hooks
-from app.deps import repository
+from app.deps import ShipmentRepo
 from app.domain import SHIPMENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.principal import ANONYMOUS
 from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
-from app.responses import ORJSONResponse
+from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import SHIPMENT_FLOW as WORKFLOW
 
-router = APIRouter(prefix="/shipments", tags=["shipments"])
+router = APIRouter(prefix="/shipments", tags=["shipments"], route_class=CheckedRoute)
 
 LINKS = {"self": "/shipments/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
@@ -95,8 +95,7 @@ STATE_FILL = {"updated_at": "now_on_update"}
     responses=error_responses(422, 500),
     openapi_extra=query_parameters(ShipmentFilters),
 )
-async def list_shipments(request: Request) -> ORJSONResponse:
-    repo = repository("shipment")
+async def list_shipments(request: Request, repo: ShipmentRepo) -> ORJSONResponse:
     page = await repo.list(list_query(repo.meta, parse_query(ShipmentFilters, request)))
     return ORJSONResponse(page_body(page, LINKS))
 
@@ -108,8 +107,7 @@ async def list_shipments(request: Request) -> ORJSONResponse:
     summary="Get shipment",
     responses=error_responses(404, 422, 500),
 )
-async def get_shipment(record_id: UUID) -> ORJSONResponse:
-    repo = repository("shipment")
+async def get_shipment(record_id: UUID, repo: ShipmentRepo) -> ORJSONResponse:
     record = await repo.get(record_id)
     if record is None:
         raise not_found("shipment", record_id)
@@ -125,8 +123,7 @@ async def get_shipment(record_id: UUID) -> ORJSONResponse:
     responses=error_responses(400, 409, 413, 415, 422, 500),
     openapi_extra=with_idempotency_key(CREATE_RULES_DOC),
 )
-async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
-    repo = repository("shipment")
+async def create_shipment(body: ShipmentCreate, request: Request, repo: ShipmentRepo) -> Response:
     values = body.model_dump(by_alias=True)
     enforce(CREATE_RULES, values)
     fill(values, CREATE_FILL, ANONYMOUS.id)
@@ -151,8 +148,7 @@ async def create_shipment(body: ShipmentCreate, request: Request) -> Response:
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
     openapi_extra=UPDATE_RULES_DOC,
 )
-async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONResponse:
-    repo = repository("shipment")
+async def update_shipment(record_id: UUID, body: ShipmentUpdate, repo: ShipmentRepo) -> ORJSONResponse:
     changes = body.model_dump(by_alias=True, exclude_unset=True)
     check_changes(META, changes)
     await hooks.before_update(record_id, body, ANONYMOUS)
@@ -171,8 +167,7 @@ async def update_shipment(record_id: UUID, body: ShipmentUpdate) -> ORJSONRespon
     summary="Delete shipment",
     responses=error_responses(404, 409, 422, 500),
 )
-async def delete_shipment(record_id: UUID) -> Response:
-    repo = repository("shipment")
+async def delete_shipment(record_id: UUID, repo: ShipmentRepo) -> Response:
     await hooks.before_delete(record_id, ANONYMOUS)
     if not await repo.delete(record_id, ANONYMOUS.id, events=()):
         raise not_found("shipment", record_id)
@@ -187,8 +182,7 @@ async def delete_shipment(record_id: UUID) -> Response:
     summary="Change the state of shipment",
     responses=error_responses(400, 404, 409, 413, 415, 422, 500),
 )
-async def move_shipment(record_id: UUID, body: StateChange) -> ORJSONResponse:
-    repo = repository("shipment")
+async def move_shipment(record_id: UUID, body: StateChange, repo: ShipmentRepo) -> ORJSONResponse:
     changes: dict[str, Any] = {}
     fill(changes, STATE_FILL, ANONYMOUS.id)
     await hooks.before_transition(record_id, body.state, ANONYMOUS)
