@@ -39,15 +39,15 @@ const CUSTOM_ROUTES = `"""Our own endpoints."""
 
 from fastapi import APIRouter
 
-from app.deps import repository
+from app.deps import ItemRepo
 from app.repositories.base import ListQuery
 
 router = APIRouter(tags=["custom"])
 
 
 @router.get("/custom/item-count")
-async def item_count() -> dict[str, int]:
-    page = await repository("item").list(ListQuery())
+async def item_count(repo: ItemRepo) -> dict[str, int]:
+    page = await repo.list(ListQuery())
     return {"items": page.total or 0}
 `;
 
