@@ -23,7 +23,7 @@ import { openTicketStore } from "./open-store.js";
 import { NO_PROVIDER_NOTE, type Proposer, type ProposerInput } from "./proposer.js";
 import { redactContext, redactSecrets, redactText, redactValue } from "./redact.js";
 import { realPathInside, unsafeFqnReason } from "./safety.js";
-import { type IngestResult, type NewTicket, PROCESS_OWNER, type TicketStore } from "./store.js";
+import { type IngestResult, type NewTicket, PROCESS_OWNER, type TicketStore, takeRequestIds } from "./store.js";
 import {
   type DiffRecord,
   type ErrorReport,
@@ -230,7 +230,8 @@ export class Healer {
     }
     if (typeof report.error !== "string" || report.error.trim() === "")
       throw new HealerError("invalid_report", "error must be a non-empty string");
-    let context: TicketContext = { ...(report.context ?? {}) };
+    const { context: reported, ids } = takeRequestIds(report.context);
+    let context: TicketContext = { ...reported };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
     let fqn = report.contract_fqn ?? null;
     let rawError = report.error;
@@ -288,6 +289,7 @@ export class Healer {
       priority: c.priority,
       fixable_by: c.fixableBy,
       fingerprint: fingerprintOf(fqn, c.errorType, rawError, report.source),
+      ...ids,
       foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
     };
   }

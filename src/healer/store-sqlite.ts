@@ -22,7 +22,7 @@ import {
 import { OPEN_STATUSES, PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
 /** Version 2 added `claims`, the number of times a ticket was claimed (its processing log). */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const sqlList = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(", ");
 const OPEN_SQL = sqlList(OPEN_STATUSES);
@@ -58,7 +58,9 @@ CREATE TABLE IF NOT EXISTS tickets (
   last_seen_at    TEXT NOT NULL,
   claimed_by      TEXT,
   diff_id         TEXT,
-  claims          INTEGER NOT NULL DEFAULT 0
+  claims          INTEGER NOT NULL DEFAULT 0,
+  request_id      TEXT,
+  trace_id        TEXT
 );
 CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (status, priority_order, created_ms, seq);
 CREATE UNIQUE INDEX IF NOT EXISTS tickets_open_fingerprint ON tickets (fingerprint) WHERE status IN (${OPEN_SQL});
@@ -106,6 +108,10 @@ export class SqliteTicketStore implements TicketStore {
         // Version 1 files lack the claim counter; CREATE TABLE IF NOT EXISTS left them as they were.
         const columns = this.db.pragma("table_info(tickets)") as { name: string }[];
         if (!columns.some((c) => c.name === "claims")) this.db.exec("ALTER TABLE tickets ADD COLUMN claims INTEGER NOT NULL DEFAULT 0");
+        // Version 2 files lack the ids of the request that failed.
+        for (const name of ["request_id", "trace_id"]) {
+          if (!columns.some((c) => c.name === name)) this.db.exec(`ALTER TABLE tickets ADD COLUMN ${name} TEXT`);
+        }
         if (version < SCHEMA_VERSION) this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
       })
       .immediate();
@@ -141,23 +147,28 @@ export class SqliteTicketStore implements TicketStore {
   }
 
   private ingestInTransaction(t: NewTicket, { iso, ms }: { iso: string; ms: number }): IngestResult {
+    // A repeat keeps the ids of the latest request: the one whose trace is most likely still kept.
+    const rid = t.request_id ?? null;
+    const tid = t.trace_id ?? null;
     const bumped = this.stmt(
-      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?,
+         request_id = COALESCE(?, request_id), trace_id = COALESCE(?, trace_id)
        WHERE fingerprint = ? AND status IN (${OPEN_SQL}) RETURNING *`,
-    ).get(iso, iso, t.fingerprint) as Row | undefined;
+    ).get(iso, iso, rid, tid, t.fingerprint) as Row | undefined;
     if (bumped) return { ticket: toTicket(bumped), created: false };
     const note = t.foldIntoFailed ?? null;
     const folded = this.stmt(
-      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?,
+         request_id = COALESCE(?, request_id), trace_id = COALESCE(?, trace_id)
        WHERE seq = (SELECT MAX(seq) FROM tickets WHERE fingerprint = ?)
          AND status = 'failed' AND (fixable_by <> 'contract' OR (? IS NOT NULL AND substr(resolution_note, 1, length(?)) = ?))
        RETURNING *`,
-    ).get(iso, iso, t.fingerprint, note, note, note) as Row | undefined;
+    ).get(iso, iso, rid, tid, t.fingerprint, note, note, note) as Row | undefined;
     if (folded) return { ticket: toTicket(folded), created: false };
     const row = this.stmt(
       `INSERT INTO tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
-         fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) RETURNING *`,
+         fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at, request_id, trace_id)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) RETURNING *`,
     ).get(
       randomUUID(),
       t.source,
@@ -175,6 +186,8 @@ export class SqliteTicketStore implements TicketStore {
       t.resolution_note ?? "",
       t.fingerprint,
       iso,
+      rid,
+      tid,
     ) as Row;
     return { ticket: toTicket(row), created: true };
   }

@@ -8,6 +8,7 @@ import { readLive } from "../live.js";
 import type { Healer } from "../pipeline.js";
 import { redactValue } from "../redact.js";
 import type { IngestResult } from "../store.js";
+import { traceUrl } from "../trace-link.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
 import { indexPage, loginPage, ticketPage } from "./pages.js";
 import { fullIdParams, idParams, ingestBody, loginBody, rejectBody, ticketsQuery } from "./schemas.js";
@@ -182,7 +183,8 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   });
 
   app.get("/healer/tickets/:ticket_id", { schema: { params: idParams } }, async (request) => {
-    return redactValue(await healer.store.resolve((request.params as { ticket_id: string }).ticket_id), healer.env);
+    const t = redactValue(await healer.store.resolve((request.params as { ticket_id: string }).ticket_id), healer.env);
+    return { ...t, trace_url: traceUrl(t, healer.env) };
   });
 
   app.get("/healer/tickets/:ticket_id/view", { schema: { params: idParams } }, async (request, reply) => {
@@ -192,7 +194,8 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const flash = done ? flashOf(done, t.status, t.resolution_note) : undefined;
     const sid = sessions ? sessions.verify(cookieOf(request, SESSION_COOKIE)) : null;
     const liveSince = t.diff_id ? readLive(join(healer.layout.root, ".forge")).diffs[t.diff_id] : undefined;
-    return sendPage(reply, ticketPage(t, { csrf: sid && sessions ? sessions.csrfOf(sid) : undefined, flash, liveSince }));
+    const csrf = sid && sessions ? sessions.csrfOf(sid) : undefined;
+    return sendPage(reply, ticketPage(t, { csrf, flash, liveSince, traceUrl: traceUrl(t, healer.env) }));
   });
 
   app.get("/healer", async (_request, reply) => {
