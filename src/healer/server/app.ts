@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { HealerError } from "../errors.js";
 import { readLive } from "../live.js";
 import type { Healer } from "../pipeline.js";
+import { serviceMetrics } from "../prom.js";
 import { redactValue } from "../redact.js";
 import type { IngestResult } from "../store.js";
 import { traceUrl } from "../trace-link.js";
@@ -53,6 +54,7 @@ const ACCESS: Record<string, Access> = {
   "GET /": "public",
   "GET /healer/health": "public",
   "GET /healer/status": "public",
+  "GET /metrics": "public",
   "GET /healer/login": "login",
   "POST /healer/login": "login",
   "POST /healer/ingest": "ingest",
@@ -148,6 +150,9 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   app.get("/", async (_req, reply) => reply.redirect("/healer", 303));
   app.get("/healer/health", async () => ({ status: "ok", service: "healer" }));
   app.get("/healer/status", async () => healer.status());
+  // Counts only, like /healer/status: public.
+  const metrics = serviceMetrics(healer.store);
+  app.get("/metrics", async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
 
   app.get("/healer/login", async (request, reply) => {
     const next = safeNext((request.query as { next?: string }).next);
@@ -172,6 +177,7 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   const ingest = groupCommit(healer);
   app.post("/healer/ingest", { schema: { body: ingestBody } }, async (request) => {
     const { ticket, created } = await ingest(request.body as ErrorReport);
+    metrics.ingested(created);
     const now = created ? await healer.processTicket(ticket.id) : ticket;
     return { ticket_id: now.id, status: now.status, created, occurrences: now.occurrences };
   });
