@@ -53,10 +53,16 @@ class ConnectionPool:
         self._closed = False
         # Connections given back after close(), while they say goodbye (held so the task is not lost).
         self._closing: set[asyncio.Task[None]] = set()
+        # Times a caller found no idle connection and queued (read by /metrics, app/observability.py).
+        self.waits = 0
 
     @property
     def size(self) -> int:
         return self._size
+
+    def stats(self) -> tuple[int, int, int, int]:
+        """Size, connections handed out, callers waiting now, and waits so far."""
+        return self._size, self._size - len(self._idle), len(self._waiters), self.waits
 
     async def open(self) -> None:
         connections = await asyncio.gather(*(self._connect() for _ in range(self._size)), return_exceptions=True)
@@ -96,6 +102,7 @@ class ConnectionPool:
         else:
             waiter: asyncio.Future[asyncpg.Connection | None] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
+            self.waits += 1
             try:
                 conn = await waiter
             except asyncio.CancelledError:

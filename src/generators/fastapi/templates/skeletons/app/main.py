@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
-from app import deps, errors
+from app import deps, errors, observability
 # charter: if agents
 from app.agent_specs import AGENTS, SUBSCRIPTIONS
 from app.agents import running as run_agents
@@ -50,7 +50,10 @@ def settle_gc() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
-    async with open_storage(backend, url, pool_size, ENTITIES) as storage:
+    async with (
+        open_storage(backend, url, pool_size, ENTITIES) as storage,
+        observability.running(storage.pool, storage.outbox),
+    ):
         deps.use_repositories(storage.repositories)
         # charter: if auth
         app.state.auth_provider = auth_setup.make_provider()
@@ -79,6 +82,9 @@ app = FastAPI(
 )
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
+# Request ids, logs, /metrics and traces (app/observability.py): outside the edge, so that its
+# refusals carry a request id and count too.
+observability.install(app, "__domain__")
 
 _DOCS_FILES = Path(__file__).parent / "static" / "docs"
 app.mount("/static/docs", StaticFiles(directory=_DOCS_FILES), name="docs-static")

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
-from app import deps, errors
+from app import deps, errors, observability
 from app.config import settings
 from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
@@ -43,7 +43,10 @@ def settle_gc() -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
-    async with open_storage(backend, url, pool_size, ENTITIES) as storage:
+    async with (
+        open_storage(backend, url, pool_size, ENTITIES) as storage,
+        observability.running(storage.pool, storage.outbox),
+    ):
         deps.use_repositories(storage.repositories)
         settle_gc()
         yield
@@ -60,6 +63,9 @@ app = FastAPI(
 )
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
+# Request ids, logs, /metrics and traces (app/observability.py): outside the edge, so that its
+# refusals carry a request id and count too.
+observability.install(app, "bench")
 
 _DOCS_FILES = Path(__file__).parent / "static" / "docs"
 app.mount("/static/docs", StaticFiles(directory=_DOCS_FILES), name="docs-static")
