@@ -396,7 +396,8 @@ def setup_tracing(app: FastAPI, service_name: str) -> None:
 
     attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {SERVICE_NAME: service_name}
     provider = TracerProvider(resource=Resource.create(attributes))
-    exporters = [e.strip() for e in os.environ.get("OTEL_TRACES_EXPORTER", "otlp").lower().split(",")]
+    named = os.environ.get("OTEL_TRACES_EXPORTER", "").lower().split(",")
+    exporters = [e.strip() for e in named if e.strip()] or ["otlp"]
     for name in exporters:
         exporter: SpanExporter
         if name == "console":
