@@ -291,61 +291,41 @@ async function observabilityCost(work, ids) {
     const base = { DATABASE_URL: dbUrl(DB_GENERATED), DATABASE_BACKEND: "postgres", DATABASE_POOL_SIZE: "16", APP_ENV: "production" };
     const off = await serve("observability-off", join(work, "backend"), "app.main:app", { ...base, METRICS_ENABLED: "false" }, "/health");
     running.push(off);
-    const metricsOnly = await serve(
-      "observability-metrics",
-      join(work, "backend"),
-      "app.main:app",
-      { ...base, METRICS_ENABLED: "true" },
-      "/health",
-    );
-    running.push(metricsOnly);
-    const on = await serve(
-      "observability-on",
-      join(work, "backend"),
-      "app.main:app",
-      { ...base, METRICS_ENABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: "bench" },
-      "/health",
-    );
-    running.push(on);
-    // Production tracing samples: a tenth of the traces started here (callers' decisions kept).
-    const sampled = await serve(
-      "observability-sampled",
-      join(work, "backend"),
-      "app.main:app",
-      {
-        ...base,
-        METRICS_ENABLED: "true",
-        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-        OTEL_SERVICE_NAME: "bench",
-        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
-        OTEL_TRACES_SAMPLER_ARG: "0.1",
-      },
-      "/health",
-    );
-    running.push(sampled);
     const get = (app) => wrk(app, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } });
     console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order per pair`);
     const mean = (x, y) => ({ rps: (x.rps + y.rps) / 2, p99: (x.p99 + y.p99) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
-    const abba = (a, b) => {
-      const a1 = get(a);
-      const b1 = get(b);
-      const b2 = get(b);
-      const a2 = get(a);
-      return [mean(a1, a2), mean(b1, b2)];
+    // Each variant runs beside the "off" app only, so that two apps at most hold connections.
+    const abba = async (name, env) => {
+      const b = await serve(name, join(work, "backend"), "app.main:app", { ...base, ...env }, "/health");
+      try {
+        const a1 = get(off);
+        const b1 = get(b);
+        const b2 = get(b);
+        const a2 = get(off);
+        return [mean(a1, a2), mean(b1, b2)];
+      } finally {
+        await b.stop();
+      }
     };
     const row = (label, x) =>
       console.log(
         `${label.padEnd(44)} ${x.rps.toFixed(0).padStart(7)} ${`${x.p99.toFixed(1)} ms`.padStart(10)} ${x.cpuUs.toFixed(0).padStart(10)}`,
       );
     console.log(`${"GET by id".padEnd(44)}   req/s        p99 CPU us/req`);
-    const [off0, metrics] = abba(off, metricsOnly);
+    const tracing = { METRICS_ENABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: "bench" };
+    const [off0, metrics] = await abba("observability-metrics", { METRICS_ENABLED: "true" });
     row("metrics and tracing off", off0);
     row("metrics on, tracing off", metrics);
-    const [off1, all] = abba(off, on);
-    row("metrics and tracing off", off1);
+    const [off1, all] = await abba("observability-on", tracing);
+    row("metrics and tracing off (second pair)", off1);
     row("metrics on, every request traced", all);
-    const [off2, tenth] = abba(off, sampled);
-    row("metrics and tracing off (second pair)", off2);
+    // Production tracing samples: a tenth of the traces started here (callers' decisions kept).
+    const [off2, tenth] = await abba("observability-sampled", {
+      ...tracing,
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.1",
+    });
+    row("metrics and tracing off (third pair)", off2);
     row("metrics on, 10% of traces sampled", tenth);
     console.log(
       `throughput ratio, metrics only: ${(metrics.rps / off0.rps).toFixed(3)}x; every request traced: ${(all.rps / off1.rps).toFixed(3)}x; 10% sampled: ${(tenth.rps / off2.rps).toFixed(3)}x (goal >= 0.95x)`,
