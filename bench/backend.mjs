@@ -87,7 +87,7 @@ function freePort() {
   });
 }
 
-async function serve(name, cwd, appRef, env, probe) {
+async function serve(name, cwd, appRef, env, probe, workers = 2) {
   const port = await freePort();
   // The generated app logs a JSON line per request: kept in a file (written as in production, where
   // a collector reads them) rather than on the terminal.
@@ -95,7 +95,20 @@ async function serve(name, cwd, appRef, env, probe) {
   const log = openSync(logFile, "w");
   const child = spawn(
     PYTHON,
-    ["-m", "uvicorn", appRef, "--host", "127.0.0.1", "--port", String(port), "--workers", "2", "--no-access-log", "--log-level", "warning"],
+    [
+      "-m",
+      "uvicorn",
+      appRef,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--workers",
+      String(workers),
+      "--no-access-log",
+      "--log-level",
+      "warning",
+    ],
     { cwd, env: { ...process.env, ...env }, stdio: ["ignore", log, log], detached: true },
   );
   closeSync(log);
@@ -347,6 +360,8 @@ async function observabilityCost(work, ids) {
       "app.main:app",
       { DATABASE_BACKEND: "memory", APP_ENV: "production" },
       "/health",
+      // One process: each uvicorn worker keeps figures of its own, and a scrape reaches one of them.
+      1,
     );
     running.push(many);
     const missing = "00000000-0000-4000-8000-000000000000";
