@@ -10,10 +10,17 @@
 // offset 9000 against the generated app's cursor after the same 9,000 rows, with and without the
 // total), create. Figures only, no assertions: on a shared machine only the ratios of one run count.
 //
+// BENCH_MODE=observability measures what the generated app's metrics and traces cost instead: GET
+// by id on the same generated app with METRICS_ENABLED=false and no OTEL_* against one with
+// /metrics on and every request traced (exported over OTLP/HTTP to a sink of this script), ABBA,
+// and how long /metrics takes to answer with 100 route series filled (a domain of 25 entities on
+// the memory backend).
+//
 //   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir;
-//                                     BENCH_TOTAL=counter; BENCH_ONLY=part of a scenario's name)
+//                                     BENCH_TOTAL=counter; BENCH_ONLY=part of a scenario's name;
+//                                     BENCH_MODE=observability)
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -80,16 +87,34 @@ function freePort() {
   });
 }
 
-async function serve(name, cwd, appRef, env, probe) {
+async function serve(name, cwd, appRef, env, probe, workers = 2) {
   const port = await freePort();
+  // The generated app logs a JSON line per request: kept in a file (written as in production, where
+  // a collector reads them) rather than on the terminal.
+  const logFile = join(cwd, `${name.replace(/\W+/g, "-")}.log`);
+  const log = openSync(logFile, "w");
   const child = spawn(
     PYTHON,
-    ["-m", "uvicorn", appRef, "--host", "127.0.0.1", "--port", String(port), "--workers", "2", "--no-access-log", "--log-level", "warning"],
-    { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit"], detached: true },
+    [
+      "-m",
+      "uvicorn",
+      appRef,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--workers",
+      String(workers),
+      "--no-access-log",
+      "--log-level",
+      "warning",
+    ],
+    { cwd, env: { ...process.env, ...env }, stdio: ["ignore", log, log], detached: true },
   );
+  closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode})`);
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${readFileSync(logFile, "utf8").slice(-3000)}`);
     try {
       if ((await fetch(`${url}${probe}`)).ok) break;
     } catch {}
@@ -192,6 +217,175 @@ async function cursorAfter(url, rows) {
   return cursor;
 }
 
+/**
+ * An OTLP/HTTP sink on 127.0.0.1 that takes every export and answers 200: a process of its own,
+ * since wrk runs synchronously here and would leave exports to a server of this one unanswered.
+ */
+async function otlpSink() {
+  const script = `
+let bodies = 0;
+const server = require("node:http").createServer((req, res) => {
+  req.resume();
+  req.on("end", () => { bodies++; res.writeHead(200, { "content-type": "application/x-protobuf" }); res.end(); });
+});
+process.on("SIGTERM", () => { process.stdout.write("exports " + bodies + "\\n"); process.exit(0); });
+server.listen(0, "127.0.0.1", () => process.stdout.write("port " + server.address().port + "\\n"));
+`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  while (!/port (\d+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
+  let closed = null;
+  return {
+    url: `http://127.0.0.1:${/port (\d+)/.exec(out)[1]}`,
+    /** Stops the sink (once) and says how many exports it took. */
+    close: () => {
+      closed ??= new Promise((r) => {
+        child.once("exit", () => r(Number(/exports (\d+)/.exec(out)?.[1] ?? 0)));
+        child.kill("SIGTERM");
+      });
+      return closed;
+    },
+  };
+}
+
+/** A domain of `n` entities like the bench's item (no workflow), for /metrics with many route series. */
+function manyEntitiesDomain(dir, n) {
+  const item = readFileSync(join(ROOT, "bench/backend-domain/entities/item.contract.yaml"), "utf8");
+  for (let i = 0; i < n; i++) {
+    const name = `thing${String.fromCharCode(97 + Math.floor(i / 26))}${String.fromCharCode(97 + (i % 26))}`;
+    const prefix = `T${String.fromCharCode(65 + Math.floor(i / 26))}${String.fromCharCode(65 + (i % 26))}`;
+    const entity = item
+      .replace("name: item\n", `name: ${name}\n`)
+      .replace("table: items", `table: ${name}s`)
+      .replace("number_prefix: ITM", `number_prefix: ${prefix}`)
+      .replace(/ +state_machine: .*\n/, "");
+    writeFileSync(join(dir, "entities", `${name}.contract.yaml`), entity);
+    writeFileSync(
+      join(dir, "routes", `${name}_api.contract.yaml`),
+      [
+        "apiVersion: charter/v1",
+        "kind: Route",
+        "metadata:",
+        `  name: ${name}_api`,
+        "  domain: bench",
+        "spec:",
+        `  entity: entity/bench/${name}`,
+        "  endpoints:",
+        "    - { method: GET, path: / }",
+        '    - { method: GET, path: "/{id}" }',
+        '    - { method: PATCH, path: "/{id}" }',
+        '    - { method: DELETE, path: "/{id}" }',
+        "",
+      ].join("\n"),
+    );
+  }
+}
+
+/** Milliseconds of `count` sequential GETs of `url`: median and 99th percentile. */
+async function latencies(url, count) {
+  const ms = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    const r = await fetch(url);
+    await r.arrayBuffer();
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  return { median: ms[Math.floor(count / 2)], p99: ms[Math.floor(count * 0.99)] };
+}
+
+async function observabilityCost(work, ids) {
+  const sink = await otlpSink();
+  const running = [];
+  try {
+    const base = { DATABASE_URL: dbUrl(DB_GENERATED), DATABASE_BACKEND: "postgres", DATABASE_POOL_SIZE: "16", APP_ENV: "production" };
+    const off = await serve("observability-off", join(work, "backend"), "app.main:app", { ...base, METRICS_ENABLED: "false" }, "/health");
+    running.push(off);
+    const get = (app) => wrk(app, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } });
+    console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order per pair`);
+    const mean = (x, y) => ({ rps: (x.rps + y.rps) / 2, p99: (x.p99 + y.p99) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
+    // Each variant runs beside the "off" app only, so that two apps at most hold connections.
+    const abba = async (name, env) => {
+      const b = await serve(name, join(work, "backend"), "app.main:app", { ...base, ...env }, "/health");
+      try {
+        const a1 = get(off);
+        const b1 = get(b);
+        const b2 = get(b);
+        const a2 = get(off);
+        return [mean(a1, a2), mean(b1, b2)];
+      } finally {
+        await b.stop();
+      }
+    };
+    const row = (label, x) =>
+      console.log(
+        `${label.padEnd(44)} ${x.rps.toFixed(0).padStart(7)} ${`${x.p99.toFixed(1)} ms`.padStart(10)} ${x.cpuUs.toFixed(0).padStart(10)}`,
+      );
+    console.log(`${"GET by id".padEnd(44)}   req/s        p99 CPU us/req`);
+    const tracing = { METRICS_ENABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_SERVICE_NAME: "bench" };
+    const [off0, metrics] = await abba("observability-metrics", { METRICS_ENABLED: "true" });
+    row("metrics and tracing off", off0);
+    row("metrics on, tracing off", metrics);
+    const [off1, all] = await abba("observability-on", tracing);
+    row("metrics and tracing off (second pair)", off1);
+    row("metrics on, every request traced", all);
+    // Production tracing samples: a tenth of the traces started here (callers' decisions kept).
+    const [off2, tenth] = await abba("observability-sampled", {
+      ...tracing,
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.1",
+    });
+    row("metrics and tracing off (third pair)", off2);
+    row("metrics on, 10% of traces sampled", tenth);
+    console.log(
+      `throughput ratio, metrics only: ${(metrics.rps / off0.rps).toFixed(3)}x; every request traced: ${(all.rps / off1.rps).toFixed(3)}x; 10% sampled: ${(tenth.rps / off2.rps).toFixed(3)}x (goal >= 0.95x)`,
+    );
+    for (const r of running.splice(0).reverse()) await r.stop();
+    console.log(`OTLP exports received: ${await sink.close()}`);
+
+    // /metrics with 100 route series: 25 entities x (GET list, GET, PATCH and DELETE by id).
+    const domain = join(work, "many");
+    cpSync(join(ROOT, "bench/backend-domain"), domain, { recursive: true });
+    manyEntitiesDomain(domain, 25);
+    const out = join(work, "many-out");
+    execFileSync(process.execPath, [join(ROOT, "dist/cli/charter.js"), "forge", "generate", domain, "-t", "fastapi-prod", "-o", out], {
+      stdio: "ignore",
+    });
+    const many = await serve(
+      "observability-many",
+      join(out, "backend"),
+      "app.main:app",
+      { DATABASE_BACKEND: "memory", APP_ENV: "production" },
+      "/health",
+      // One process: each uvicorn worker keeps figures of its own, and a scrape reaches one of them.
+      1,
+    );
+    running.push(many);
+    const missing = "00000000-0000-4000-8000-000000000000";
+    for (let i = 0; i < 25; i++) {
+      const path = `${many.url}/thing${String.fromCharCode(97 + Math.floor(i / 26))}${String.fromCharCode(97 + (i % 26))}s`;
+      await (await fetch(path)).arrayBuffer();
+      await (await fetch(`${path}/${missing}`)).arrayBuffer();
+      await (
+        await fetch(`${path}/${missing}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: "{}" })
+      ).arrayBuffer();
+      await (await fetch(`${path}/${missing}`, { method: "DELETE" })).arrayBuffer();
+    }
+    const text = await (await fetch(`${many.url}/metrics`)).text();
+    const routes = [...text.matchAll(/^http_requests_total\{/gm)].length;
+    const t = await latencies(`${many.url}/metrics`, 200);
+    console.log(
+      `/metrics with ${routes} request series (${text.split("\n").length} lines, ${(text.length / 1024).toFixed(0)} KiB): median ${t.median.toFixed(1)} ms, p99 ${t.p99.toFixed(1)} ms over 200 requests (goal < 50 ms)`,
+    );
+  } finally {
+    for (const r of running.reverse()) await r.stop();
+    await sink.close();
+  }
+}
+
 async function main() {
   const work = mkdtempSync(join(tmpdir(), "charter-bench-backend-"));
   const running = [];
@@ -215,6 +409,10 @@ async function main() {
       `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '{"name":"bench-item","priority":"high"}'\n`,
     );
 
+    if (process.env.BENCH_MODE === "observability") {
+      await observabilityCost(work, ids);
+      return;
+    }
     const anchor = await serve("anchor", ANCHORS, "handtuned:app", { DATABASE_URL: dbUrl(DB_ANCHOR) }, "/items?limit=1");
     running.push(anchor);
     const generated = await serve(

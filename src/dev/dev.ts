@@ -138,6 +138,8 @@ export async function runDev(o: DevOptions): Promise<void> {
         PORT: String(o.port),
         // A development loop: the contract's bootstrap users are seeded, so one can sign in.
         APP_ENV: o.env.APP_ENV ?? "development",
+        // Log lines for a person at the terminal rather than for a collector.
+        LOG_FORMAT: o.env.LOG_FORMAT ?? "text",
         DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
         // A development database follows the contracts: their migrations apply on every restart.
         DATABASE_MIGRATE: o.env.DATABASE_MIGRATE ?? "auto",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CONSTRAINT_KEYS, FIELD_PROPERTIES } from "../contracts/field-keys.js";
 import { describeSelection, type JsonReply, type ProviderSelection, requestJson } from "../llm/index.js";
+import { observeModelCall } from "./prom.js";
 import type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
 import { stripUnknownFieldKeys } from "./whitelist.js";
 
@@ -77,6 +78,7 @@ export class LlmProposer implements Proposer {
       ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(this.options.signal ? { signal: this.options.signal } : {}),
     });
+    observeModelCall(reply.ok ? "ok" : reply.kind, reply.ms);
     if (!reply.ok) return { reason: `${reply.kind}: ${reply.message}` };
     const after = withNewline(stripUnknownFieldKeys(reply.value.contract).text);
     if (after === input.contract.source) return { reason: "the reply changes nothing" };

@@ -20,7 +20,7 @@ import {
 import { missingColumnsSql, OPEN_SQL, ticketTableSql, toTicket } from "./ticket-table.js";
 import { PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 /** How long a claim or lock stays valid without a heartbeat: a replica killed mid-way gives its work back after this. */
 export const LEASE_SECONDS = 60;
 /** Heartbeats renew the leases of live claims well before they run out. */
@@ -62,16 +62,18 @@ ORDER BY seq FOR UPDATE`;
 const INGEST_SQL = `
 WITH input AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[],
-                       $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::bigint[], $17::text[])
+                       $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::bigint[], $17::text[],
+                       $18::text[], $19::text[])
     WITH ORDINALITY AS i(id, source, contract_fqn, error_type, raw_error, context, tier, priority, priority_order,
-                         fixable_by, resolution_note, fingerprint, n, note, iso, ms, last_iso, ord)
+                         fixable_by, resolution_note, fingerprint, n, note, iso, ms, last_iso, request_id, trace_id, ord)
 ),
 latest AS (
   SELECT DISTINCT ON (t.fingerprint) t.seq FROM healer.tickets t JOIN input i ON i.fingerprint = t.fingerprint
   ORDER BY t.fingerprint, t.seq DESC
 ),
 folded AS (
-  UPDATE healer.tickets t SET occurrences = t.occurrences + i.n, last_seen_at = i.last_iso, updated_at = i.last_iso
+  UPDATE healer.tickets t SET occurrences = t.occurrences + i.n, last_seen_at = i.last_iso, updated_at = i.last_iso,
+    request_id = COALESCE(i.request_id, t.request_id), trace_id = COALESCE(i.trace_id, t.trace_id)
   FROM input i
   WHERE t.seq IN (SELECT seq FROM latest) AND t.fingerprint = i.fingerprint AND t.status = 'failed'
     AND (t.fixable_by <> 'contract' OR (i.note IS NOT NULL AND starts_with(t.resolution_note, i.note)))
@@ -79,14 +81,15 @@ folded AS (
 ),
 upserted AS (
   INSERT INTO healer.tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
-    fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
+    fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at, request_id, trace_id)
   SELECT i.id, i.source, i.contract_fqn, i.error_type, i.raw_error, i.context, 'queued', i.tier, i.priority, i.priority_order,
-    i.fixable_by, i.iso, i.ms, i.last_iso, i.resolution_note, i.fingerprint, i.n, i.last_iso
+    i.fixable_by, i.iso, i.ms, i.last_iso, i.resolution_note, i.fingerprint, i.n, i.last_iso, i.request_id, i.trace_id
   FROM input i WHERE i.fingerprint NOT IN (SELECT fingerprint FROM folded)
   ORDER BY i.ord
   ON CONFLICT (fingerprint) WHERE status IN (${OPEN_SQL})
   DO UPDATE SET occurrences = healer.tickets.occurrences + EXCLUDED.occurrences, last_seen_at = EXCLUDED.last_seen_at,
-    updated_at = EXCLUDED.updated_at
+    updated_at = EXCLUDED.updated_at, request_id = COALESCE(EXCLUDED.request_id, healer.tickets.request_id),
+    trace_id = COALESCE(EXCLUDED.trace_id, healer.tickets.trace_id)
   RETURNING healer.tickets.*, (healer.tickets.xmax = 0) AS inserted
 )
 SELECT * FROM folded UNION ALL SELECT * FROM upserted`;
@@ -230,14 +233,15 @@ export class PostgresTicketStore implements TicketStore {
    */
   async ingestMany(list: readonly NewTicket[]): Promise<IngestResult[]> {
     if (list.length === 0) return [];
-    const groups = new Map<string, { t: NewTicket; n: number; iso: string; ms: number; lastIso: string }>();
+    const groups = new Map<string, { t: NewTicket; n: number; iso: string; ms: number; lastIso: string; last: NewTicket }>();
     for (const t of list) {
       const { iso, ms } = this.stamp();
       const g = groups.get(t.fingerprint);
       if (g) {
         g.n++;
         g.lastIso = iso;
-      } else groups.set(t.fingerprint, { t, n: 1, iso, ms, lastIso: iso });
+        g.last = t;
+      } else groups.set(t.fingerprint, { t, n: 1, iso, ms, lastIso: iso, last: t });
     }
     const rows = [...groups.values()];
     const col = <T>(f: (g: (typeof rows)[number]) => T): T[] => rows.map(f);
@@ -259,6 +263,9 @@ export class PostgresTicketStore implements TicketStore {
       col((g) => g.iso),
       col((g) => g.ms),
       col((g) => g.lastIso),
+      // The ids of the latest report: the request whose trace is most likely still kept.
+      col((g) => g.last.request_id ?? null),
+      col((g) => g.last.trace_id ?? null),
     ];
     await this.open();
     const stored = await this.tx(async (c) => {

@@ -22,7 +22,7 @@ import { missingColumnsSql, OPEN_SQL, ticketTableSql, toTicket } from "./ticket-
 import { PRIORITY_ORDER, type Priority, TERMINAL_STATUSES, type Ticket, type TicketStatus } from "./types.js";
 
 /** Version 2 added `claims`, the number of times a ticket was claimed (its processing log). */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** The ticket table (ticket-table.ts) and the apply lock. */
 const SCHEMA = `
@@ -104,23 +104,28 @@ export class SqliteTicketStore implements TicketStore {
   }
 
   private ingestInTransaction(t: NewTicket, { iso, ms }: { iso: string; ms: number }): IngestResult {
+    // A repeat keeps the ids of the latest request: the one whose trace is most likely still kept.
+    const rid = t.request_id ?? null;
+    const tid = t.trace_id ?? null;
     const bumped = this.stmt(
-      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?,
+         request_id = COALESCE(?, request_id), trace_id = COALESCE(?, trace_id)
        WHERE fingerprint = ? AND status IN (${OPEN_SQL}) RETURNING *`,
-    ).get(iso, iso, t.fingerprint) as Row | undefined;
+    ).get(iso, iso, rid, tid, t.fingerprint) as Row | undefined;
     if (bumped) return { ticket: toTicket(bumped), created: false };
     const note = t.foldIntoFailed ?? null;
     const folded = this.stmt(
-      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?
+      `UPDATE tickets SET occurrences = occurrences + 1, last_seen_at = ?, updated_at = ?,
+         request_id = COALESCE(?, request_id), trace_id = COALESCE(?, trace_id)
        WHERE seq = (SELECT MAX(seq) FROM tickets WHERE fingerprint = ?)
          AND status = 'failed' AND (fixable_by <> 'contract' OR (? IS NOT NULL AND substr(resolution_note, 1, length(?)) = ?))
        RETURNING *`,
-    ).get(iso, iso, t.fingerprint, note, note, note) as Row | undefined;
+    ).get(iso, iso, rid, tid, t.fingerprint, note, note, note) as Row | undefined;
     if (folded) return { ticket: toTicket(folded), created: false };
     const row = this.stmt(
       `INSERT INTO tickets (id, source, contract_fqn, error_type, raw_error, context, status, tier, priority, priority_order,
-         fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?) RETURNING *`,
+         fixable_by, created_at, created_ms, updated_at, resolution_note, fingerprint, occurrences, last_seen_at, request_id, trace_id)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) RETURNING *`,
     ).get(
       randomUUID(),
       t.source,
@@ -138,6 +143,8 @@ export class SqliteTicketStore implements TicketStore {
       t.resolution_note ?? "",
       t.fingerprint,
       iso,
+      rid,
+      tid,
     ) as Row;
     return { ticket: toTicket(row), created: true };
   }

@@ -90,6 +90,9 @@ export interface NewTicket {
   priority: Priority;
   fixable_by: FixableBy;
   fingerprint: string;
+  /** The failed request's ids (a runtime report's), see `takeRequestIds`. */
+  request_id?: string | null;
+  trace_id?: string | null;
   resolution_note?: string;
   /**
    * A repeat of a report whose latest ticket failed for a reason the repeat cannot change adds to
@@ -178,3 +181,25 @@ export function ownerAlive(owner: string): boolean {
 
 /** A ticket row as the drivers return it (JSON still as text); ticket-table.ts's `toTicket` reads it. */
 export type TicketRow = Omit<Ticket, "context" | "proposal"> & { context: string; proposal: string | null; claimed_by: string | null };
+
+// What an app may send as the ids of the failed request (app/observability.py makes them so).
+const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:/+=-]{0,127}$/;
+const TRACE_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * Takes the failed request's ids out of a report's context: they go to columns of their own, kept
+ * verbatim (redaction, which runs over the context, could mistake a run of digits for a value).
+ */
+export function takeRequestIds(context: TicketContext | undefined): {
+  context: TicketContext;
+  ids: { request_id: string | null; trace_id: string | null };
+} {
+  const { request_id, trace_id, ...rest } = context ?? {};
+  return {
+    context: rest,
+    ids: {
+      request_id: typeof request_id === "string" && REQUEST_ID.test(request_id) ? request_id : null,
+      trace_id: typeof trace_id === "string" && TRACE_ID.test(trace_id) && !/^0+$/.test(trace_id) ? trace_id : null,
+    },
+  };
+}

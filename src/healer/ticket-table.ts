@@ -67,6 +67,9 @@ export const TICKET_COLUMNS = [
   // The lease of a claim, PostgreSQL only: the store instance holding it, renewed by its heartbeat.
   { name: "lease_token", type: { sqlite: null, postgres: "TEXT" } },
   { name: "lease_until", type: { sqlite: null, postgres: "TIMESTAMPTZ" } },
+  // The failed request's ids (X-Request-ID and the W3C trace id), so a ticket links to its logs and trace.
+  { name: "request_id", type: text, ticket: true },
+  { name: "trace_id", type: text, ticket: true },
 ] as const satisfies readonly TicketColumn[];
 
 type TicketFieldColumn = Extract<(typeof TICKET_COLUMNS)[number], { ticket: true }>["name"];

@@ -107,6 +107,9 @@ export interface Ticket {
   last_seen_at: string;
   /** Diff record written when the fix was applied. */
   diff_id: string | null;
+  /** The `X-Request-ID` and trace id of the latest failed request a runtime report named. */
+  request_id: string | null;
+  trace_id: string | null;
 }
 
 /**

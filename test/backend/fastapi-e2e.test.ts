@@ -600,7 +600,7 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend on %s"
       psql(db, "ALTER TABLE customers DROP COLUMN website;");
       const r = await admin.get(`/customers/${customers[0]}`);
       expect(r.status).toBe(500);
-      expect(r.body).toEqual({ error: "internal_error", message: "an internal error occurred" });
+      expect(r.body).toEqual({ error: "internal_error", message: "an internal error occurred", request_id: r.headers.get("x-request-id") });
       const report = await eventually(() => healer.received[0]);
       expect(report).toMatchObject({
         path: "/healer/ingest",

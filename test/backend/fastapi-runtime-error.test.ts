@@ -45,7 +45,7 @@ describe.each(["memory", "postgres"] as const)("unhandled exception from a misty
   it("answers 500 internal_error without a stack trace and reports the exception to the Healer", async () => {
     const r = await api.post("/orders", { title: "Boom", code: "A-1" });
     expect(r.status).toBe(500);
-    expect(r.body).toEqual({ error: "internal_error", message: "an internal error occurred" });
+    expect(r.body).toEqual({ error: "internal_error", message: "an internal error occurred", request_id: r.headers.get("x-request-id") });
     const report = await eventually(() => healer.received[0]);
     expect(report).toMatchObject({
       path: "/healer/ingest",

@@ -6,7 +6,7 @@ import { checkDomain } from "../../src/compiler/index.js";
 import { type ErrorReport, Healer, type Ticket } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
 import { type FakeLlm, useFakeLlm } from "../support/fake-llm.js";
-import { BASE_DOMAIN, brokenShop, listFiles, makeProject } from "./helpers.js";
+import { BASE_DOMAIN, brokenShop, listFiles, makeProject, NO_PROVIDER_ENV } from "./helpers.js";
 
 const noRegen = () => ({ files: 0, written: 0 });
 
@@ -192,6 +192,38 @@ describe("the Healer service over HTTP", () => {
     const t = await ticketOf(url, r);
     expect(t.resolution_note).toMatch(/attempt 1: unparsable: .*attempt 2: unparsable: /);
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it("/metrics counts reports taken in, tickets by status and the model's calls with their latency", async () => {
+    // Without a provider a repeat adds to the failed ticket; with the fake one, calls are made.
+    const { url } = await serve(MISSING_FIELD, { env: NO_PROVIDER_ENV });
+    const withModel = (await serve(MISSING_FIELD)).url;
+    const scrape = async (): Promise<Map<string, number>> => {
+      const res = await fetch(`${url}/metrics`);
+      expect(res.headers.get("content-type")).toContain("text/plain");
+      const out = new Map<string, number>();
+      for (const line of (await res.text()).split("\n")) {
+        if (!line || line.startsWith("#")) continue;
+        const at = line.lastIndexOf(" ");
+        out.set(line.slice(0, at), Number(line.slice(at + 1)));
+      }
+      return out;
+    };
+    const before = await scrape();
+    expect((await reportMissingType(url)).json).toMatchObject({ status: "failed", created: true });
+    expect((await reportMissingType(url)).json).toMatchObject({ created: false });
+    fake.reply({ content: "Sure! Here is your fix." }, { content: "{not json" });
+    expect((await reportMissingType(withModel)).json).toMatchObject({ status: "failed" });
+    const after = await scrape();
+    const delta = (key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+    expect(after.get('healer_reports_ingested_total{result="created"}')).toBe(1);
+    expect(after.get('healer_reports_ingested_total{result="repeat"}')).toBe(1);
+    expect(after.get('healer_tickets{status="failed"}')).toBe(1);
+    expect(after.get('healer_tickets{status="queued"}')).toBe(0);
+    expect(after.get("healer_queue_depth")).toBe(0);
+    // Model calls are counted for the whole process: two unparsable replies more than before.
+    expect(delta('healer_model_calls_total{outcome="unparsable"}')).toBe(2);
+    expect(delta('healer_model_call_duration_seconds_count{outcome="unparsable"}')).toBe(2);
   });
 
   it("a reply that changes nothing counts as a failed attempt", async () => {

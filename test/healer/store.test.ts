@@ -217,6 +217,32 @@ describe.each(BACKENDS)("ticket store on $name", (backend) => {
     await healer.close();
   });
 
+  it("keeps the failed request's id and trace id verbatim, the latest occurrence's, and drops malformed ones", async () => {
+    const place = await backend.place();
+    const healer = new Healer({ projectRoot: place.root, console: null, env: place.env });
+    // Seven digits in a row: what redaction of the context would take for a value.
+    const trace1 = "4bf92f3577b34da6a3ce9291234567a1";
+    const trace2 = "0af7651916cd43dd8448eb211c80319c";
+    const report = (context: Record<string, unknown>) =>
+      healer.report({
+        source: "runtime",
+        contract_fqn: "entity/shop/order",
+        error: "KeyError: 'priority'",
+        context: { status_code: 500, ...context },
+      });
+    const first = await report({ request_id: "req-1", trace_id: trace1 });
+    expect(first.ticket).toMatchObject({ request_id: "req-1", trace_id: trace1 });
+    expect(first.ticket.context).not.toHaveProperty("request_id");
+    await report({ request_id: "req-2", trace_id: trace2 });
+    // A repeat without ids keeps the last ones; malformed ids are not stored.
+    await report({ request_id: "bad id\n", trace_id: "not-hex" });
+    const [t] = await healer.store.list();
+    expect(t).toMatchObject({ occurrences: 3, request_id: "req-2", trace_id: trace2 });
+    const reopened = place.open();
+    expect(await reopened.get(t?.id ?? "")).toMatchObject({ request_id: "req-2", trace_id: trace2 });
+    await healer.close();
+  });
+
   it("keeps different problems apart and opens a new ticket once the old one is closed", async () => {
     const store = (await backend.place()).open();
     const a = await store.ingest(ticket("'dueDate' does not match"));
@@ -352,7 +378,7 @@ describe("ticket store on PostgreSQL only", () => {
     await Promise.all(stores.map((s, i) => s.ingest(ticket(`start ${word(i)}`))));
     expect(await (stores[0] as TicketStore).list()).toHaveLength(6);
     const version = psql(pgDb, "SELECT value FROM healer.meta WHERE key = 'schema_version'", ["-t", "-A"]).trim();
-    expect(version).toBe("1");
+    expect(version).toBe("2");
     await place.open().open();
   });
 

@@ -6,6 +6,7 @@ import { Command, Option } from "commander";
 import { HealerError } from "../../healer/errors.js";
 import type { FixSummary, Healer } from "../../healer/index.js";
 import { type ProjectPaths, projectFromPath } from "../../healer/project.js";
+import { traceUrl } from "../../healer/trace-link.js";
 import { PRIORITIES, type Priority, TICKET_STATUSES, type Ticket, type TicketStatus } from "../../healer/types.js";
 import { formatOption, paint, UserError, useColor } from "../output.js";
 
@@ -229,8 +230,8 @@ in seconds, default 60); a person approves it. Without a provider they fail with
     .action(async (id: string, opts: ProjectOpts) => {
       await withHealer(opts, async (h) => {
         const t = await h.store.resolve(id);
-        if (wantsJson(opts)) return printJson(t);
-        printTicket(t);
+        if (wantsJson(opts)) return printJson({ ...t, trace_url: traceUrl(t, h.env) });
+        printTicket(t, h.env);
       });
     });
 
@@ -404,7 +405,7 @@ function printFix(s: FixSummary): void {
   if (s.regenerated > 0) process.stdout.write(`Regenerated files: ${s.regenerated}\n`);
 }
 
-function printTicket(t: Ticket): void {
+function printTicket(t: Ticket, env: NodeJS.ProcessEnv): void {
   const line = (k: string, v: unknown): void => void process.stdout.write(`${k.padEnd(16)}${v}\n`);
   line("id", t.id);
   line("status", t.status);
@@ -419,6 +420,8 @@ function printTicket(t: Ticket): void {
   if (t.resolved_at) line("resolved", t.resolved_at);
   if (t.resolution_note) line("note", t.resolution_note);
   if (t.diff_id) line("diff", t.diff_id);
+  if (t.request_id) line("request id", t.request_id);
+  if (t.trace_id) line("trace", traceUrl(t, env) ?? t.trace_id);
   line("error", t.raw_error);
   const ctx = Object.entries(t.context).filter(([, v]) => v !== undefined && v !== null && v !== "");
   if (ctx.length) {

@@ -19,6 +19,16 @@ const LLM_VARIABLES = [
   "LMSTUDIO_BASE_URL",
 ];
 
+/** The standard OpenTelemetry variables the app's tracing reads (app/observability.py). */
+const OTEL_VARIABLES = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_TRACES_SAMPLER",
+  "OTEL_TRACES_SAMPLER_ARG",
+  "OTEL_SERVICE_NAME",
+];
+
 /** `${NAME:-default}`: compose interpolation from the shell or `.env`, with the documented default. */
 function fromEnv(name: string, fallback: string): string {
   return `\${${name}:-${fallback}}`;
@@ -92,6 +102,14 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         SVC_HEALER_TOKEN: healerToken,
         // The frontend's server forwards the browser's address; no one else may name the client.
         TRUSTED_PROXIES: fromEnv("TRUSTED_PROXIES", pages ? "frontend" : ""),
+        LOG_FORMAT: fromEnv("LOG_FORMAT", "json"),
+        LOG_LEVEL: fromEnv("LOG_LEVEL", "INFO"),
+        // GET /metrics on the API's port, for a Prometheus on the compose network (app:8000); with
+        // METRICS_TOKEN set, only for that bearer token.
+        METRICS_ENABLED: fromEnv("METRICS_ENABLED", "true"),
+        METRICS_TOKEN: fromEnv("METRICS_TOKEN", ""),
+        // Traces: off until an OTLP endpoint is given.
+        ...Object.fromEntries(OTEL_VARIABLES.map((name) => [name, fromEnv(name, "")])),
       },
       depends_on: { db: { condition: "service_healthy" }, healer: { condition: "service_healthy" } },
     },
@@ -108,6 +126,8 @@ export function composeModel(ir: DomainIR): Record<string, unknown> {
         SVC_HEALER_TOKEN: healerToken,
         // Empty: tickets in SQLite on the healer_state volume; a postgres:// URL moves them to PostgreSQL.
         HEALER_DATABASE_URL: fromEnv("HEALER_DATABASE_URL", ""),
+        // Links a ticket to the failed request's trace, e.g. https://tempo.example/trace/{trace_id}.
+        SVC_HEALER_TRACE_URL: fromEnv("SVC_HEALER_TRACE_URL", ""),
         ...Object.fromEntries(LLM_VARIABLES.map((name) => [name, fromEnv(name, "")])),
       },
       volumes: [

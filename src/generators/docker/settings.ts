@@ -139,6 +139,42 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
       ],
     },
     {
+      title: "Logs, metrics and traces (app/observability.py)",
+      settings: [
+        { name: "LOG_FORMAT", example: "json", meaning: "json (one object a line, for a collector) or text (for a person) (default json)" },
+        { name: "LOG_LEVEL", example: "INFO", meaning: "DEBUG, INFO, WARNING or ERROR (default INFO)" },
+        {
+          name: "LOG_REQUESTS",
+          example: "true",
+          meaning: "one line per request: request and trace ids, route, status, duration, user id (default true)",
+        },
+        {
+          name: "METRICS_ENABLED",
+          example: "true",
+          meaning:
+            "GET /metrics in Prometheus' format: requests per route and status, pool, events, agent runs, Healer reports (default true)",
+        },
+        { name: "METRICS_TOKEN", example: "", meaning: "bearer token /metrics asks for (default none: open to whoever reaches the port)" },
+        {
+          name: "METRICS_PORT",
+          example: "",
+          meaning:
+            "serves /metrics on this port instead of the API's (default none; one process: with several workers only the first serves it)",
+        },
+        { name: "METRICS_HOST", example: "0.0.0.0", meaning: "address of that port (default 0.0.0.0)" },
+        {
+          name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+          example: "",
+          meaning: "OTLP/HTTP collector, e.g. http://otel-collector:4318; set, it turns tracing on (default none: no tracing)",
+        },
+        { name: "OTEL_TRACES_EXPORTER", example: "", meaning: "otlp, console or none (default otlp once an endpoint is set)" },
+        { name: "OTEL_EXPORTER_OTLP_HEADERS", example: "", meaning: "headers of the export requests, key=value,... (default none)" },
+        { name: "OTEL_TRACES_SAMPLER", example: "", meaning: "e.g. parentbased_traceidratio (default parentbased_always_on)" },
+        { name: "OTEL_TRACES_SAMPLER_ARG", example: "", meaning: "the sampler's ratio, e.g. 0.1 (default none)" },
+        { name: "OTEL_SERVICE_NAME", example: "", meaning: "service name of the spans (default the domain name)" },
+      ],
+    },
+    {
       title: "Healer",
       settings: [
         { name: "SVC_HEALER_PORT", example: "8083", meaning: "Healer port (default 8083)" },
@@ -148,6 +184,11 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           meaning: "host port compose publishes the Healer on, on 127.0.0.1 only (default 8083)",
         },
         { name: "SVC_HEALER_WEBHOOK_URL", example: "", meaning: "webhook for Healer notifications (default none)" },
+        {
+          name: "SVC_HEALER_TRACE_URL",
+          example: "",
+          meaning: "link from a ticket to the failed request's trace, a template with {trace_id} or {request_id} (default none)",
+        },
         { name: "SVC_HEALER_WEBHOOK_SECRET", example: "", meaning: "signs webhook bodies with HMAC-SHA256 when set (default none)" },
         {
           name: "SVC_HEALER_TOKEN",

@@ -1,6 +1,6 @@
 import type { DomainIR } from "../../compiler/index.js";
 import { GENERATED_NOTICE } from "../header.js";
-import { HEALER_POSTGRES_COMPONENT, HEALER_POSTGRES_REPLICAS, type K8sNames } from "./manifests.js";
+import { HEALER_PORT, HEALER_POSTGRES_COMPONENT, HEALER_POSTGRES_REPLICAS, type K8sNames } from "./manifests.js";
 
 /** The short deployment guide written beside the manifests (k8s/README.md). */
 export function renderGuide(ir: DomainIR, n: K8sNames): string {
@@ -122,6 +122,19 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
           "frontend.yaml); the browser talks only to the frontend, so the API needs no CORS entry for it.",
         ]
       : []),
+    "",
+    "## Logs, metrics and traces",
+    "",
+    "- The app writes one JSON object per log line (`LOG_FORMAT`), each with the request's id (its",
+    "  `X-Request-ID` header, also in every error body) and trace id.",
+    `- Both the app (port 8000) and the Healer (${HEALER_PORT}) serve \`/metrics\` in Prometheus' format; their pods`,
+    "  carry the `prometheus.io/scrape`, `port` and `path` annotations. With the Prometheus Operator, add a",
+    "  PodMonitor selecting `app.kubernetes.io/component` `app` and `healer` on port `http`. A",
+    "  `METRICS_TOKEN` key in the Secret makes the app's `/metrics` ask for that bearer token.",
+    "- Traces are off until `OTEL_EXPORTER_OTLP_ENDPOINT` (an OTLP/HTTP collector, e.g.",
+    "  `http://otel-collector:4318`) is set in the ConfigMap; the other `OTEL_*` variables (sampler,",
+    "  headers, service name) work as the OpenTelemetry SDK documents them. `SVC_HEALER_TRACE_URL` (a",
+    "  template such as `https://tempo.example/trace/{trace_id}`) links each Healer ticket to its trace.",
     "",
     "The login throttle counts failures per client address. The API believes `X-Forwarded-For` only",
     `from \`TRUSTED_PROXIES\` (addresses or networks, comma-separated; none by default): set it in`,

@@ -106,6 +106,14 @@ function containerSecurity(): Record<string, unknown> {
   };
 }
 
+/**
+ * The annotations a Prometheus with the usual kubernetes-pods scrape job reads: each pod's
+ * /metrics on its HTTP port (the app's and the Healer's, app/observability.py and src/healer/prom.ts).
+ */
+function scrapeAnnotations(port: number): Record<string, string> {
+  return { "prometheus.io/scrape": "true", "prometheus.io/port": String(port), "prometheus.io/path": "/metrics" };
+}
+
 function httpProbe(path: string, port: string, periodSeconds: number, failureThreshold: number): Record<string, unknown> {
   return { httpGet: { path, port }, periodSeconds, timeoutSeconds: 5, failureThreshold };
 }
@@ -120,6 +128,8 @@ function appSecretEnv(ir: DomainIR, n: K8sNames): Record<string, unknown>[] {
   if (ir.auth?.provider === "jwt") env.push(ref("AUTH_SECRET", false));
   // The Healer requires its token; the app sends it with every report.
   env.push(ref("SVC_HEALER_TOKEN", false));
+  // Optional: with it, /metrics asks scrapers for this bearer token.
+  env.push(ref("METRICS_TOKEN", true));
   return env;
 }
 
@@ -133,6 +143,8 @@ export function configMap(ir: DomainIR, n: K8sNames): K8sObject {
     SVC_HEALER_URL: `http://${n.healer}:${HEALER_PORT}`,
     SVC_HEALER_PORT: String(HEALER_PORT),
     IDEMPOTENCY_TTL_SECONDS: "86400",
+    LOG_FORMAT: "json",
+    METRICS_ENABLED: "true",
   };
   if (ir.auth) {
     data.AUTH_PROVIDER = ir.auth.provider;
@@ -161,7 +173,7 @@ export function appDeployment(ir: DomainIR, n: K8sNames): K8sObject {
       selector: { matchLabels: selector(n, "app") },
       strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
-        metadata: { labels: labels(n, "app") },
+        metadata: { labels: labels(n, "app"), annotations: scrapeAnnotations(APP_PORT) },
         spec: {
           automountServiceAccountToken: false,
           securityContext: podSecurity(),
@@ -307,7 +319,7 @@ export function healerDeployment(n: K8sNames): K8sObject {
       selector: { matchLabels: selector(n, "healer") },
       strategy: { type: "Recreate" },
       template: {
-        metadata: { labels: labels(n, "healer") },
+        metadata: { labels: labels(n, "healer"), annotations: scrapeAnnotations(HEALER_PORT) },
         spec: {
           automountServiceAccountToken: false,
           securityContext: podSecurity(HEALER_RUN_AS),

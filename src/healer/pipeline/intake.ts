@@ -10,7 +10,7 @@ import { projectPath } from "../normalise.js";
 import { NO_PROVIDER_NOTE } from "../proposer.js";
 import { redactContext, redactSecrets, redactText, redactValue } from "../redact.js";
 import { realPathInside, unsafeFqnReason } from "../safety.js";
-import type { IngestResult, NewTicket } from "../store.js";
+import { type IngestResult, type NewTicket, takeRequestIds } from "../store.js";
 import { type ErrorReport, TICKET_SOURCES, type Ticket, type TicketContext } from "../types.js";
 import { findingOf, HealerCore, type RouteEntry } from "./core.js";
 
@@ -81,7 +81,8 @@ export abstract class HealerIntake extends HealerCore {
     }
     if (typeof report.error !== "string" || report.error.trim() === "")
       throw new HealerError("invalid_report", "error must be a non-empty string");
-    let context: TicketContext = { ...(report.context ?? {}) };
+    const { context: reported, ids } = takeRequestIds(report.context);
+    let context: TicketContext = { ...reported };
     if (report.stacktrace !== undefined) context.stacktrace = report.stacktrace;
     let fqn = report.contract_fqn ?? null;
     let rawError = report.error;
@@ -139,6 +140,7 @@ export abstract class HealerIntake extends HealerCore {
       priority: c.priority,
       fixable_by: c.fixableBy,
       fingerprint: fingerprintOf(fqn, c.errorType, rawError, report.source),
+      ...ids,
       foldIntoFailed: this.proposer ? null : NO_PROVIDER_NOTE,
     };
   }

@@ -6,8 +6,10 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { HealerError } from "../errors.js";
 import { readLive } from "../live.js";
 import type { Healer } from "../pipeline/index.js";
+import { serviceMetrics } from "../prom.js";
 import { redactValue } from "../redact.js";
 import type { IngestResult } from "../store.js";
+import { traceUrl } from "../trace-link.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
 import { indexPage, loginPage, ticketPage } from "./pages.js";
 import { fullIdParams, idParams, ingestBody, loginBody, rejectBody, ticketsQuery } from "./schemas.js";
@@ -52,6 +54,7 @@ const ACCESS: Record<string, Access> = {
   "GET /": "public",
   "GET /healer/health": "public",
   "GET /healer/status": "public",
+  "GET /metrics": "public",
   "GET /healer/login": "login",
   "POST /healer/login": "login",
   "POST /healer/ingest": "ingest",
@@ -147,6 +150,9 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   app.get("/", async (_req, reply) => reply.redirect("/healer", 303));
   app.get("/healer/health", async () => ({ status: "ok", service: "healer" }));
   app.get("/healer/status", async () => healer.status());
+  // Counts only, like /healer/status: public.
+  const metrics = serviceMetrics(healer.store);
+  app.get("/metrics", async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
 
   app.get("/healer/login", async (request, reply) => {
     const next = safeNext((request.query as { next?: string }).next);
@@ -171,6 +177,7 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   const ingest = groupCommit(healer);
   app.post("/healer/ingest", { schema: { body: ingestBody } }, async (request) => {
     const { ticket, created } = await ingest(request.body as ErrorReport);
+    metrics.ingested(created);
     const now = created ? await healer.processTicket(ticket.id) : ticket;
     return { ticket_id: now.id, status: now.status, created, occurrences: now.occurrences };
   });
@@ -182,7 +189,8 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   });
 
   app.get("/healer/tickets/:ticket_id", { schema: { params: idParams } }, async (request) => {
-    return redactValue(await healer.store.resolve((request.params as { ticket_id: string }).ticket_id), healer.env);
+    const t = redactValue(await healer.store.resolve((request.params as { ticket_id: string }).ticket_id), healer.env);
+    return { ...t, trace_url: traceUrl(t, healer.env) };
   });
 
   app.get("/healer/tickets/:ticket_id/view", { schema: { params: idParams } }, async (request, reply) => {
@@ -192,7 +200,8 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const flash = done ? flashOf(done, t.status, t.resolution_note) : undefined;
     const sid = sessions ? sessions.verify(cookieOf(request, SESSION_COOKIE)) : null;
     const liveSince = t.diff_id ? readLive(join(healer.layout.root, ".forge")).diffs[t.diff_id] : undefined;
-    return sendPage(reply, ticketPage(t, { csrf: sid && sessions ? sessions.csrfOf(sid) : undefined, flash, liveSince }));
+    const csrf = sid && sessions ? sessions.csrfOf(sid) : undefined;
+    return sendPage(reply, ticketPage(t, { csrf, flash, liveSince, traceUrl: traceUrl(t, healer.env) }));
   });
 
   app.get("/healer", async (_request, reply) => {

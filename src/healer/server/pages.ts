@@ -16,6 +16,8 @@ export interface PageOptions {
   hidden?: Readonly<Record<string, string>> | undefined;
   /** When the fix of an applied ticket went live in the running app (`.forge/live.json`, written by `charter dev`). */
   liveSince?: string | undefined;
+  /** The ticket's trace in the tracing tool (`traceUrl`, from SVC_HEALER_TRACE_URL). */
+  traceUrl?: string | null | undefined;
 }
 
 const STYLE = `
@@ -183,12 +185,21 @@ ${decision}
 <tr><th scope="row">Last seen</th><td>${t.last_seen_at}</td></tr>
 ${t.resolved_at ? html`<tr><th scope="row">Resolved</th><td>${t.resolved_at}</td></tr>` : ""}
 ${t.diff_id ? html`<tr><th scope="row">Diff record</th><td><code>${t.diff_id}</code></td></tr>` : ""}
+${t.request_id ? html`<tr><th scope="row">Request id</th><td><code id="request-id">${t.request_id}</code></td></tr>` : ""}
+${traceRow(t, options.traceUrl)}
 </table>
 ${ctx.length ? html`<h3>Context</h3><table id="context">${ctx.map(([k, val]) => html`<tr><th scope="row">${k}</th><td><code>${json(val)}</code></td></tr>`)}</table>` : ""}
 </div>
 </section>
 ${details}`;
   return layout(`Ticket ${t.id.slice(0, 8)} (${t.status})`, body, "decision");
+}
+
+/** The failed request's trace id, linked to the tracing tool when SVC_HEALER_TRACE_URL is set. */
+function traceRow(t: Ticket, url: string | null | undefined): SafeHtml | string {
+  if (!t.trace_id) return "";
+  const id = html`<code id="trace-id">${t.trace_id}</code>`;
+  return html`<tr><th scope="row">Trace</th><td>${url ? html`<a id="trace-link" href="${url}" rel="noreferrer">${id}</a>` : id}</td></tr>`;
 }
 
 /** Whether the running app serves the applied fix yet (`charter dev` records it in `.forge/live.json`). */

@@ -37,6 +37,9 @@ export const ingestBody = {
         schema_path: { type: "string", maxLength: 1024 },
         line: { type: "integer", minimum: 0 },
         column: { type: "integer", minimum: 0 },
+        // The failed request's X-Request-ID and trace id (the generated app/observability.py).
+        request_id: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._:/+=-]{0,127}$" },
+        trace_id: { type: "string", pattern: "^[0-9a-f]{32}$" },
       },
     },
   },

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 from fastapi import Request
 
+from app import observability
 from app.config import settings
 from app.domain import ROUTE_CONTRACTS
 
@@ -60,6 +61,12 @@ def report(request: Request, exc: BaseException, status_code: int) -> None:
             "stacktrace": stacktrace,
         },
     }
+    # The request's ids tie the ticket to this request's log lines and trace (app/observability.py).
+    ctx = observability.current()
+    if ctx is not None:
+        payload["context"]["request_id"] = ctx.request_id
+        if ctx.trace_id:
+            payload["context"]["trace_id"] = ctx.trace_id
     contracts = contracts_for_path(request.url.path)
     if contracts is not None:
         payload["contract_fqn"] = contracts[0]
@@ -87,9 +94,11 @@ async def _send(payload: dict[str, Any]) -> str | None:
     except Exception as exc:  # a report must never raise
         return f"{type(exc).__name__}: {exc}"
     if response.status_code < 400:
+        observability.HEALER_REPORTS.labels("sent").inc()
         return None
     if response.status_code >= 500 or response.status_code in (408, 429):
         return f"HTTP {response.status_code}"
+    observability.HEALER_REPORTS.labels("refused").inc()
     hint = " (is SVC_HEALER_TOKEN the Healer's token?)" if response.status_code in (401, 403) else ""
     logger.warning(
         "the Healer at %s refused an error report with HTTP %s%s: %s",
@@ -104,12 +113,17 @@ async def _send(payload: dict[str, Any]) -> str | None:
 async def _deliver(payload: dict[str, Any]) -> None:
     # Behind queued reports: join the queue, so they keep their order.
     if _queue:
+        if len(_queue) == MAX_QUEUED:
+            observability.HEALER_REPORTS.labels("dropped").inc()
         _queue.append(payload)
         return
     why = await _send(payload)
     if why is None:
         return
     logger.warning("could not report an error to the Healer at %s: %s; it will be retried", _url(), why)
+    observability.HEALER_REPORTS.labels("failed").inc()
+    if len(_queue) == MAX_QUEUED:
+        observability.HEALER_REPORTS.labels("dropped").inc()
     _queue.append(payload)
     if not _retrying:
         _retrying.append(_spawn(_retry()))
@@ -122,6 +136,7 @@ async def _retry() -> None:
             await asyncio.sleep(pause)
             while _queue:
                 if await _send(_queue[0]) is not None:
+                    observability.HEALER_REPORTS.labels("failed").inc()
                     pause = min(pause * 2, _RETRY_MAX_S)
                     break
                 _queue.popleft()

@@ -79,6 +79,17 @@ class Settings(BaseSettings):
     SVC_HEALER_URL: str | None = None
     # Sent as a bearer token with every error report when set (the Healer's SVC_HEALER_TOKEN).
     SVC_HEALER_TOKEN: str | None = None
+    # Log lines: `json` (one object a line, for collectors) or `text` (for a person; `charter dev`).
+    LOG_FORMAT: Literal["json", "text"] = "json"
+    LOG_LEVEL: Literal["DEBUG", "INFO", "WARNING", "ERROR", "debug", "info", "warning", "error"] = "INFO"
+    # One line per request: method, route, status, duration, user id.
+    LOG_REQUESTS: bool = True
+    # GET /metrics in Prometheus' format; with METRICS_TOKEN, only for that bearer token; with
+    # METRICS_PORT, on that port (of METRICS_HOST) instead of the app's.
+    METRICS_ENABLED: bool = True
+    METRICS_TOKEN: str | None = None
+    METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)
+    METRICS_HOST: str = "0.0.0.0"
 
     # charter: if auth
     @property

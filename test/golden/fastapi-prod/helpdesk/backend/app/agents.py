@@ -25,6 +25,7 @@ import socket
 import sys
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from uuid import UUID, uuid4
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from app import events
+from app import events, observability
 from app.dispatcher import DispatchSettings, MemoryDispatcher, PostgresDispatcher
 from app.errors import ApiError
 from app.events import Event
@@ -133,6 +134,10 @@ class RunStore(ABC):
     async def of_record(self, entity: str, record_id: UUID) -> list[dict[str, Any]]:
         """The runs of one record, newest first."""
 
+    @abstractmethod
+    async def outcomes(self) -> dict[tuple[str, str], int]:
+        """How many runs each agent has by decision (`running` included), for /metrics."""
+
 
 class MemoryRunStore(RunStore):
     def __init__(self) -> None:
@@ -178,6 +183,9 @@ class MemoryRunStore(RunStore):
     async def of_record(self, entity: str, record_id: UUID) -> list[dict[str, Any]]:
         runs = [dict(r) for r in self._runs.values() if r["entity"] == entity and str(r["record_id"]) == str(record_id)]
         return sorted(runs, key=lambda r: r["started_at"], reverse=True)
+
+    async def outcomes(self) -> dict[tuple[str, str], int]:
+        return dict(Counter((r["agent"], r["decision"]) for r in self._runs.values()))
 
 
 def _outcome_values(outcome: Outcome) -> dict[str, Any]:
@@ -255,6 +263,10 @@ class PostgresRunStore(RunStore):
             record_id,
         )
         return [dict(row) for row in rows]
+
+    async def outcomes(self) -> dict[tuple[str, str], int]:
+        rows = await self._pool.fetch("SELECT agent, decision, count(*) AS n FROM agent_runs GROUP BY agent, decision")
+        return {(row["agent"], row["decision"]): row["n"] for row in rows}
 
 
 def build_prompt(agent: AgentSpec, event: Event, record: Mapping[str, Any]) -> tuple[str, str]:
@@ -430,6 +442,7 @@ async def running(
     """
     store: RunStore = PostgresRunStore(pool) if pool is not None else MemoryRunStore()
     _store[:] = [store]
+    observability.watch(lambda: observability.count_agent_runs(store.outcomes))
     provider = select_provider()
     try:
         if isinstance(provider, NoProvider):

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from app import healer
+from app import healer, observability
 from app.cursor import InvalidCursor
 from app.pool import PoolTimeoutError
 from app.responses import ORJSONResponse
@@ -36,6 +36,7 @@ class ErrorBody(BaseModel):
     error: str = Field(description="A stable name of the failure, e.g. `not_found`")
     message: str = Field(description="What went wrong, for a person")
     details: Any = Field(None, description="Structured facts of the failure, when there are any")
+    request_id: str | None = Field(None, description="The request's id, as in its `X-Request-ID` header and the logs")
 
 
 # What each status means on this API, and the headers it carries (response_headers in the document).
@@ -127,6 +128,9 @@ def error_response(
     body: dict[str, Any] = {"error": error, "message": message}
     if details is not None:
         body["details"] = details
+    request_id = observability.request_id()
+    if request_id is not None:
+        body["request_id"] = request_id
     return ORJSONResponse(body, status_code=status, headers=headers)
 
 
@@ -275,7 +279,10 @@ async def _invalid_cursor(_request: Request, exc: Exception) -> ORJSONResponse:
 
 async def _unhandled(request: Request, exc: Exception) -> ORJSONResponse:
     healer.report(request, exc, 500)
-    return error_response(500, "internal_error", "an internal error occurred")
+    # Starlette renders this outside every middleware: the request id header is added here.
+    request_id = observability.request_id()
+    headers = {"X-Request-ID": request_id} if request_id else None
+    return error_response(500, "internal_error", "an internal error occurred", headers=headers)
 
 
 async def _pool_timeout(_request: Request, exc: Exception) -> ORJSONResponse:

@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Request, params
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app import observability
 from app.auth.providers import AuthProvider
 from app.config import settings
 from app.errors import ApiError
@@ -39,6 +40,7 @@ async def require_auth(
     user = await get_provider(request).authenticate(credentials.credentials)
     if user is None:
         raise unauthorized("the token is invalid or expired")
+    observability.note_user(user.id)
     return user
 
 

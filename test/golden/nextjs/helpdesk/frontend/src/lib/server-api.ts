@@ -2,6 +2,7 @@
 import { cookies, headers } from "next/headers";
 
 import { setTransport, TOKEN_COOKIE, UNREACHABLE } from "./request";
+import { traceHeaders } from "./trace-context";
 
 /**
  * Server side of the API: the backend's address (read when the server starts, so one build runs
@@ -23,13 +24,16 @@ export function unreachable(): Response {
 /**
  * Calls the backend; `path` starts with "/" and holds the query string. The browser's address
  * goes along (X-Forwarded-For, as client-address.cjs set it), so the backend's per-address login
- * throttle counts each browser, not this server. Redirects come back as they are.
+ * throttle counts each browser, not this server, and so does the trace context (trace-context.ts).
+ * Redirects come back as they are.
  */
 export async function callBackend(method: string, path: string, body: string | null, token: string | null): Promise<Response> {
   const sent: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
   if (token) sent.Authorization = `Bearer ${token}`;
-  const client = (await headers()).get("x-forwarded-for")?.split(",").pop()?.trim();
+  const incoming = await headers();
+  const client = incoming.get("x-forwarded-for")?.split(",").pop()?.trim();
   if (client) sent["X-Forwarded-For"] = client;
+  Object.assign(sent, traceHeaders(incoming));
   return fetch(`${API_URL}${path}`, { method, headers: sent, body, cache: "no-store", redirect: "manual" });
 }
 

@@ -1,0 +1,481 @@
+"""What the app says about itself: request ids, JSON log lines, Prometheus metrics and traces.
+
+- Every request gets an id: a valid incoming `X-Request-ID`, else one derived from a W3C
+  `traceparent`, else a new one. It goes back in the `X-Request-ID` header and into every log line,
+  error body and Healer report made while the request runs.
+- Log lines are JSON (LOG_FORMAT=text for a person at a terminal), one per request besides what the
+  code logs, with the request and trace ids, route template, status, duration and user id. Never a
+  header or a body: tokens and passwords cannot leak into them.
+- /metrics (METRICS_ENABLED) speaks Prometheus: requests and their latency per route template and
+  status, the connection pool, the events outbox, agent runs and Healer reports. METRICS_TOKEN asks
+  scrapers for a bearer token; METRICS_PORT serves them on a port of their own instead.
+- Traces are OpenTelemetry's, switched on by the standard OTEL_* variables only: without them none
+  of its modules is imported, so an app that does not trace pays nothing for it.
+
+The middleware is pure ASGI, the outermost but for OpenTelemetry's own: one layer, paid on every
+request.
+"""
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import os
+import re
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from fastapi import FastAPI
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.config import settings
+
+if TYPE_CHECKING:
+    from app.pool import ConnectionPool
+
+logger = logging.getLogger("app.observability")
+# The line per request, on a logger of its own: LOG_LEVEL=WARNING or a filter on the name drops it.
+access_logger = logging.getLogger("app.requests")
+
+# An incoming X-Request-ID is kept only if it is short and plain: it is echoed into logs and headers.
+_VALID_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+=-]{0,127}")
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}")
+_ZERO_TRACE = "0" * 32
+# Requests that matched no route share one label: paths a scanner makes up must not make series.
+UNMATCHED = "unmatched"
+# How often the figures read from the storage are refreshed for the METRICS_PORT listener.
+_PROBE_EVERY_S = 5.0
+
+
+@dataclass
+class RequestContext:
+    request_id: str
+    trace_id: str | None
+    user_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# Set for the request's task by the middleware; each request runs in a task of its own, so it is
+# never reset: the 500 handler, which Starlette runs outside every middleware, still reads it.
+_current: ContextVar[RequestContext | None] = ContextVar("request_context", default=None)
+
+
+def current() -> RequestContext | None:
+    return _current.get()
+
+
+def request_id() -> str | None:
+    ctx = _current.get()
+    return ctx.request_id if ctx else None
+
+
+def trace_id() -> str | None:
+    ctx = _current.get()
+    return ctx.trace_id if ctx else None
+
+
+def note_user(user_id: str) -> None:
+    """Names the caller in the request's log line (called once the token is checked)."""
+    ctx = _current.get()
+    if ctx is not None:
+        ctx.user_id = user_id
+
+
+def _ids(headers: list[tuple[bytes, bytes]]) -> tuple[str, str | None]:
+    incoming: str | None = None
+    upstream: tuple[str, str] | None = None
+    for name, value in headers:
+        if name == b"x-request-id":
+            text = value.decode("latin-1").strip()
+            if _VALID_REQUEST_ID.fullmatch(text):
+                incoming = text
+        elif name == b"traceparent":
+            m = _TRACEPARENT.fullmatch(value.decode("latin-1").strip().lower())
+            if m and m.group(1) != _ZERO_TRACE:
+                upstream = (m.group(1), m.group(2))
+    trace = upstream[0] if upstream else None
+    if incoming:
+        return incoming, trace
+    if upstream:
+        # The caller's span id tells apart its calls within one trace.
+        return f"{upstream[0]}-{upstream[1]}", trace
+    return uuid.uuid4().hex, trace
+
+
+# --- logs ----------------------------------------------------------------------------------------
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, the request's ids, then the extras."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "timestamp": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        ctx = _current.get()
+        if ctx is not None:
+            line["request_id"] = ctx.request_id
+            if ctx.trace_id:
+                line["trace_id"] = ctx.trace_id
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, Mapping):
+            line.update(fields)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return orjson.dumps(line, default=str).decode()
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        ctx = _current.get()
+        said = [f"request_id={ctx.request_id}"] if ctx is not None else []
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, Mapping):
+            said.extend(f"{k}={v}" for k, v in fields.items() if k not in ("method", "path", "status"))
+        return f"{text} {' '.join(said)}".rstrip()
+
+
+def setup_logging() -> None:
+    """Sends the app's and uvicorn's records through one handler on stderr, in LOG_FORMAT."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(TextFormatter() if settings.LOG_FORMAT == "text" else JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.LOG_LEVEL.upper())
+    # uvicorn configured its loggers before importing the app: those with a handler of their own
+    # write through ours instead (the access log only when --no-access-log did not turn it off;
+    # the line per request above says more).
+    for name in ("uvicorn", "uvicorn.access"):
+        uvicorn_logger = logging.getLogger(name)
+        if uvicorn_logger.handlers:
+            uvicorn_logger.handlers[:] = [handler]
+
+
+# --- metrics -------------------------------------------------------------------------------------
+
+# No `_created` series: a time stamp per series that scrapers do not need, and bytes on every scrape.
+disable_created_metrics()
+REGISTRY = CollectorRegistry(auto_describe=True)
+REQUESTS = Counter(
+    "http_requests",
+    "Requests answered, by method, route template and status",
+    ["method", "route", "status"],
+    registry=REGISTRY,
+)
+LATENCY = Histogram(
+    "http_request_duration_seconds",
+    "Time from the request's arrival to the end of its response, by method, route template and status",
+    ["method", "route", "status"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+    registry=REGISTRY,
+)
+POOL_SIZE = Gauge("db_pool_size", "Connections of the database pool", registry=REGISTRY)
+POOL_IN_USE = Gauge("db_pool_in_use", "Connections handed out now", registry=REGISTRY)
+POOL_WAITING = Gauge("db_pool_waiting", "Requests waiting for a connection now", registry=REGISTRY)
+POOL_WAITS = Gauge("db_pool_waits_total", "Times a request had to wait for a connection", registry=REGISTRY)
+EVENTS = Gauge("events", "Events of the outbox not yet delivered, by state", ["state"], registry=REGISTRY)
+AGENT_RUNS = Gauge("agent_runs", "Agent runs recorded, by agent and outcome", ["agent", "outcome"], registry=REGISTRY)
+HEALER_REPORTS = Counter(
+    "healer_reports",
+    "Error reports to the Healer, by result (sent, refused, failed: will be retried, dropped)",
+    ["result"],
+    registry=REGISTRY,
+)
+
+# What /metrics reads at scrape time (the open storage, agent runs), registered at start.
+Probe = Callable[[], Awaitable[None]]
+_probes: list[Probe] = []
+
+
+def watch(probe: Probe) -> None:
+    _probes.append(probe)
+
+
+def unwatch() -> None:
+    _probes.clear()
+
+
+# Events not delivered yet: the partial index of the dispatcher's claim serves this query, however
+# long the table of delivered events grows.
+_EVENT_COUNTS = """
+SELECT count(*) FILTER (WHERE parked_at IS NULL) AS pending,
+       count(*) FILTER (WHERE parked_at IS NULL AND last_error IS NOT NULL) AS retrying,
+       count(*) FILTER (WHERE parked_at IS NOT NULL) AS parked
+FROM events WHERE dispatched_at IS NULL
+"""
+
+
+def watch_storage(pool: "ConnectionPool | None", outbox: list[dict[str, Any]] | None) -> None:
+    """The pool's figures and the outbox's counts, for /metrics."""
+
+    async def probe() -> None:
+        counts: Mapping[str, int]
+        if pool is not None:
+            size, in_use, waiting, waits = pool.stats()
+            POOL_SIZE.set(size)
+            POOL_IN_USE.set(in_use)
+            POOL_WAITING.set(waiting)
+            POOL_WAITS.set(waits)
+            row = await pool.fetchrow(_EVENT_COUNTS)
+            counts = dict(row) if row is not None else {}
+        else:
+            undelivered = [e for e in outbox or () if e.get("dispatched_at") is None]
+            live = [e for e in undelivered if e.get("parked_at") is None]
+            counts = {
+                "pending": len(live),
+                "retrying": sum(1 for e in live if e.get("last_error") is not None),
+                "parked": len(undelivered) - len(live),
+            }
+        for state in ("pending", "retrying", "parked"):
+            EVENTS.labels(state).set(counts.get(state, 0))
+
+    watch(probe)
+
+
+async def count_agent_runs(outcomes: Callable[[], Awaitable[dict[tuple[str, str], int]]]) -> None:
+    for (agent, outcome), n in (await outcomes()).items():
+        AGENT_RUNS.labels(agent, outcome).set(n)
+
+
+async def render_metrics() -> bytes:
+    for probe in _probes:
+        try:
+            await probe()
+        except Exception:  # a broken probe must not hide the other figures
+            logger.exception("a metrics probe failed")
+    return generate_latest(REGISTRY)
+
+
+def _authorized(request: Request) -> bool:
+    if not settings.METRICS_TOKEN:
+        return True
+    given = request.headers.get("authorization", "")
+    return hmac.compare_digest(given.encode(), f"Bearer {settings.METRICS_TOKEN}".encode())
+
+
+async def metrics(request: Request) -> Response:
+    if not _authorized(request):
+        from app.errors import error_response
+
+        return error_response(401, "unauthorized", "/metrics needs METRICS_TOKEN as a bearer token")
+    return Response(await render_metrics(), media_type=CONTENT_TYPE_LATEST)
+
+
+def _route_of(scope: Scope) -> str:
+    route = scope.get("route")
+    if route is not None:
+        return str(getattr(route, "path", UNMATCHED))
+    # A request whose scope was copied on the way (a trailing slash taken off) carries no route
+    # back: match it again, which only such requests pay for.
+    app = scope.get("app")
+    if app is None:
+        return UNMATCHED
+    path = scope["path"].rstrip("/") or "/"
+    probe = {**scope, "path": path}
+    for candidate in app.router.routes:
+        match, _ = candidate.matches(probe)
+        if match == Match.FULL:
+            return str(getattr(candidate, "path", UNMATCHED))
+    return UNMATCHED
+
+
+# --- the middleware ------------------------------------------------------------------------------
+
+
+class ObservabilityMiddleware:
+    def __init__(self, app: ASGIApp, tracing: bool, metrics: bool, access_log: bool) -> None:
+        self.app = app
+        self.tracing = tracing
+        self.metrics = metrics
+        self.access_log = access_log
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        rid, trace = _ids(scope["headers"])
+        if self.tracing:
+            trace = _span_trace_id(rid) or trace
+        ctx = RequestContext(rid, trace)
+        _current.set(ctx)
+        header = (b"x-request-id", rid.encode())
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = _route_of(scope)
+            method = scope["method"]
+            if self.metrics:
+                labels = (method, route, str(status))
+                REQUESTS.labels(*labels).inc()
+                LATENCY.labels(*labels).observe(elapsed)
+            if self.access_log:
+                fields = {
+                    "method": method,
+                    "route": route,
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round(elapsed * 1000, 3),
+                    "user_id": ctx.user_id,
+                }
+                access_logger.info("%s %s %s", method, scope["path"], status, extra={"fields": fields})
+
+
+# --- traces --------------------------------------------------------------------------------------
+
+
+def tracing_wanted(env: Mapping[str, str] = os.environ) -> bool:
+    """Whether the standard OTEL_* variables ask for traces."""
+    if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    exporter = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    if exporter:
+        return exporter != "none"
+    return bool(env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+
+
+def _span_trace_id(rid: str) -> str | None:
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
+    context = span.get_span_context()
+    if not context.is_valid:
+        return None
+    span.set_attribute("http.request_id", rid)
+    return format(context.trace_id, "032x")
+
+
+def setup_tracing(app: FastAPI, service_name: str) -> None:
+    """The SDK with the exporter OTEL_TRACES_EXPORTER names (otlp over HTTP by default, or console),
+    FastAPI's server spans and asyncpg's query spans. Everything else (endpoint, headers, sampler,
+    resource attributes) is read by the SDK from the OTEL_* variables itself."""
+    from opentelemetry import trace
+    from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
+    from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+
+    attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {SERVICE_NAME: service_name}
+    provider = TracerProvider(resource=Resource.create(attributes))
+    named = os.environ.get("OTEL_TRACES_EXPORTER", "").lower().split(",")
+    exporters = [e.strip() for e in named if e.strip()] or ["otlp"]
+    for name in exporters:
+        exporter: SpanExporter
+        if name == "console":
+            exporter = ConsoleSpanExporter()
+        elif name == "otlp":
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            exporter = OTLPSpanExporter()
+        else:
+            raise SystemExit(f"invalid settings: OTEL_TRACES_EXPORTER: {name!r} is not otlp, console or none")
+        provider.add_span_processor(BatchSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    AsyncPGInstrumentor().instrument()
+    # No span per ASGI message sent or received: one server span per request, and its queries.
+    FastAPIInstrumentor.instrument_app(
+        app, tracer_provider=provider, excluded_urls="/health,/metrics", exclude_spans=["receive", "send"]
+    )
+    logger.info("tracing on: exporting spans with %s", ", ".join(exporters))
+
+
+def shutdown_tracing() -> None:
+    """Sends the spans still buffered before the process ends."""
+    if "opentelemetry.sdk.trace" not in sys.modules:
+        return
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, TracerProvider):
+        provider.shutdown()
+
+
+# --- wiring --------------------------------------------------------------------------------------
+
+
+def install(app: FastAPI, service_name: str) -> None:
+    """Logs, the middleware, /metrics (here or on METRICS_PORT) and, if asked, tracing."""
+    setup_logging()
+    tracing = tracing_wanted()
+    app.add_middleware(
+        ObservabilityMiddleware,
+        tracing=tracing,
+        metrics=settings.METRICS_ENABLED,
+        access_log=settings.LOG_REQUESTS,
+    )
+    if settings.METRICS_ENABLED and settings.METRICS_PORT is None:
+        app.add_api_route("/metrics", metrics, methods=["GET"], include_in_schema=False)
+    if tracing:
+        setup_tracing(app, service_name)
+
+
+@asynccontextmanager
+async def running(pool: "ConnectionPool | None", outbox: list[dict[str, Any]] | None) -> AsyncIterator[None]:
+    """The probes of the open storage, and the METRICS_PORT listener, for the app's lifetime."""
+    watch_storage(pool, outbox)
+    refresher: asyncio.Task[None] | None = None
+    if settings.METRICS_ENABLED and settings.METRICS_PORT is not None:
+        from prometheus_client import start_http_server
+
+        try:
+            start_http_server(settings.METRICS_PORT, addr=settings.METRICS_HOST, registry=REGISTRY)
+            logger.info("metrics on port %d", settings.METRICS_PORT)
+        except OSError as exc:
+            # Several uvicorn workers: the first one serves the port (and only its own figures).
+            logger.warning("metrics port %d not served by this process: %s", settings.METRICS_PORT, exc)
+        # The listener's thread cannot run the probes, which query the database on this loop.
+        refresher = asyncio.create_task(_refresh_probes(), name="metrics-probes")
+    try:
+        yield
+    finally:
+        if refresher is not None:
+            refresher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await refresher
+        unwatch()
+        shutdown_tracing()
+
+
+async def _refresh_probes() -> None:
+    while True:
+        await render_metrics()
+        await asyncio.sleep(_PROBE_EVERY_S)
