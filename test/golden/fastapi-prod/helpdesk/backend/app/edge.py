@@ -11,6 +11,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import readiness
+from app.errors import error_response
 from app.responses import ORJSONResponse
 
 # Methods whose requests carry no body here: passed on without counting bytes.
@@ -23,7 +24,7 @@ def _is_json(content_type: bytes) -> bool:
 
 
 def _refusal(status: int, error: str, message: str) -> ORJSONResponse:
-    return ORJSONResponse({"error": error, "message": message}, status_code=status)
+    return error_response(status, error, message)
 
 
 class EdgeMiddleware:

@@ -66,10 +66,16 @@ class ConnectionPool:
         self._closed = False
         # Connections given back after close(), while they say goodbye (held so the task is not lost).
         self._closing: set[asyncio.Task[None]] = set()
+        # Times a caller found no idle connection and queued (read by /metrics, app/observability.py).
+        self.waits = 0
 
     @property
     def size(self) -> int:
         return self._size
+
+    def stats(self) -> tuple[int, int, int, int]:
+        """Size, connections handed out, callers waiting now, and waits so far."""
+        return self._size, self._size - len(self._idle), len(self._waiters), self.waits
 
     async def open(self) -> None:
         connections = await asyncio.gather(*(self._connect() for _ in range(self._size)), return_exceptions=True)
@@ -110,6 +116,7 @@ class ConnectionPool:
             loop = asyncio.get_running_loop()
             waiter: asyncio.Future[asyncpg.Connection | None] = loop.create_future()
             self._waiters.append(waiter)
+            self.waits += 1
             # A timer only for callers that wait: taking an idle connection costs nothing extra. An
             # expired waiter stays queued, done, and _give() passes over it.
             expiry = None if self._timeout is None else loop.call_later(self._timeout, _expire, waiter, self._timeout)

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
-from app import deps, errors, readiness
+from app import deps, errors, observability, readiness
 from app.config import settings
 from app.custom import routes as custom_routes
 from app.domain import DOMAIN, ENTITIES
@@ -46,7 +46,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
     pool_timeout = settings.DATABASE_POOL_TIMEOUT_SECONDS
     migrate = settings.DATABASE_MIGRATE == "auto"
-    async with open_storage(backend, url, pool_size, ENTITIES, pool_timeout, migrate) as storage:
+    async with (
+        open_storage(backend, url, pool_size, ENTITIES, pool_timeout, migrate) as storage,
+        observability.running(storage.pool, storage.outbox),
+    ):
         deps.use_repositories(storage.repositories)
         readiness.set_unready(storage.unready)
         if storage.unready:
@@ -69,6 +72,9 @@ app = FastAPI(
 )
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
+# Request ids, logs, /metrics and traces (app/observability.py): outside the edge, so that its
+# refusals carry a request id and count too.
+observability.install(app, "bench")
 
 _DOCS_FILES = Path(__file__).parent / "static" / "docs"
 app.mount("/static/docs", StaticFiles(directory=_DOCS_FILES), name="docs-static")

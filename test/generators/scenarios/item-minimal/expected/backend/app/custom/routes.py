@@ -12,11 +12,11 @@ router = APIRouter(tags=["custom"])
 
 # An example (the repositories, the current user and roles are the generated routes' own):
 #
-# from app.deps import CurrentUser, repository
+# from app.deps import CurrentUser, TicketRepo
 # from app.repositories.base import ListQuery
 #
 #
 # @router.get("/custom/open-tickets")
-# async def open_tickets(user: CurrentUser) -> dict[str, int]:
-#     page = await repository("ticket").list(ListQuery(filters={"state": "open"}))
+# async def open_tickets(user: CurrentUser, repo: TicketRepo) -> dict[str, int]:
+#     page = await repo.list(ListQuery(filters={"state": "open"}))
 #     return {"open": page.total or 0}
