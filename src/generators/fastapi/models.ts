@@ -268,7 +268,8 @@ function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
   }
   if (f.type === "date" || f.type === "datetime" || f.type === "uuid") {
     // The contract writes the value as text; validated, it becomes the field's type (and mypy sees
-    // no string assigned to a datetime).
+    // no string assigned to a datetime). pydantic leaves defaults unvalidated otherwise, and the
+    // text would reach the database.
     imp.add("pydantic", "Field");
     return call("Field", [pyValue(value), "validate_default=True", ...meta]);
   }
@@ -288,11 +289,8 @@ function createField(ctx: ModelContext, f: FieldIR, required: boolean, schemaExt
   const t = inputType(ctx, f);
   const meta = fieldMeta(f, schemaExtra);
   const attr = pyAttr(f.name);
-  if (f.hasDefault && f.default !== null) {
-    // pydantic leaves defaults unvalidated: a date's or datetime's would reach the database as text.
-    const parsed = f.type === "date" || f.type === "datetime" ? [kw("validate_default", "True")] : [];
-    return line(attr, t, defaultExpr(f, [...meta, ...parsed], ctx.imp));
-  }
+  // defaultExpr validates a date's, datetime's or uuid's default, written as text in the contract.
+  if (f.hasDefault && f.default !== null) return line(attr, t, defaultExpr(f, meta, ctx.imp));
   if (required) {
     if (meta.length === 0) return line(attr, t, null);
     ctx.imp.add("pydantic", "Field");
