@@ -266,7 +266,11 @@ describe("the generated app with its one pooled connection held", () => {
       });
       const refused = await api.get("/items/00000000-0000-0000-0000-000000000001");
       expect(refused.status).toBe(503);
-      expect(refused.body).toEqual({ error: "service_unavailable", message: "no database connection came free within 0.5 s" });
+      expect(refused.body).toEqual({
+        error: "service_unavailable",
+        message: "no database connection came free within 0.5 s",
+        request_id: refused.headers.get("x-request-id"),
+      });
       expect(refused.headers.get("retry-after")).toBe("1");
       await locker.query("COMMIT");
       // The held request completes once the lock goes, and the pool serves again.

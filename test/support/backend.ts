@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkDomain } from "../../src/compiler/compile-path.js";
 import { GENERATORS, generateTarget } from "../../src/generators/registry.js";
@@ -84,25 +86,39 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
   for (const name of options.unset ?? []) delete env[name];
   const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-access-log", "--no-proxy-headers"];
   if (options.workers && options.workers > 1) args.push("--workers", String(options.workers));
-  const child = spawn(VENV_PYTHON, args, { cwd: backendDir, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    output += d.toString();
-  });
+  // The app's output goes to a file, not a pipe: a test that blocks Node's event loop (spawnSync of
+  // a test suite) would stop draining a pipe, and an app that logs every request then blocks on a
+  // full pipe in the middle of a request.
+  const logDir = mkdtempSync(join(tmpdir(), "charter-backend-log-"));
+  const logPath = join(logDir, "uvicorn.log");
+  const logFd = openSync(logPath, "a");
+  const child = spawn(VENV_PYTHON, args, { cwd: backendDir, env, stdio: ["ignore", logFd, logFd], detached: true });
+  closeSync(logFd);
+  let final: string | null = null;
+  const output = (): string => {
+    if (final !== null) return final;
+    try {
+      return readFileSync(logPath, "utf8");
+    } catch {
+      return "";
+    }
+  };
   const url = `http://127.0.0.1:${port}`;
   const running: RunningBackend = {
     url,
     port,
     pid: child.pid ?? 0,
     backendDir,
-    logs: () => output,
-    stop: () => stopProcess(child),
+    logs: output,
+    stop: async () => {
+      await stopProcess(child);
+      // What the app wrote stays readable through logs() once its file is gone.
+      if (final === null) final = output();
+      rmSync(logDir, { recursive: true, force: true });
+    },
   };
   try {
-    await waitForHealth(url, child, () => output, options.anyHealth ?? false);
+    await waitForHealth(url, child, output, options.anyHealth ?? false);
   } catch (e) {
     await running.stop();
     throw e;
