@@ -297,12 +297,15 @@ def _route_of(scope: Scope) -> str:
     app = scope.get("app")
     if app is None:
         return UNMATCHED
-    path = scope["path"].rstrip("/") or "/"
-    probe = {**scope, "path": path}
-    for candidate in app.router.routes:
-        match, _ = candidate.matches(probe)
-        if match == Match.FULL:
-            return str(getattr(candidate, "path", UNMATCHED))
+    # As sent, then without its trailing slash: a collection is served at `/tickets/`, an item at
+    # `/tickets/{record_id}`.
+    path = scope["path"]
+    for probe_path in dict.fromkeys((path, path.rstrip("/") or "/")):
+        probe = {**scope, "path": probe_path}
+        for candidate in app.router.routes:
+            match, _ = candidate.matches(probe)
+            if match == Match.FULL:
+                return str(getattr(candidate, "path", UNMATCHED))
     return UNMATCHED
 
 
