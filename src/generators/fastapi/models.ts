@@ -2,7 +2,7 @@ import type { EndpointIR, EntityIR, FieldIR, FieldType, ValidationRuleIR } from 
 import { hashHeader } from "../header.js";
 import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
 import { columnNotNull as notNull } from "../postgres/types.js";
-import { assign, call, flat, kw, layout, type PyExpr, str, subscript } from "./py-layout.js";
+import { assign, call, flat, kw, layout, type PyExpr, str, subscript, tuple } from "./py-layout.js";
 import { Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
 import { type CompiledRules, compileRules, type SchemaKeywords } from "./rule-schema.js";
 
@@ -145,9 +145,13 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     if (f.type === "date" || f.type === "datetime") {
       // The chosen text becomes a date or datetime after the check: PostgreSQL binds no text to them.
       ctx.imp.add("typing", "Annotated");
+      // A record read back holds the date or datetime itself: stored_enum gives the Literal its text.
       ctx.imp.add("pydantic", "AfterValidator");
+      ctx.imp.add("pydantic", "BeforeValidator");
       const parse = ctx.imp.add("app.fieldtypes", f.type === "date" ? "enum_date" : "enum_datetime");
-      t = subscript("Annotated", [t, call("AfterValidator", [parse])]);
+      const stored = ctx.imp.add("app.fieldtypes", "stored_enum");
+      const choices = tuple(f.enum.map(pyValue));
+      t = subscript("Annotated", [t, call("BeforeValidator", [call(stored, [choices])]), call("AfterValidator", [parse])]);
     }
   } else if (constraintArgs(f).length > 0 && (f.type === "string" || f.type === "text")) {
     // The contract's constraints come before the storable check: after a validator, pydantic

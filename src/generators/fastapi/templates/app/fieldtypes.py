@@ -11,6 +11,7 @@ Query types parse text, the only thing a query string carries, but only in the f
 """
 
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
@@ -64,6 +65,25 @@ def _iso_datetime_text(value: Any) -> Any:
 def enum_date(value: str) -> date:
     """A date enum's value (its Literal keeps the text) as the date both backends store."""
     return date.fromisoformat(value)
+
+
+def stored_enum(choices: tuple[str, ...]) -> Callable[[Any], Any]:
+    """Maps a stored date or datetime back to its text among a date or datetime enum's `choices`.
+
+    The enum's Literal keeps the contract's text, while both backends hand back date or datetime
+    objects: a model validated from a stored record (the after-hooks get one) must accept them.
+    """
+
+    def to_text(value: Any) -> Any:
+        if isinstance(value, datetime):
+            for choice in choices:
+                if as_utc(datetime.fromisoformat(choice)) == as_utc(value):
+                    return choice
+        elif isinstance(value, date):
+            return value.isoformat()
+        return value
+
+    return to_text
 
 
 def enum_datetime(value: str) -> datetime:
