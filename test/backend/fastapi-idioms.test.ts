@@ -101,7 +101,7 @@ describe("the generated FastAPI app under TestClient", () => {
     // The override was called instead of the real repository, and its answer was refused.
     expect(seen.wrong_calls).toBe(1);
     expect(seen.wrong_status).toBe(500);
-    expect(seen.wrong_body).toEqual({ error: "internal_error", message: "an internal error occurred" });
+    expect(seen.wrong_body).toEqual({ error: "internal_error", message: "an internal error occurred", request_id: expect.any(String) });
     expect(seen.reported).toEqual(["ResponseValidationError"]);
     expect(seen.restored).toBe("first");
   });
