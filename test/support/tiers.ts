@@ -27,7 +27,8 @@ export const UNIT_FILES = [
   "test/backend/fastapi-golden.test.ts",
   "test/docker/docker-target.test.ts",
   "test/healer/classify.test.ts",
-  "test/healer/cli.test.ts",
+  // test/healer/cli.test.ts is in the full tier: each case runs `charter healer` end to end,
+  // regenerating the app, and the file alone took most of the unit tier's two minutes.
   "test/healer/crash.test.ts",
   "test/healer/llm-proposer.test.ts",
   "test/healer/normalise.test.ts",
