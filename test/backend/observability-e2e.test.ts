@@ -172,9 +172,11 @@ describe("observability of the generated app (PostgreSQL, OTLP receiver, Healer)
       expect(r.status).toBe(201);
       created.push(r.body.id as string);
     }
-    const sent = { list: 150, found: 120, missing: 60, unmatched: 30 };
+    const sent = { list: 150, listSlash: 20, found: 120, missing: 60, unmatched: 30 };
     const calls: Promise<unknown>[] = [];
     for (let i = 0; i < sent.list; i++) calls.push(admin.get("/customers?limit=5"));
+    // With a trailing slash too: the same route, whichever way the path is written.
+    for (let i = 0; i < sent.listSlash; i++) calls.push(admin.get("/customers/?limit=5"));
     for (let i = 0; i < sent.found; i++) calls.push(admin.get(`/customers/${created[i % created.length]}`));
     for (let i = 0; i < sent.missing; i++) calls.push(admin.get(`/customers/00000000-0000-4000-8000-${String(i).padStart(12, "0")}`));
     for (let i = 0; i < sent.unmatched; i++) calls.push(admin.get(`/no-such-thing/${i}`));
@@ -187,7 +189,7 @@ describe("observability of the generated app (PostgreSQL, OTLP receiver, Healer)
     const delta = (key: string): number => (after.get(key) ?? 0) - (before.get(key) ?? 0);
     const series = (route: string, status: number, method = "GET") => `{method="${method}",route="${route}",status="${status}"}`;
     expect(delta(`http_requests_total${series("/customers", 201, "POST")}`)).toBe(40);
-    expect(delta(`http_requests_total${series("/customers", 200)}`)).toBe(sent.list);
+    expect(delta(`http_requests_total${series("/customers", 200)}`)).toBe(sent.list + sent.listSlash);
     expect(delta(`http_requests_total${series("/customers/{record_id}", 200)}`)).toBe(sent.found);
     expect(delta(`http_requests_total${series("/customers/{record_id}", 404)}`)).toBe(sent.missing);
     // Paths that match no route share one series, whatever they are.
@@ -195,7 +197,9 @@ describe("observability of the generated app (PostgreSQL, OTLP receiver, Healer)
     expect([...after.keys()].some((k) => k.includes("no-such-thing"))).toBe(false);
     // The histogram counted the same requests.
     expect(delta(`http_request_duration_seconds_count${series("/customers/{record_id}", 200)}`)).toBe(sent.found);
-    expect(delta(`http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/customers",status="200"}`)).toBe(sent.list);
+    expect(delta(`http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/customers",status="200"}`)).toBe(
+      sent.list + sent.listSlash,
+    );
     // The pool and the outbox: every create wrote an event, and nothing delivers them (no agents run).
     expect(after.get("db_pool_size")).toBe(10);
     expect(after.get("db_pool_in_use")).toBeGreaterThanOrEqual(0);

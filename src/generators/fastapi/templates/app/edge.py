@@ -43,6 +43,7 @@ class EdgeMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        original = scope
         path: str = scope["path"]
         if len(path) > 1 and path.endswith("/"):
             # Every path answers with and without a trailing slash: one route each, no redirect.
@@ -51,11 +52,16 @@ class EdgeMiddleware:
             raw_path = scope.get("raw_path")
             if raw_path:
                 scope["raw_path"] = raw_path.rstrip(b"/") or b"/"
-        for name, _ in scope["headers"]:
-            if name == b"origin":
+        try:
+            if any(name == b"origin" for name, _ in scope["headers"]):
                 await self.cors(scope, receive, send)
-                return
-        await self._guarded(scope, receive, send)
+            else:
+                await self._guarded(scope, receive, send)
+        finally:
+            # The router sets the matched route on the copy: hand it back, so app/observability.py
+            # labels a collection request by its route without matching it a second time.
+            if scope is not original and "route" in scope:
+                original["route"] = scope["route"]
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuses bodies over the limit with 413 before they are read into memory, and bodies

@@ -293,8 +293,9 @@ def _route_of(scope: Scope) -> str:
     route = scope.get("route")
     if route is not None:
         return str(getattr(route, "path", UNMATCHED))
-    # A request whose scope was copied on the way (a trailing slash taken off) carries no route
-    # back: match it again, which only such requests pay for.
+    # A request the router never saw (refused at the edge: not ready, too large, not JSON) carries
+    # no route: match it here, which only such requests pay for. app/edge.py hands the route of a
+    # request it copied back to this scope.
     app = scope.get("app")
     if app is None:
         return UNMATCHED
