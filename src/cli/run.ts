@@ -6,6 +6,11 @@ import { UserError } from "./output.js";
  * user errors exit 1 with one line, and only bugs print a stack trace.
  */
 export async function runProgram(program: Command, argv: string[] = process.argv): Promise<void> {
+  // `charter forge validate . | head`: a reader that goes away is not an error.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    throw e;
+  });
   program.exitOverride();
   program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
   applyToSubcommands(program);

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +40,31 @@ describe("charter forge validate", () => {
     const text = runCharter(["forge", "validate", dir]);
     const first = expected[name]?.[0] as ExpectedFinding;
     expect(text.stdout).toContain(`${dir}/${first.file}:${first.line}:${first.column}: error: ${first.message}`);
+  });
+
+  it("exits quietly when its reader goes away (EPIPE), as in `| head -c 1`", () => {
+    // A report far larger than a pipe's buffer: `head` leaves while charter is still writing.
+    const dir = mkdtempSync(join(tmpdir(), "charter-epipe-"));
+    for (let i = 0; i < 2000; i++) {
+      const name = `thing_${i}`;
+      const text = [
+        "apiVersion: charter/v1",
+        "kind: Entity",
+        "metadata:",
+        `  name: ${name}`,
+        "  domain: pipe",
+        "spec:",
+        "  fields:",
+        "    title: {type: string}",
+        "",
+      ];
+      writeFileSync(join(dir, `${name}.contract.yaml`), text.join("\n"));
+    }
+    const charter = `"${process.execPath}" dist/cli/charter.js forge validate "${dir}" --format json`;
+    const r = spawnSync("bash", ["-c", `${charter} | head -c 1 >/dev/null; echo "status=$\{PIPESTATUS[0]}" >&2`], { encoding: "utf8" });
+    expect(r.stderr).not.toContain("EPIPE");
+    expect(r.stderr.trim()).toBe("status=0");
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("refuses the helpdesk without the customers' Route, at the Page that still needs it", () => {

@@ -142,14 +142,6 @@ in seconds, default 60); a person approves it. Without a provider they fail with
 \`charter healer retry ID\` asks again once one is configured. \`charter doctor\` shows the choice.`,
   );
 
-  // `charter healer tickets | head -1`: a reader that goes away is not an error.
-  healer.hook("preAction", () => {
-    process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-      if (e.code === "EPIPE") process.exit(0);
-      throw e;
-    });
-  });
-
   healer
     .command("fix")
     .description("scan contracts (default domains/), file tickets for the errors, and process the queue")
