@@ -315,3 +315,106 @@ describe("observability of the generated app (PostgreSQL, OTLP receiver, Healer)
     expect(requests.filter((l) => typeof l.request_id !== "string" || typeof l.route !== "string")).toEqual([]);
   });
 });
+
+describe("trace sampling of the generated app (PostgreSQL, OTLP receiver)", () => {
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let app: RunningBackend;
+
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    const root = makeProject(join(REPO_ROOT, "examples", "helpdesk"), "helpdesk");
+    const db = freshDatabase("charter_observability_sampled");
+    app = await startGeneratedBackend({
+      domainDir: join(root, "domains", "helpdesk"),
+      outDir: join(root, "runtime"),
+      backend: "postgres",
+      databaseUrl: databaseUrl(db),
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_SERVICE_NAME: "helpdesk-api",
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.5",
+      },
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await otlp?.close();
+  });
+
+  it("records the requests the sampler keeps, whole, and nothing of the others; callers' decisions stand", async () => {
+    const login = await client(app.url).post("/auth/login", { email: "admin@example.com", password: "admin-password" });
+    expect(login.status).toBe(200);
+    const admin = client(app.url, login.body.access_token as string);
+    const roots = 200;
+    for (let i = 0; i < roots; i += 20) {
+      const batch = Array.from({ length: 20 }, (_, k) =>
+        admin.call("GET", "/customers?limit=1", undefined, { "X-Request-ID": `root-${i + k}` }),
+      );
+      for (const r of await Promise.all(batch)) expect(r.status).toBe(200);
+    }
+    // A caller that sampled its trace, and one that did not: the ratio does not apply to either.
+    const kept = Array.from({ length: 10 }, (_, i) => `${"a".repeat(30)}${String(i).padStart(2, "0")}`);
+    const dropped = Array.from({ length: 10 }, (_, i) => `${"b".repeat(30)}${String(i).padStart(2, "0")}`);
+    for (const t of kept) await admin.call("GET", "/customers?limit=1", undefined, { traceparent: `00-${t}-00f067aa0ba902b7-01` });
+    for (const t of dropped) await admin.call("GET", "/customers?limit=1", undefined, { traceparent: `00-${t}-00f067aa0ba902b7-00` });
+
+    const lines = () =>
+      app
+        .logs()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.logger === "app.requests");
+    const rootLines = await until(
+      () => {
+        const found = lines().filter((l) => String(l.request_id).startsWith("root-"));
+        return found.length === roots ? found : undefined;
+      },
+      () => "not every request logged",
+    );
+    // A request's log line names its trace only if a span records it.
+    const sampledRoots = new Set(rootLines.filter((l) => typeof l.trace_id === "string").map((l) => String(l.trace_id)));
+    // Half of them, give or take: a sampler asked twice with different trace ids keeps a quarter.
+    expect(sampledRoots.size).toBeGreaterThan(roots * 0.35);
+    expect(sampledRoots.size).toBeLessThan(roots * 0.65);
+
+    // Every request whose line names a trace (the login too, if kept), and the callers' sampled ones.
+    const expected = await until(
+      () => {
+        // (A caller's unsampled trace is named too: it is the caller's, which this app did not record.)
+        const traced = new Set(
+          lines().flatMap((l) => (typeof l.trace_id === "string" && !dropped.includes(l.trace_id) ? [l.trace_id] : [])),
+        );
+        return kept.every((t) => traced.has(t)) ? traced : undefined;
+      },
+      () => "the callers' sampled requests are not logged with their trace",
+    );
+    for (const t of sampledRoots) expect(expected.has(t)).toBe(true);
+    const spans = await until(
+      () => {
+        const all = decodeSpans(otlp.bodies);
+        const servers = new Set(all.filter((s) => s.scope.includes("fastapi")).map((s) => s.trace_id));
+        return [...expected].every((t) => servers.has(t)) ? all : undefined;
+      },
+      () => `missing server spans; app log:\n${app.logs().slice(-3000)}`,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const all = decodeSpans(otlp.bodies);
+    const servers = all.filter((s) => s.scope.includes("fastapi"));
+    // Exactly the kept requests have a server span: none of the others, and none twice.
+    expect(new Set(servers.map((s) => s.trace_id))).toEqual(expected);
+    expect(servers).toHaveLength(expected.size);
+    for (const t of dropped) expect(all.some((s) => s.trace_id === t)).toBe(false);
+    // Every query span belongs to a recorded request: a left-out request's queries make none.
+    const serverIds = new Set(servers.map((s) => s.span_id));
+    const queries = all.filter((s) => s.scope.includes("asyncpg"));
+    // (The app's start makes query spans of its own, outside any request.)
+    const ofRequests = queries.filter((q) => /\bFROM "?customers\b/.test(String(q.attributes["db.statement"] ?? "")));
+    expect(ofRequests.length).toBeGreaterThan(0);
+    for (const q of ofRequests) expect(serverIds.has(q.parent_span_id)).toBe(true);
+    expect(spans.length).toBeGreaterThan(0);
+  });
+});

@@ -26,11 +26,11 @@ export const REQUIREMENTS = [
   "email-validator==2.4.0",
   "fastapi==0.165.0",
   "httpx==0.28.1",
-  // Traces (app/observability.py), imported only when the OTEL_* variables switch them on.
+  // Traces (app/observability.py), imported only when the OTEL_* variables switch them on. The
+  // server spans are FastAPI's own (its `telemetry` option), the query spans asyncpg's instrumentation.
   "opentelemetry-api==1.45.1",
   "opentelemetry-exporter-otlp-proto-http==1.45.1",
   "opentelemetry-instrumentation-asyncpg==0.66b1",
-  "opentelemetry-instrumentation-fastapi==0.66b1",
   "opentelemetry-sdk==1.45.1",
   "orjson==3.13.0",
   "prometheus-client==0.26.0",

@@ -9,10 +9,13 @@
 - /metrics (METRICS_ENABLED) speaks Prometheus: requests and their latency per route template and
   status, the connection pool, the events outbox, agent runs and Healer reports. METRICS_TOKEN asks
   scrapers for a bearer token; METRICS_PORT serves them on a port of their own instead.
-- Traces are OpenTelemetry's, switched on by the standard OTEL_* variables only: without them none
-  of its modules is imported, so an app that does not trace pays nothing for it.
+- Traces are OpenTelemetry's, switched on by the standard OTEL_* variables only: without them the
+  SDK is never imported, so an app that does not trace pays nothing for it. The server span is
+  FastAPI's own (its `telemetry` option): it learns the route template from the router's choice,
+  where OpenTelemetry's ASGI instrumentation matches every route again on every request and costs
+  several times as much. Queries get asyncpg's instrumentation.
 
-The middleware is pure ASGI, the outermost but for OpenTelemetry's own: one layer, paid on every
+The middleware is pure ASGI, the outermost but for FastAPI's telemetry: one layer, paid on every
 request.
 """
 
@@ -25,7 +28,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -34,6 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from fastapi import FastAPI
+from fastapi.telemetry import TelemetryConfig
+from opentelemetry import context as otel_context
+from opentelemetry.context import _SUPPRESS_INSTRUMENTATION_KEY
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -51,6 +57,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.config import settings
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.sampling import Sampler
+
     from app.pool import ConnectionPool
 
 logger = logging.getLogger("app.observability")
@@ -326,7 +334,8 @@ class ObservabilityMiddleware:
             return
         started = time.perf_counter()
         rid, trace = _ids(scope["headers"])
-        if self.tracing:
+        unsampled = self.tracing and scope.get(_UNSAMPLED, False)
+        if self.tracing and not unsampled:
             trace = _span_trace_id(rid) or trace
         ctx = RequestContext(rid, trace)
         _current.set(ctx)
@@ -341,7 +350,16 @@ class ObservabilityMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            if unsampled:
+                # No span records the request: its queries make none either (the flag every
+                # instrumentation reads, set as its own suppress_instrumentation() does).
+                token = otel_context.attach(otel_context.set_value(_SUPPRESS_INSTRUMENTATION_KEY, True))
+                try:
+                    await self.app(scope, receive, send_with_id)
+                finally:
+                    otel_context.detach(token)
+            else:
+                await self.app(scope, receive, send_with_id)
         finally:
             elapsed = time.perf_counter() - started
             route = _route_of(scope)
@@ -386,19 +404,114 @@ def _span_trace_id(rid: str) -> str | None:
     return format(context.trace_id, "032x")
 
 
-def setup_tracing(app: FastAPI, service_name: str) -> None:
+# Probes and scrapes: a span each would bury the requests they answer for.
+_UNTRACED = frozenset({"/health", "/metrics"})
+# Set on the scope of a request the sampler leaves out (see _HeadSampling).
+_UNSAMPLED = "charter.unsampled"
+
+
+class _HeadSampling:
+    """Asks the SDK's own sampler (OTEL_TRACES_SAMPLER), before FastAPI's telemetry starts a span,
+    whether the request will be recorded, so that a request left out costs nothing: FastAPI skips
+    it, and its queries make no spans either. Starting a span only to drop it costs about a quarter
+    of a small request, which a sampled production app would pay on every request it does not keep.
+
+    The SDK asks the same sampler again when the span starts. For a request with no caller's trace
+    the trace id the answer was given for is handed to the SDK (_DecidedIds), so both questions are
+    about the same trace and get the same answer from every standard sampler."""
+
+    def __init__(self, sampler: "Sampler", random_trace_id: Callable[[], int]) -> None:
+        from opentelemetry import propagate, trace
+        from opentelemetry.trace import SpanKind
+
+        self._sampler = sampler
+        self._random_trace_id = random_trace_id
+        self._extract = propagate.extract
+        self._span_of = trace.get_current_span
+        self._kind = SpanKind.SERVER
+
+    def keeps(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        parent = None
+        carrier: dict[str, str] = {}
+        for name, value in headers:
+            if name in (b"traceparent", b"tracestate"):
+                carrier[name.decode()] = value.decode("latin-1")
+        if "traceparent" in carrier:
+            parent = self._extract(carrier)
+            context = self._span_of(parent).get_span_context()
+            trace_id = context.trace_id if context.is_valid else None
+        else:
+            trace_id = None
+        if trace_id is None:
+            parent = None
+            trace_id = self._random_trace_id()
+        result = self._sampler.should_sample(parent, trace_id, "HTTP", self._kind)
+        if not result.decision.is_sampled():
+            return False
+        if parent is None:
+            _decided_trace_id.set(trace_id)
+        return True
+
+
+_decided_trace_id: ContextVar[int | None] = ContextVar("decided_trace_id", default=None)
+_head: _HeadSampling | None = None
+
+
+def _untraced(scope: MutableMapping[str, Any]) -> bool:
+    return scope.get("path") in _UNTRACED
+
+
+class App(FastAPI):
+    """FastAPI, but a request the trace sampler leaves out never enters FastAPI's telemetry: marked
+    as one it has seen already (its own scope key), it goes straight to the app."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if _head is not None and scope["type"] == "http" and not _head.keeps(scope["headers"]):
+            scope["fastapi.telemetry"] = None
+            scope[_UNSAMPLED] = True
+        await super().__call__(scope, receive, send)
+
+
+def telemetry(env: Mapping[str, str] = os.environ) -> TelemetryConfig:
+    """FastAPI's telemetry option: a server span per request when traces are wanted, and nothing
+    else. Its metrics are Prometheus's here, its log records the JSON lines above, and its spans
+    for dependencies, endpoint and serialization would triple what every traced request costs."""
+    return {
+        "tracing": tracing_wanted(env),
+        "metrics": False,
+        "logs": False,
+        "operation_spans": False,
+        "auto_configure": False,
+        "exclude": _untraced,
+    }
+
+
+def setup_tracing(service_name: str) -> None:
     """The SDK with the exporter OTEL_TRACES_EXPORTER names (otlp over HTTP by default, or console),
-    FastAPI's server spans and asyncpg's query spans. Everything else (endpoint, headers, sampler,
-    resource attributes) is read by the SDK from the OTEL_* variables itself."""
+    as the global provider FastAPI's server spans use, and asyncpg's query spans. Everything else
+    (endpoint, headers, sampler, resource attributes) is read by the SDK from the OTEL_* variables."""
     from opentelemetry import trace
     from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
-    from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
     from opentelemetry.sdk.resources import SERVICE_NAME, Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+    from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
+
+    global _head
+
+    class DecidedIds(RandomIdGenerator):
+        """Random ids, but for the trace whose sampling _HeadSampling has just decided."""
+
+        def generate_trace_id(self) -> int:
+            decided = _decided_trace_id.get()
+            if decided is None:
+                return super().generate_trace_id()
+            _decided_trace_id.set(None)
+            return decided
 
     attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {SERVICE_NAME: service_name}
-    provider = TracerProvider(resource=Resource.create(attributes))
+    provider = TracerProvider(resource=Resource.create(attributes), id_generator=DecidedIds())
+    _head = _HeadSampling(provider.sampler, RandomIdGenerator().generate_trace_id)
     named = os.environ.get("OTEL_TRACES_EXPORTER", "").lower().split(",")
     exporters = [e.strip() for e in named if e.strip()] or ["otlp"]
     for name in exporters:
@@ -414,10 +527,6 @@ def setup_tracing(app: FastAPI, service_name: str) -> None:
         provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     AsyncPGInstrumentor().instrument()
-    # No span per ASGI message sent or received: one server span per request, and its queries.
-    FastAPIInstrumentor.instrument_app(
-        app, tracer_provider=provider, excluded_urls="/health,/metrics", exclude_spans=["receive", "send"]
-    )
     logger.info("tracing on: exporting spans with %s", ", ".join(exporters))
 
 
@@ -449,7 +558,7 @@ def install(app: FastAPI, service_name: str) -> None:
     if settings.METRICS_ENABLED and settings.METRICS_PORT is None:
         app.add_api_route("/metrics", metrics, methods=["GET"], include_in_schema=False)
     if tracing:
-        setup_tracing(app, service_name)
+        setup_tracing(service_name)
 
 
 @asynccontextmanager

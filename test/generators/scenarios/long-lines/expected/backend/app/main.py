@@ -62,13 +62,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 # /docs and /redoc are served below from the app's own files: FastAPI's defaults load their
-# scripts from a CDN, which leaves the pages blank without internet.
-app = FastAPI(
+# scripts from a CDN, which leaves the pages blank without internet. The app is FastAPI's with the
+# trace sampler's decision made before FastAPI's telemetry starts (app/observability.py).
+app = observability.App(
     title="Logistics API",
     lifespan=lifespan,
     default_response_class=ORJSONResponse,
     docs_url=None,
     redoc_url=None,
+    telemetry=observability.telemetry(),
 )
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
