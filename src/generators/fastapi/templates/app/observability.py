@@ -24,10 +24,10 @@ import contextlib
 import hmac
 import logging
 import os
+import random
 import re
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -127,7 +127,9 @@ def _ids(headers: list[tuple[bytes, bytes]]) -> tuple[str, str | None]:
     if upstream:
         # The caller's span id tells apart its calls within one trace.
         return f"{upstream[0]}-{upstream[1]}", trace
-    return uuid.uuid4().hex, trace
+    # An id, not a secret: the process's PRNG (reseeded in every forked worker) instead of a system
+    # call for 16 random bytes, a twentieth of a small request's time.
+    return f"{random.getrandbits(128):032x}", trace
 
 
 # --- logs ----------------------------------------------------------------------------------------
@@ -174,6 +176,12 @@ def setup_logging() -> None:
     """Sends the app's and uvicorn's records through one handler on stderr, in LOG_FORMAT."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(TextFormatter() if settings.LOG_FORMAT == "text" else JsonFormatter())
+    # What no line here prints, left uncollected (the logging HOWTO's "Optimization"): the caller's
+    # file and line, the thread, the process. A record cost a sixth of a small request with them.
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.LOG_LEVEL.upper())
