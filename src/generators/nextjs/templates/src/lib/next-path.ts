@@ -5,7 +5,7 @@
  * and drop tabs and newlines from addresses, hence those checks.
  */
 export function safeNext(value: string | null | undefined): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//")) return "/";
+  if (!value?.startsWith("/") || value.startsWith("//")) return "/";
   if (value.includes("\\") || [...value].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127)) return "/";
   const base = "http://app.invalid";
   let url: URL;
