@@ -6,7 +6,7 @@ import { checkDomain } from "../../src/compiler/compile-path.js";
 import type { DomainIR } from "../../src/compiler/ir.js";
 import { formatGenerated, formatText, formatterOf, hasLongLine } from "../../src/generators/format.js";
 import { GENERATORS, generateTarget } from "../../src/generators/index.js";
-import { byNaturalOrder } from "../../src/generators/nextjs/source.js";
+import { byNaturalOrder, sortImports } from "../../src/generators/nextjs/source.js";
 import type { GeneratedFile } from "../../src/generators/types.js";
 import { writeLayoutDomain } from "../support/layout-corpus.js";
 
@@ -72,6 +72,34 @@ describe("format stage", () => {
     expect(formatText("frontend/src/lib/x.ts", text).split("\n")[0]).toBe(
       `import { ${[...names].sort(byNaturalOrder).join(", ")} } from "./m";`,
     );
+  });
+
+  it("orders import sources as biome does: folders first, then `.`, `_`, `-`, digits, letters", () => {
+    const sources = [
+      "@/components/page-header",
+      "@/components/page/page-form",
+      "@/components/page.x",
+      "@/components/page_y",
+      "@/components/pageZ",
+      "@/components/page",
+      "@/components/page2/x",
+      "@/components/Page/x",
+      "@/components/page-state",
+      "@/components/page10",
+      "@/components/page9-a",
+      "@/lib/api",
+      "next/link",
+      "react",
+      "./local",
+    ];
+    const lines = sources.map((s, i) => `import { a${i} } from "${s}";`);
+    const ours = sortImports(lines);
+    // What the real biome (the format stage's, pinned) does with the same lines.
+    const text = `${[...lines].reverse().join("\n")}\nexport const all = [${sources.map((_, i) => `a${i}`).join(", ")}, ${"x, ".repeat(30)}];\n`;
+    const biome = formatText("frontend/src/lib/x.ts", text)
+      .split("\n")
+      .filter((l) => l.startsWith("import "));
+    expect(ours.split("\n")).toEqual(biome);
   });
 
   it("formats TypeScript with biome's layout and import order", () => {

@@ -1,4 +1,3 @@
-import { compareText } from "../../contracts/findings.js";
 import { blockHeader, GENERATED_NOTICE, hashHeader, slashHeader } from "../header.js";
 
 /** A TypeScript string literal (JSON quoting is valid TS and stable). */
@@ -124,6 +123,17 @@ export function byNaturalOrder(a: string, b: string): number {
   return a.length - i - (b.length - j);
 }
 
+// Biome's order of the punctuation in an import's source: the path separator first (a folder's
+// modules before its siblings with longer names), then `.`, `_` and `-` (`page/x < page.x < page_x <
+// page-x`), which code-unit order would not give.
+const SOURCE_PUNCTUATION: Record<string, string> = { "/": "\u0001", ".": "\u0002", _: "\u0003", "-": "\u0004" };
+
+/** Biome's order of two import sources: its natural order, with path punctuation ranked as above. */
+export function bySourceOrder(a: string, b: string): number {
+  const key = (s: string) => s.replace(/[/._-]/g, (c) => SOURCE_PUNCTUATION[c] as string);
+  return byNaturalOrder(key(a), key(b));
+}
+
 /**
  * Import lines in the order biome's organizeImports keeps them: packages, then `@/` aliases, then
  * relative paths, each group by its source, with no blank line between them.
@@ -134,7 +144,7 @@ export function sortImports(lines: readonly string[]): string {
   const sorted = [...lines].sort((a, b) => {
     const sa = source(a);
     const sb = source(b);
-    return rank(sa) - rank(sb) || compareText(sa, sb);
+    return rank(sa) - rank(sb) || bySourceOrder(sa, sb);
   });
   return sorted.join("\n");
 }
