@@ -6,10 +6,9 @@
 // schemathesis run. Prints each domain's failed steps, then per step the pass count and the median
 // and slowest time, and writes nothing it keeps except the folders of failed domains.
 //
-//   node bench/random-domains.mjs [COUNT=10] [--seed N] [--all-names] [--max-examples N] [--keep]
+//   node bench/random-domains.mjs [COUNT=10] [--seed N] [--max-examples N] [--keep]
 //
-// --all-names adds the name classes the suite leaves out for now (see NameOptions in
-// random-domain.ts). Needs what the full test tier needs (PostgreSQL, the venv); run it under
+// Needs what the full test tier needs (PostgreSQL, the venv); run it under
 // `flock /tmp/charter-tests.lock` on a shared machine.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,12 +29,11 @@ const positional = args.filter((a, i) => !a.startsWith("--") && !["--seed", "--m
 const COUNT = Number(positional[0] ?? 10);
 const SEED = option("--seed", 20_261_125);
 const MAX_EXAMPLES = option("--max-examples", 3);
-const ALL_NAMES = args.includes("--all-names");
 const KEEP = args.includes("--keep");
 
 const root = mkdtempSync(join(tmpdir(), "charter-bench-random-"));
-const domains = fc.sample(randomDomain({ pending: ALL_NAMES }), { numRuns: COUNT, seed: SEED });
-console.log(`${COUNT} random domains, seed ${SEED}, schemathesis --max-examples ${MAX_EXAMPLES}${ALL_NAMES ? ", all name classes" : ""}`);
+const domains = fc.sample(randomDomain(), { numRuns: COUNT, seed: SEED });
+console.log(`${COUNT} random domains, seed ${SEED}, schemathesis --max-examples ${MAX_EXAMPLES}`);
 
 /** step -> { ok, runs, ms[] } */
 const steps = new Map();

@@ -97,20 +97,9 @@ const longName = fc
   .array(fc.constantFrom("alpha", "beta", "gamma", "delta", "order", "class", "select", "import"), { minLength: 5, maxLength: 9 })
   .map((parts) => parts.join("_"));
 
-export interface NameOptions {
-  /**
-   * Also draw the name classes whose fixes are under way elsewhere: TypeScript keywords and globals
-   * (an entity `map` declares a type `Map` that biome refuses as shadowing the global; the names
-   * work makes such identifiers safe), and long names (their lines overflow, which only real
-   * formatters lay out as ruff and biome do: the formatter work). Off in the suite until those land;
-   * `node bench/random-domains.mjs --all-names` tries them.
-   */
-  pending?: boolean;
-}
-
-function nameArbitrary(options: NameOptions): fc.Arbitrary<string> {
-  const pool = fc.constantFrom(...PYTHON_NAMES, ...SQL_NAMES, ...PLAIN_NAMES, ...(options.pending ? TS_NAMES : []));
-  return options.pending ? fc.oneof({ weight: 8, arbitrary: pool }, { weight: 1, arbitrary: longName }) : pool;
+function nameArbitrary(): fc.Arbitrary<string> {
+  const pool = fc.constantFrom(...PYTHON_NAMES, ...SQL_NAMES, ...TS_NAMES, ...PLAIN_NAMES);
+  return fc.oneof({ weight: 8, arbitrary: pool }, { weight: 1, arbitrary: longName });
 }
 
 const FIELD_TYPES = ["string", "integer", "number", "boolean", "text", "array", "object", "datetime", "date", "uuid", "email"] as const;
@@ -383,8 +372,8 @@ export interface DomainPlan {
 }
 
 /** A random domain plan: 1 to 4 entities with their workflows, routes and pages. */
-export function domainPlan(options: NameOptions = {}): fc.Arbitrary<DomainPlan> {
-  const nameArb = nameArbitrary(options);
+export function domainPlan(): fc.Arbitrary<DomainPlan> {
+  const nameArb = nameArbitrary();
   // Entity names whose table (plural) and class name (PascalCase) differ from each other's too.
   const entityNames = fc.uniqueArray(nameArb, { minLength: 1, maxLength: 4, selector: (n) => `${pluralize(n)}|${pascalCase(n)}` });
   return fc
@@ -462,6 +451,6 @@ export function renderDomain(plan: DomainPlan): Record<string, string> {
 }
 
 /** A random valid domain: its plan (for a readable counterexample) and its contract files. */
-export function randomDomain(options: NameOptions = {}): fc.Arbitrary<{ plan: DomainPlan; files: Record<string, string> }> {
-  return domainPlan(options).map((plan) => ({ plan, files: renderDomain(plan) }));
+export function randomDomain(): fc.Arbitrary<{ plan: DomainPlan; files: Record<string, string> }> {
+  return domainPlan().map((plan) => ({ plan, files: renderDomain(plan) }));
 }
