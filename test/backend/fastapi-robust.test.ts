@@ -26,6 +26,7 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
   let app: RunningBackend;
   let anon: Client;
   let admin: Client;
+  let token = "";
   let customerId = "";
   let ticketId = "";
 
@@ -40,7 +41,8 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     });
     anon = client(app.url);
     const login = await anon.post("/auth/login", { email: "admin@example.com", password: "admin-password" });
-    admin = client(app.url, login.body.access_token as string);
+    token = login.body.access_token as string;
+    admin = client(app.url, token);
     const customer = await admin.post("/customers", { name: "Robust Co", email: "robust@example.com" });
     expect(customer.status).toBe(201);
     customerId = customer.body.id as string;
@@ -97,6 +99,33 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     expectRefused(await admin.get("/tickets?offset=99999999999999999999999"), 422);
     expectRefused(await admin.get("/tickets?limit=9223372036854775808"), 422);
     expect((await admin.get("/tickets?offset=9223372036854775807")).status).toBe(200);
+  });
+
+  it("takes in a JSON field what its schema calls a JSON value: safe integers exact, nothing rounded", async () => {
+    const body = '"custom_data": {"big": 9007199254740991, "all": [1, 2.5, "s", null, true, {"k": []}]}';
+    const created = await admin.post("/tickets", ticket(body));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const raw = await (await fetch(`${app.url}/tickets/${created.body.id}`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(raw).toContain('"big":9007199254740991');
+    expect(raw).toContain('"all":[1,2.5,"s",null,true,{"k":[]}]');
+    // Beyond what a JSON client holds exactly: refused, as the schema says, never stored rounded.
+    expectRefused(await admin.post("/tickets", ticket('"custom_data": {"n": 9007199254740993}')), 422);
+    expectRefused(await admin.post("/tickets", ticket('"custom_data": {"n": [19466946478962792409858048]}')), 422);
+    expectRefused(await admin.post("/tickets", ticket('"custom_data": {"n": 1e300}')), 422);
+    // The schema states it: keys without NUL (propertyNames, not patternProperties, which would leave
+    // other keys open), and the same for every nested object.
+    const doc = (await anon.get("/openapi.json")).body as Json;
+    // (An optional field: the object or null.)
+    const field = doc.components.schemas.TicketCreate.properties.custom_data.anyOf.find((s: Json) => s.type === "object");
+    expect(field.propertyNames).toEqual({ pattern: "^[^\\x00]*$" });
+    expect(field.patternProperties).toBeUndefined();
+    const value = doc.components.schemas[field.additionalProperties.$ref.split("/").at(-1)];
+    const nested = value.anyOf.find((s: Json) => s.type === "object");
+    expect(nested.propertyNames).toEqual({ pattern: "^[^\\x00]*$" });
+    expect(value.anyOf.find((s: Json) => s.type === "string").pattern).toBe("^[^\\x00]*$");
+    for (const type of ["integer", "number"]) {
+      expect(value.anyOf.find((s: Json) => s.type === type)).toMatchObject({ minimum: -9007199254740991, maximum: 9007199254740991 });
+    }
   });
 
   it("refuses deep JSON and bodies that are not JSON", async () => {

@@ -40,6 +40,8 @@ export const REQUIREMENTS = [
   // httpx's transport asks sniffio which event loop runs on every request; without it installed that
   // is a failed import each time (about a millisecond of file lookups per call to an agent's model).
   "sniffio==1.3.1",
+  // TypeAliasType: the recursive JSON value of app/fieldtypes.py (typing has it from Python 3.12).
+  "typing-extensions==4.16.0",
   "uvicorn[standard]==0.54.0",
 ];
 

@@ -21,6 +21,7 @@ from email_validator import EmailNotValidError, validate_email
 from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, Strict
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
+from typing_extensions import TypeAliasType
 
 # What no backend stores: NUL, and UTF-16 surrogates outside a pair (Python strings hold them alone).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -167,8 +168,30 @@ Float64 = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Bool = Annotated[bool, Strict()]
 IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]
 UtcDatetime = Annotated[datetime, BeforeValidator(_iso_datetime_text), AfterValidator(as_utc)]
-JsonObject = Annotated[dict[str, Any], AfterValidator(json_safe)]
-JsonItem = Annotated[Any, AfterValidator(json_safe)]
+
+
+class _DeclareJsonKeys:
+    """States an object's keys as `propertyNames`. Pydantic writes a key pattern as
+    `patternProperties`, which leaves every key outside the pattern allowed, with any value."""
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        json_schema["propertyNames"] = {"pattern": NO_NUL_PATTERN}
+        return json_schema
+
+
+# JSON values as the request schemas describe them, so that what a schema allows is what the model
+# takes: strings and keys without NUL, and numbers within Int64's range, integers kept exact (a larger
+# one is refused, never stored rounded). json_safe then refuses only what no schema states: nesting
+# deeper than the renderer goes.
+_JsonKey = Annotated[str, AfterValidator(storable_text)]
+_JsonNumber = Annotated[float, Strict(), _INT64, Field(allow_inf_nan=False)]
+JsonValue = TypeAliasType(
+    "JsonValue",
+    "Annotated[dict[_JsonKey, JsonValue], _DeclareJsonKeys()] | list[JsonValue] | Text | Bool | Int64 | _JsonNumber | None",
+)
+JsonObject = Annotated[dict[_JsonKey, JsonValue], _DeclareJsonKeys(), AfterValidator(json_safe)]
+JsonItem = Annotated[JsonValue, AfterValidator(json_safe)]
 
 # Query parameters arrive as text: numbers are parsed from it (bounds as above), never coerced from
 # another JSON type since there is none.
