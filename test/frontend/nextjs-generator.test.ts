@@ -290,6 +290,18 @@ describe("nextjs generator", () => {
     expect(form).toContain("export function RecordEntityForm(");
   });
 
+  it("types the create body of an entity without a field a client writes as an empty record, not an empty interface", () => {
+    const dir = writeDomain({
+      "entities/stamp.contract.yaml": entityYaml("stamp", "    code:\n      type: string\n      computed: uuid\n"),
+      "routes/stamp_api.contract.yaml": ROUTE("stamp_api", "stamp", "/stamps"),
+      "pages/stamps.contract.yaml": PAGE("stamps", "stamp", "  views:\n    - type: table\n      columns: [code]\n"),
+    });
+    const types = file(generateNextjs(compile(dir)), "frontend/src/lib/types.ts");
+    // biome refuses an empty interface (noEmptyInterface) and formats it on one line.
+    expect(types).toContain("export type StampCreate = Record<string, never>;");
+    expect(types).not.toMatch(/interface StampCreate/);
+  });
+
   it("leaves the login page out when the domain has no auth contract", () => {
     const dir = writeDomain({
       "entities/item.contract.yaml": entityYaml("item", "    title:\n      type: string\n      required: true\n"),

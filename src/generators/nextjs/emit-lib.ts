@@ -89,7 +89,11 @@ export function renderTypes(model: FrontendModel): string {
     const create = e.fields
       .filter((f) => f.writable)
       .map((f) => `  ${key(f.name)}${f.required ? "" : "?"}: ${fieldType(e, f, aliases)}${f.required ? "" : " | null"};`);
-    parts.push(`/** Body of POST ${e.basePath}. */\nexport interface ${T}Create {\n${create.join("\n")}\n}\n`);
+    parts.push(
+      create.length > 0
+        ? `/** Body of POST ${e.basePath}. */\nexport interface ${T}Create {\n${create.join("\n")}\n}\n`
+        : `/** Body of POST ${e.basePath}: the entity has no field a client writes. */\nexport type ${T}Create = Record<string, never>;\n`,
+    );
 
     const update = e.fields.filter((f) => f.updatable).map((f) => `  ${key(f.name)}?: ${fieldType(e, f, aliases)} | null;`);
     parts.push(
