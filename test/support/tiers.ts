@@ -17,6 +17,7 @@ export const UNIT_FILES = [
   "test/generators/writer.test.ts",
   "test/generators/scenarios.test.ts",
   "test/generators/format.test.ts",
+  "test/generators/rule-schema.test.ts",
   "test/llm/doctor.test.ts",
   "test/llm/json.test.ts",
   "test/llm/providers.test.ts",

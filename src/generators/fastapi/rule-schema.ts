@@ -132,6 +132,36 @@ function constraints(e: Expr, fields: ReadonlyMap<string, FieldIR>): FieldConstr
   return null;
 }
 
+const LOWER = new Set(["minimum", "minLength", "minItems"]);
+const UPPER = new Set(["maximum", "maxLength", "maxItems"]);
+
+/** The keywords the field's own type already writes (its constraints and enum), by keyword. */
+function ownKeywords(field: FieldIR): SchemaKeywords {
+  const c = field.constraints;
+  const out: SchemaKeywords = {};
+  if (NUMERIC.has(field.type)) {
+    if (c.min !== undefined) out.minimum = c.min;
+    if (c.max !== undefined) out.maximum = c.max;
+  }
+  const [min, max] = TEXTUAL.has(field.type) ? ["minLength", "maxLength"] : field.type === "array" ? ["minItems", "maxItems"] : [];
+  if (min && c.minLength !== undefined) out[min] = c.minLength;
+  if (max && c.maxLength !== undefined) out[max] = c.maxLength;
+  if (field.enum) out.enum = field.enum;
+  return out;
+}
+
+/**
+ * A rule's keyword where the field's type writes the same one: the tighter of the two. The rule's
+ * keyword replaces the type's in the schema, and a looser one would let through what the type
+ * refuses (`len(tags) >= 0` on a field of at least 2 items).
+ */
+function tighter(key: string, rule: unknown, own: unknown): unknown {
+  if (LOWER.has(key)) return Math.max(rule as number, own as number);
+  if (UPPER.has(key)) return Math.min(rule as number, own as number);
+  if (key === "enum") return (rule as unknown[]).filter((v) => v === null || (own as unknown[]).includes(v as never));
+  return rule;
+}
+
 /** Whether constraints hold exactly as schema keywords (no absent-field case, no clash with another rule's). */
 function isExact(found: readonly FieldConstraint[], required: ReadonlySet<string>, byField: ReadonlyMap<string, SchemaKeywords>): boolean {
   return found.every(
@@ -169,6 +199,8 @@ export function compileRules(
           delete keywords.const;
         }
         if (c.nullAllowed && Array.isArray(keywords.enum) && !keywords.enum.includes(null)) keywords.enum = [...keywords.enum, null];
+        const own = ownKeywords(byName.get(c.field) as FieldIR);
+        for (const [key, value] of Object.entries(keywords)) if (key in own) keywords[key] = tighter(key, value, own[key]);
         byField.set(c.field, { ...(byField.get(c.field) ?? {}), ...keywords });
       }
     }
