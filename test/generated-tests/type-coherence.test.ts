@@ -21,6 +21,8 @@ interface Valid {
   send?: unknown;
   /** What the API returns: a value, or a check of it. */
   expect: unknown | ((v: unknown) => boolean);
+  /** Values a create must refuse with 422 (the schema allows none of them). */
+  refuse?: unknown[];
 }
 
 const UUID = "0b6e3c9e-4f1a-4c3b-9d2e-5a6b7c8d9e0f";
@@ -61,7 +63,8 @@ const VALID: Record<string, Valid> = {
   integer_plain: { field: "type: integer", send: 42, expect: 42 },
   integer_default: { field: "type: integer\ndefault: 7", expect: 7 },
   integer_zero_default: { field: "type: integer\ndefault: 0", expect: 0 },
-  integer_enum: { field: "type: integer\nenum: [1, 2, 3]", send: 2, expect: 2 },
+  // A Literal compares values: Python's True == 1, False == 0.
+  integer_enum: { field: "type: integer\nenum: [1, 2, 3]", send: 2, expect: 2, refuse: [true, "2", 2.5] },
   integer_constraints: { field: "type: integer\nconstraints: {min: 1, max: 100}", send: 100, expect: 100 },
   integer_large: { field: "type: integer", send: 9_007_199_254_740_991, expect: 9_007_199_254_740_991 },
   number_plain: { field: "type: number", send: 2.5, expect: 2.5 },
@@ -69,10 +72,11 @@ const VALID: Record<string, Valid> = {
   number_integral: { field: "type: number", send: 3, expect: 3 },
   number_constraints: { field: "type: number\nconstraints: {min: -1.5, max: 10}", send: -1.5, expect: -1.5 },
   number_enum: { field: "type: number\nenum: [0.5, 1.5]", send: 1.5, expect: 1.5 },
+  number_enum_zero: { field: "type: number\nenum: [0, 1.5]", send: 0, expect: 0, refuse: [false, "0"] },
   boolean_plain: { field: "type: boolean", send: true, expect: true },
   boolean_false: { field: "type: boolean", send: false, expect: false },
   boolean_default: { field: "type: boolean\ndefault: false", expect: false },
-  boolean_enum: { field: "type: boolean\nenum: [true]", send: true, expect: true },
+  boolean_enum: { field: "type: boolean\nenum: [true]", send: true, expect: true, refuse: [1, "true"] },
   date_plain: { field: "type: date", send: "2030-01-15", expect: "2030-01-15" },
   date_default: { field: "type: date\ndefault: '2030-02-01'", expect: "2030-02-01" },
   date_enum: { field: "type: date\nenum: ['2030-01-01', '2031-01-01']", send: "2031-01-01", expect: "2031-01-01" },
@@ -237,6 +241,14 @@ describe("field types, computed kinds, defaults and constraints that validate", 
             continue;
           }
           check("create", record.value);
+          for (const bad of c.refuse ?? []) {
+            const refused = await fetch(`${app.url}${entity.basePath}/`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ label: name, value: bad }),
+            });
+            if (refused.status !== 422) failures.push(`${name} (refuse ${JSON.stringify(bad)}): ${refused.status} ${await refused.text()}`);
+          }
           const got = await fetch(`${app.url}${entity.basePath}/${record.id}`);
           const fetched = (await got.json()) as Record<string, unknown>;
           if (got.status !== 200) failures.push(`${name} (get): ${got.status} ${JSON.stringify(fetched)}`);

@@ -142,6 +142,14 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
   if (f.enum && f.enum.length > 0) {
     ctx.imp.add("typing", "Literal");
     t = subscript("Literal", f.enum.map(pyValue));
+    if (f.type === "integer" || f.type === "number" || f.type === "boolean") {
+      // A Literal compares values, and Python's False == 0 and True == 1: a JSON boolean would pass
+      // for a number, and a number for a boolean (the schema says neither).
+      ctx.imp.add("typing", "Annotated");
+      ctx.imp.add("pydantic", "BeforeValidator");
+      const check = ctx.imp.add("app.fieldtypes", f.type === "boolean" ? "boolean_only" : "not_boolean");
+      t = subscript("Annotated", [t, call("BeforeValidator", [check])]);
+    }
     if (f.type === "date" || f.type === "datetime") {
       // The chosen text becomes a date or datetime after the check: PostgreSQL binds no text to them.
       ctx.imp.add("typing", "Annotated");

@@ -99,6 +99,20 @@ def whole_number(value: Any) -> Any:
     return value
 
 
+def not_boolean(value: Any) -> Any:
+    # Before an enum of numbers: a Literal compares values, and Python's False == 0.
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+def boolean_only(value: Any) -> Any:
+    # Before an enum of booleans: a Literal compares values, and Python's 1 == True.
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
 def query_scalar(value: Any) -> Any:
     # A query parameter is text, and an enum of numbers or booleans compares values: parse it first.
     if not isinstance(value, str):
