@@ -464,8 +464,15 @@ function watchContracts(root: string, onChange: (changedAt: number) => Promise<v
     try {
       await onChange(at);
     } catch (e) {
-      // A failed reload is reported, never fatal: a crash here would orphan the children.
-      if (!(e instanceof StoppingError)) onError(e);
+      if ((e as NodeJS.ErrnoException | null)?.code === "ENOENT") {
+        // A contract listed a moment ago is gone: an editor deleting it to write it again, or moving
+        // it away. Not a failure: read the folder again once the burst settles.
+        firstChange ||= at;
+        trigger();
+      } else if (!(e instanceof StoppingError)) {
+        // A failed reload is reported, never fatal: a crash here would orphan the children.
+        onError(e);
+      }
     } finally {
       running = false;
       if (again) {
