@@ -438,7 +438,7 @@ class _HeadSampling:
     of a small request, which a sampled production app would pay on every request it does not keep.
 
     The SDK asks the same sampler again when the span starts. For a request with no caller's trace
-    the trace id the answer was given for is handed to the SDK (_DecidedIds), so both questions are
+    the trace id the answer was given for is handed to the SDK (DecidedIds), so both questions are
     about the same trace and get the same answer from every standard sampler."""
 
     def __init__(self, sampler: "Sampler", random_trace_id: Callable[[], int]) -> None:
@@ -487,7 +487,7 @@ class App(FastAPI):
     as one it has seen already (its own scope key), it goes straight to the app."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if _head is not None and scope["type"] == "http" and not _head.keeps(scope["headers"]):
+        if _head is not None and scope["type"] == "http" and not _untraced(scope) and not _head.keeps(scope["headers"]):
             scope["fastapi.telemetry"] = None
             scope[_UNSAMPLED] = True
         await super().__call__(scope, receive, send)
