@@ -58,9 +58,14 @@ function bound(field: FieldIR, op: string, n: number): SchemaKeywords | null {
   }
 }
 
+/** The keywords a field's length bounds are written as: of its text, or of its items. */
+function lengthKeywords(field: FieldIR): [string, string] | [] {
+  return TEXTUAL.has(field.type) ? ["minLength", "maxLength"] : field.type === "array" ? ["minItems", "maxItems"] : [];
+}
+
 function lengthBound(field: FieldIR, op: string, n: number): SchemaKeywords | null {
   if (!Number.isInteger(n) || n < 0) return null;
-  const [min, max] = TEXTUAL.has(field.type) ? ["minLength", "maxLength"] : field.type === "array" ? ["minItems", "maxItems"] : [];
+  const [min, max] = lengthKeywords(field);
   if (!min || !max) return null;
   switch (op) {
     case "<=":
@@ -143,7 +148,7 @@ function ownKeywords(field: FieldIR): SchemaKeywords {
     if (c.min !== undefined) out.minimum = c.min;
     if (c.max !== undefined) out.maximum = c.max;
   }
-  const [min, max] = TEXTUAL.has(field.type) ? ["minLength", "maxLength"] : field.type === "array" ? ["minItems", "maxItems"] : [];
+  const [min, max] = lengthKeywords(field);
   if (min && c.minLength !== undefined) out[min] = c.minLength;
   if (max && c.maxLength !== undefined) out[max] = c.maxLength;
   if (field.enum) out.enum = field.enum;

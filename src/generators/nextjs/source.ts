@@ -129,7 +129,7 @@ export function byNaturalOrder(a: string, b: string): number {
 const SOURCE_PUNCTUATION: Record<string, string> = { "/": "\u0001", ".": "\u0002", _: "\u0003", "-": "\u0004" };
 
 /** Biome's order of two import sources: its natural order, with path punctuation ranked as above. */
-export function bySourceOrder(a: string, b: string): number {
+function bySourceOrder(a: string, b: string): number {
   const key = (s: string) => s.replace(/[/._-]/g, (c) => SOURCE_PUNCTUATION[c] as string);
   return byNaturalOrder(key(a), key(b));
 }
