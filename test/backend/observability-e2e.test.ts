@@ -11,6 +11,7 @@ import { makeProject, NO_PROVIDER_ENV } from "../healer/helpers.js";
 import { type HealerProcess, startHealerProcess } from "../healer/serve-process.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { REPO_ROOT } from "../support/cli.js";
+import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { VENV_PYTHON } from "../support/python.js";
 import { client } from "./http.js";
@@ -344,6 +345,45 @@ describe("trace sampling of the generated app (PostgreSQL, OTLP receiver)", () =
     await otlp?.close();
   });
 
+  it("decides a trace with no caller as the SDK's own sampler does, for every standard OTEL_TRACES_SAMPLER", () => {
+    // The head decision answers the standard samplers itself (one comparison); it must never
+    // differ from what the SDK decides when the span starts, or a kept request loses its span.
+    const script = `
+import random, sys
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import SpanKind
+from app.observability import _root_decision
+sampler = TracerProvider().sampler
+decide = _root_decision(sampler)
+if decide is None:
+    sys.exit(f"no decision of its own for {sampler.get_description()}")
+rng = random.Random(7)
+ids = [rng.getrandbits(128) for _ in range(20000)] + [0, 1, (1 << 64) - 1, 1 << 64, (1 << 128) - 1]
+differ = [t for t in ids if decide(t) != sampler.should_sample(None, t, "HTTP", SpanKind.SERVER).decision.is_sampled()]
+print(len(differ), sum(decide(t) for t in ids))
+`;
+    const cases: [string, string, (kept: number) => boolean][] = [
+      ["parentbased_traceidratio", "0.25", (k) => k > 4500 && k < 5500],
+      ["traceidratio", "0.01", (k) => k > 100 && k < 320],
+      ["parentbased_traceidratio", "1", (k) => k === 20005],
+      ["always_on", "", (k) => k === 20005],
+      ["always_off", "", (k) => k === 0],
+      ["parentbased_always_on", "", (k) => k === 20005],
+      ["parentbased_always_off", "", (k) => k === 0],
+    ];
+    for (const [name, arg, plausible] of cases) {
+      const out = execFileSync(VENV_PYTHON, ["-c", script], {
+        cwd: app.backendDir,
+        // (app.config checks the settings on import: a development app needs none.)
+        env: { ...process.env, APP_ENV: "development", OTEL_TRACES_SAMPLER: name, OTEL_TRACES_SAMPLER_ARG: arg },
+        encoding: "utf8",
+      });
+      const [differ = -1, kept = -1] = out.trim().split(" ").map(Number);
+      expect(differ, `${name} ${arg}`).toBe(0);
+      expect(plausible(kept), `${name} ${arg}: kept ${kept}`).toBe(true);
+    }
+  });
+
   it("records the requests the sampler keeps, whole, and nothing of the others; callers' decisions stand", async () => {
     const login = await client(app.url).post("/auth/login", { email: "admin@example.com", password: "admin-password" });
     expect(login.status).toBe(200);
@@ -416,5 +456,83 @@ describe("trace sampling of the generated app (PostgreSQL, OTLP receiver)", () =
     expect(ofRequests.length).toBeGreaterThan(0);
     for (const q of ofRequests) expect(serverIds.has(q.parent_span_id)).toBe(true);
     expect(spans.length).toBeGreaterThan(0);
+  });
+});
+
+describe("where /metrics is served: behind METRICS_TOKEN, or on METRICS_PORT alone (memory backend)", () => {
+  let guarded: RunningBackend;
+  let apart: RunningBackend;
+  let metricsPort: number;
+  const TOKEN = "scrape-token-0123456789";
+
+  beforeAll(async () => {
+    const root = makeProject(join(REPO_ROOT, "examples", "helpdesk"), "helpdesk");
+    const domainDir = join(root, "domains", "helpdesk");
+    guarded = await startGeneratedBackend({ domainDir, outDir: join(root, "guarded"), backend: "memory", env: { METRICS_TOKEN: TOKEN } });
+    metricsPort = await freePort();
+    apart = await startGeneratedBackend({
+      domainDir,
+      outDir: join(root, "apart"),
+      backend: "memory",
+      env: { METRICS_PORT: String(metricsPort), METRICS_HOST: "127.0.0.1" },
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await guarded?.stop();
+    await apart?.stop();
+  });
+
+  it("asks scrapers for the token, and counts for the one that has it", async () => {
+    for (const authorization of [undefined, "Bearer wrong-token", `Basic ${TOKEN}`, TOKEN]) {
+      const r = await fetch(`${guarded.url}/metrics`, { headers: authorization ? { authorization } : {} });
+      expect(r.status, String(authorization)).toBe(401);
+      expect(await r.text()).not.toContain("http_requests_total");
+    }
+    const scrape = async () => {
+      const r = await fetch(`${guarded.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(r.status).toBe(200);
+      return samples(await r.text());
+    };
+    const health = 'http_requests_total{method="GET",route="/health",status="200"}';
+    const before = (await scrape()).get(health) ?? 0;
+    for (let i = 0; i < 7; i++) expect((await fetch(`${guarded.url}/health`)).status).toBe(200);
+    const figures = await scrape();
+    expect(figures.get(health)).toBe(before + 7);
+    // The refused scrapes count too, as what they were: 401s of /metrics.
+    expect(figures.get('http_requests_total{method="GET",route="/metrics",status="401"}')).toBe(4);
+  });
+
+  it("serves the figures on their own port, read by its listener thread, and not on the API's", async () => {
+    expect((await fetch(`${apart.url}/metrics`)).status).toBe(404);
+    const series = '{method="GET",route="/health",status="200"}';
+    const scrape = async () => samples(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+    // (The test's wait for the app to start asked /health already.)
+    const before = (await scrape()).get(`http_requests_total${series}`) ?? 0;
+    const sent = 300;
+    for (let i = 0; i < sent; i += 30) {
+      await Promise.all(Array.from({ length: 30 }, () => fetch(`${apart.url}/health`).then((r) => r.arrayBuffer())));
+    }
+    // Scraped while requests run: the counter and the histogram's +Inf bucket agree in each scrape.
+    const during = Array.from({ length: 100 }, () => fetch(`${apart.url}/health`).then((r) => r.arrayBuffer()));
+    const scrapes: Map<string, number>[] = [];
+    for (let i = 0; i < 5; i++) scrapes.push(await scrape());
+    await Promise.all(during);
+    for (const s of scrapes) {
+      const count = s.get(`http_requests_total${series}`) ?? 0;
+      expect(count).toBeGreaterThanOrEqual(before + sent);
+      expect(s.get(`http_request_duration_seconds_count${series}`)).toBe(count);
+      expect(s.get(`http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/health",status="200"}`)).toBe(count);
+    }
+    const last = await scrape();
+    expect(last.get(`http_requests_total${series}`)).toBe(before + sent + 100);
+    // Buckets are cumulative: each holds at least what the one below it does.
+    const buckets = [...last.entries()].filter(
+      ([k]) => k.startsWith("http_request_duration_seconds_bucket{") && k.includes('route="/health"'),
+    );
+    expect(buckets.length).toBe(14);
+    const counts = buckets.map(([, n]) => n);
+    for (let i = 1; i < counts.length; i++) expect(counts[i]).toBeGreaterThanOrEqual(counts[i - 1] ?? 0);
+    expect(last.get(`http_request_duration_seconds_sum${series}`)).toBeGreaterThan(0);
   });
 });
