@@ -187,6 +187,7 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
   imp.add("app.responses", "CheckedRoute");
+  imp.add("app.deps", "APP_OVERRIDES");
   const roleSets = new Map<string, string[]>();
   const handlers = runEndpoints(ir).map(({ entity, route, path }) => {
     const tag = route.basePath.replace(/^\//, "") || entity.name;
@@ -226,7 +227,8 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     "",
     imp.render(),
     "",
-    "router = APIRouter(route_class=CheckedRoute)",
+    // Served by the app as its own route, with the app's dependency_overrides (app/main.py).
+    "router = APIRouter(route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES)",
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     "",

@@ -75,6 +75,7 @@ export function metaConstant(entityName: string): string {
  */
 export const ROUTE_MODULE_NAMES: ReadonlySet<string> = new Set([
   "ANONYMOUS",
+  "APP_OVERRIDES",
   "AUTHENTICATED",
   "CREATE_FILL",
   "CREATE_RULES",

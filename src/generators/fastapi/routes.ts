@@ -470,7 +470,9 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
     imp.add("app.idempotency", "with_idempotency_key");
   }
   if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
-  for (const n of [repositoryAlias(ctx.cls), ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) imp.add("app.deps", n);
+  for (const n of [repositoryAlias(ctx.cls), "APP_OVERRIDES", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) {
+    imp.add("app.deps", n);
+  }
   if (ctx.ir.auth === null) imp.add("app.principal", "ANONYMOUS");
   imp.add("app.custom.hooks", `${pyModuleName(ctx.entity.name)} as hooks`);
   // Under fixed names: an entity or workflow named like one of the module's own names (`links`, a
@@ -522,9 +524,15 @@ export function renderRouteModule(m: RouteModuleModel): string {
     m.imports.render(),
     "",
     // CheckedRoute: answers validated against their response models while RESPONSE_VALIDATION is on.
+    // APP_OVERRIDES: the app serves these routes as its own (app/main.py), with its overrides.
     assign(
       "router",
-      call("APIRouter", [kw("prefix", pyStr(m.prefix)), kw("tags", `[${pyStr(m.tag)}]`), kw("route_class", "CheckedRoute")]),
+      call("APIRouter", [
+        kw("prefix", pyStr(m.prefix)),
+        kw("tags", `[${pyStr(m.tag)}]`),
+        kw("route_class", "CheckedRoute"),
+        kw("dependency_overrides_provider", "APP_OVERRIDES"),
+      ]),
     ),
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import customer as hooks
-from app.deps import CurrentUser, CustomerRepo, role_dependencies
+from app.deps import APP_OVERRIDES, CurrentUser, CustomerRepo, role_dependencies
 from app.domain import CUSTOMER as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -17,7 +17,9 @@ from app.records import check_changes, fill, list_query, page_body, parse_query,
 from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
-router = APIRouter(prefix="/customers", tags=["customers"], route_class=CheckedRoute)
+router = APIRouter(
+    prefix="/customers", tags=["customers"], route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES
+)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")

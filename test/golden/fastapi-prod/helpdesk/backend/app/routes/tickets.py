@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import ticket as hooks
-from app.deps import CurrentUser, TicketRepo, role_dependencies
+from app.deps import APP_OVERRIDES, CurrentUser, TicketRepo, role_dependencies
 from app.domain import TICKET as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -20,7 +20,9 @@ from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import TICKET_LIFECYCLE as WORKFLOW
 
-router = APIRouter(prefix="/tickets", tags=["tickets"], route_class=CheckedRoute)
+router = APIRouter(
+    prefix="/tickets", tags=["tickets"], route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES
+)
 
 ADMIN = role_dependencies("admin")
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")

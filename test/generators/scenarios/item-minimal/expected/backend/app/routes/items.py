@@ -8,7 +8,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 
 from app.custom.hooks import item as hooks
-from app.deps import ItemRepo
+from app.deps import APP_OVERRIDES, ItemRepo
 from app.domain import ITEM as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -19,7 +19,9 @@ from app.responses import CheckedRoute, ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW as WORKFLOW
 
-router = APIRouter(prefix="/items", tags=["items"], route_class=CheckedRoute)
+router = APIRouter(
+    prefix="/items", tags=["items"], route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES
+)
 
 LINKS = {"self": "/items/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request, Response
 
 from app import expr
 from app.custom.hooks import shipment as hooks
-from app.deps import ShipmentRepo
+from app.deps import APP_OVERRIDES, ShipmentRepo
 from app.domain import SHIPMENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
@@ -24,7 +24,9 @@ from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
 from app.workflows import SHIPMENT_FLOW as WORKFLOW
 
-router = APIRouter(prefix="/shipments", tags=["shipments"], route_class=CheckedRoute)
+router = APIRouter(
+    prefix="/shipments", tags=["shipments"], route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES
+)
 
 LINKS = {"self": "/shipments/{id}"}
 CREATE_FILL = {"id": "uuid", "created_at": "now", "updated_at": "now_on_update"}
