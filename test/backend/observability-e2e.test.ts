@@ -459,7 +459,7 @@ print(len(differ), sum(decide(t) for t in ids))
   });
 });
 
-describe("where /metrics is served: behind METRICS_TOKEN, or on METRICS_PORT alone (memory backend)", () => {
+describe("/metrics behind METRICS_TOKEN or on METRICS_PORT alone, and the line per request (memory backend)", () => {
   let guarded: RunningBackend;
   let apart: RunningBackend;
   let metricsPort: number;
@@ -481,6 +481,86 @@ describe("where /metrics is served: behind METRICS_TOKEN, or on METRICS_PORT alo
   afterAll(async () => {
     await guarded?.stop();
     await apart?.stop();
+  });
+
+  it("writes the line per request as logging would, and through logging once anyone changes it", () => {
+    // The line skips logging's machinery only while logging is as the app set it up: a handler or a
+    // filter someone adds, or a level that turns the line off, must see or stop it as usual.
+    const script = `
+import io, json, logging, sys
+import app.observability as o
+
+o.setup_logging()
+stream = io.StringIO()
+o._json_handler.setStream(stream)
+o._current.set(o.RequestContext("rid-1", None))
+fields = {"method": "GET", "route": "/tickets/{record_id}", "path": "/tickets/7", "status": 200, "duration_ms": 1.5, "user_id": "u1"}
+out = {}
+def lines():
+    text = stream.getvalue()
+    stream.seek(0)
+    stream.truncate()
+    return [json.loads(l) for l in text.splitlines()]
+o._log_request("GET /tickets/7 200", fields)
+out["direct"] = lines()
+o.access_logger.info("%s", "GET /tickets/7 200", extra={"fields": fields})
+out["logging"] = lines()
+class Drop(logging.Filter):
+    def filter(self, record): return False
+drop = Drop()
+o.access_logger.addFilter(drop)
+o._log_request("GET /tickets/7 200", fields)
+out["filtered"] = lines()
+o.access_logger.removeFilter(drop)
+extra = io.StringIO()
+second = logging.StreamHandler(extra)
+second.setFormatter(o.JsonFormatter())
+logging.getLogger("app").addHandler(second)
+o._log_request("GET /tickets/7 200", fields)
+out["two_handlers"] = [lines(), [json.loads(l) for l in extra.getvalue().splitlines()]]
+logging.getLogger("app").removeHandler(second)
+o.access_logger.setLevel(logging.WARNING)
+o._log_request("GET /tickets/7 200", fields)
+out["quiet"] = lines()
+o.access_logger.setLevel(logging.NOTSET)
+o._log_request("GET /tickets/7 200", fields)
+out["again"] = lines()
+print(json.dumps(out))
+`;
+    const out = JSON.parse(
+      execFileSync(VENV_PYTHON, ["-c", script], {
+        cwd: guarded.backendDir,
+        env: { ...process.env, APP_ENV: "development", LOG_FORMAT: "json" },
+        encoding: "utf8",
+      }),
+    ) as Record<string, unknown>;
+    const withoutTime = (lines: unknown) =>
+      (lines as Record<string, unknown>[]).map(({ timestamp, ...rest }) => {
+        expect(String(timestamp)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+        return rest;
+      });
+    const expected = [
+      {
+        level: "info",
+        logger: "app.requests",
+        message: "GET /tickets/7 200",
+        request_id: "rid-1",
+        method: "GET",
+        route: "/tickets/{record_id}",
+        path: "/tickets/7",
+        status: 200,
+        duration_ms: 1.5,
+        user_id: "u1",
+      },
+    ];
+    expect(withoutTime(out.direct)).toEqual(expected);
+    expect(withoutTime(out.logging)).toEqual(expected);
+    expect(out.filtered).toEqual([]);
+    const [own, second] = out.two_handlers as unknown[];
+    expect(withoutTime(own)).toEqual(expected);
+    expect(withoutTime(second)).toEqual(expected);
+    expect(out.quiet).toEqual([]);
+    expect(withoutTime(out.again)).toEqual(expected);
   });
 
   it("asks scrapers for the token, and counts for the one that has it", async () => {
