@@ -341,7 +341,7 @@ describe("nextjs generator", () => {
         .replace(/\/+$/, "");
     const served = new Set<string>();
     for (const f of generateFastapi({ ir, existing: new Map() }).filter((x) => x.path.startsWith("backend/app/routes/"))) {
-      const prefix = /APIRouter\((?:prefix="([^"]*)")?/.exec(f.content)?.[1] ?? "";
+      const prefix = /APIRouter\(\s*(?:prefix="([^"]*)")?/.exec(f.content)?.[1] ?? "";
       for (const m of f.content.matchAll(/@router\.(\w+)\(\s*"([^"]*)"/g)) served.add(`${m[1]?.toUpperCase()} ${norm(`${prefix}${m[2]}`)}`);
     }
     // The IR's answer is what the backend serves, no more and no less.
