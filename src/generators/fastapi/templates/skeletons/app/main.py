@@ -151,14 +151,14 @@ async def health() -> Health:
     return Health(status="ok", domain=DOMAIN)
 
 
-# charter: if auth
-app.include_router(auth_routes.router)
-# charter: end
 # The generated routes are served as the app's own rather than through include_router, which makes
 # FastAPI (0.165) work out an included route's settings again on every request: a tenth of what a
-# small request costs. Their routers give them all an inclusion would (prefix, tags, route class),
-# and the app's dependency_overrides through deps.APP_OVERRIDES.
+# small request costs. Their routers give them all an inclusion would (prefix, tags, route class,
+# response class), and the app's dependency_overrides through deps.APP_OVERRIDES.
 deps.APP_OVERRIDES.app = app
+# charter: if auth
+app.router.routes.extend(auth_routes.router.routes)
+# charter: end
 for router in ROUTERS:
     app.router.routes.extend(router.routes)
 # The user's own endpoints (app/custom/routes.py, written once by charter and never again).

@@ -134,8 +134,8 @@ async def health() -> Health:
 
 # The generated routes are served as the app's own rather than through include_router, which makes
 # FastAPI (0.165) work out an included route's settings again on every request: a tenth of what a
-# small request costs. Their routers give them all an inclusion would (prefix, tags, route class),
-# and the app's dependency_overrides through deps.APP_OVERRIDES.
+# small request costs. Their routers give them all an inclusion would (prefix, tags, route class,
+# response class), and the app's dependency_overrides through deps.APP_OVERRIDES.
 deps.APP_OVERRIDES.app = app
 for router in ROUTERS:
     app.router.routes.extend(router.routes)
