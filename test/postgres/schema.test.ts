@@ -63,7 +63,7 @@ describe("postgres target", () => {
       "ix_tickets_assignee_id",
       "ix_tickets_created_at",
       "ix_tickets_customer_id",
-      "ix_tickets_state",
+      "ix_tickets_state_created_at",
       "uq_tickets_number",
     ]);
     expect(tickets?.foreignKeys.map((f) => [f.name, f.refTable, f.onDelete])).toEqual([

@@ -150,9 +150,15 @@ function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): Ta
     }
     if (sequenceOf(f) !== null) indexes.push({ name: uniqueIndexName(t, f.name), columns: [f.name], unique: true });
     // (created_at, id) is the default order of every list endpoint and the keyset its cursors
-    // continue from; state is the kanban's filter.
+    // continue from; state is the kanban's filter, so its index holds that order too (a column of
+    // a state's cards is read in order, without a sort). Never the state alone: deduplicated to a
+    // few pages, such an index is what PostgreSQL picks to count the table, and an index-only scan
+    // of it counts 10,000 rows in 510 us where the table's own scan takes 310.
     if (f.name === "created_at") indexes.push({ name: indexName(t, f.name), columns: ["created_at", "id"], unique: false });
-    if (isStateField(entity, f)) indexes.push({ name: indexName(t, f.name), columns: [f.name], unique: false });
+    if (isStateField(entity, f)) {
+      const order = entity.fields.some((x) => x.name === "created_at") ? ["created_at", "id"] : ["id"];
+      indexes.push({ name: indexName(t, `${f.name}_${order[0]}`), columns: [f.name, ...order], unique: false });
+    }
   }
   const table: TableModel = { key: entity.fqn, name: t, columns, checks, foreignKeys, indexes: dedupeIndexes(indexes) };
   if (entity.listTotal === "counter") table.rowCounter = true;

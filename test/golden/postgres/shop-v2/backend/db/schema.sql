@@ -248,7 +248,7 @@ CREATE INDEX IF NOT EXISTS "ix_tickets_assignee_id" ON "tickets" ("assignee_id")
 CREATE INDEX IF NOT EXISTS "ix_tickets_created_at" ON "tickets" ("created_at", "id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_customer_id" ON "tickets" ("customer_id");
 CREATE INDEX IF NOT EXISTS "ix_tickets_product_id" ON "tickets" ("product_id");
-CREATE INDEX IF NOT EXISTS "ix_tickets_state" ON "tickets" ("state");
+CREATE INDEX IF NOT EXISTS "ix_tickets_state_created_at" ON "tickets" ("state", "created_at", "id");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_tickets_number" ON "tickets" ("number");
 CREATE INDEX IF NOT EXISTS "ix_events_dispatched_at" ON "events" ("dispatched_at", "seq");
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");

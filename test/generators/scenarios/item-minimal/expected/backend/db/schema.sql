@@ -96,7 +96,7 @@ END
 $charter$;
 
 CREATE INDEX IF NOT EXISTS "ix_items_created_at" ON "items" ("created_at", "id");
-CREATE INDEX IF NOT EXISTS "ix_items_state" ON "items" ("state");
+CREATE INDEX IF NOT EXISTS "ix_items_state_created_at" ON "items" ("state", "created_at", "id");
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_items_number" ON "items" ("number");
 CREATE INDEX IF NOT EXISTS "ix_events_dispatched_at" ON "events" ("dispatched_at", "seq");
 CREATE INDEX IF NOT EXISTS "ix_events_occurred_at" ON "events" ("occurred_at");
