@@ -18,7 +18,7 @@
 //
 //   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir;
 //                                     BENCH_TOTAL=counter; BENCH_ONLY=part of a scenario's name;
-//                                     BENCH_MODE=observability)
+//                                     BENCH_MODE=observability, BENCH_INSTANCES=starts per pair)
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -42,6 +42,8 @@ const dbUrl = (db) => `postgresql://postgres@127.0.0.1:5432/${db}`;
 const ROWS = 10_000;
 // BENCH_TOTAL=counter generates the entity with `list_total: counter` (totals from counters).
 const TOTAL = process.env.BENCH_TOTAL ?? "count";
+// BENCH_MODE=observability: how many times each pair of apps is started afresh (see abba there).
+const INSTANCES = Math.max(1, Number(process.env.BENCH_INSTANCES ?? 1));
 
 function psql(url, sql) {
   return execFileSync("psql", ["-qAtX", "-v", "ON_ERROR_STOP=1", url], {
@@ -302,23 +304,44 @@ async function observabilityCost(work, ids) {
   const running = [];
   try {
     const base = { DATABASE_URL: dbUrl(DB_GENERATED), DATABASE_BACKEND: "postgres", DATABASE_POOL_SIZE: "16", APP_ENV: "production" };
-    const off = await serve("observability-off", join(work, "backend"), "app.main:app", { ...base, METRICS_ENABLED: "false" }, "/health");
-    running.push(off);
     const get = (app) => wrk(app, "", { script: join(ANCHORS, "get_by_id.lua"), env: { IDS_FILE: ids } });
-    console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order per pair`);
-    const mean = (x, y) => ({ rps: (x.rps + y.rps) / 2, p99: (x.p99 + y.p99) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
-    // Each variant runs beside the "off" app only, so that two apps at most hold connections.
+    console.log(
+      `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order per pair, both apps started afresh ${INSTANCES} time(s) per pair`,
+    );
+    const mean = (xs) => ({
+      rps: xs.reduce((t, x) => t + x.rps, 0) / xs.length,
+      p99: xs.reduce((t, x) => t + x.p99, 0) / xs.length,
+      cpuUs: xs.reduce((t, x) => t + x.cpuUs, 0) / xs.length,
+    });
+    // Each variant runs beside an "off" app only, so that two apps at most hold connections. Both
+    // are started afresh for each of BENCH_INSTANCES rounds: the same app started again runs a few
+    // per cent faster or slower (where its memory and its workers land), as much as the costs
+    // measured here, so only the mean over several starts tells them apart.
     const abba = async (name, env) => {
-      const b = await serve(name, join(work, "backend"), "app.main:app", { ...base, ...env }, "/health");
-      try {
-        const a1 = get(off);
-        const b1 = get(b);
-        const b2 = get(b);
-        const a2 = get(off);
-        return [mean(a1, a2), mean(b1, b2)];
-      } finally {
-        await b.stop();
+      const offs = [];
+      const ons = [];
+      for (let i = 0; i < INSTANCES; i++) {
+        const off = await serve(
+          `${name}-off-${i}`,
+          join(work, "backend"),
+          "app.main:app",
+          { ...base, METRICS_ENABLED: "false" },
+          "/health",
+        );
+        const on = await serve(`${name}-${i}`, join(work, "backend"), "app.main:app", { ...base, ...env }, "/health");
+        try {
+          const a1 = get(off);
+          const b1 = get(on);
+          const b2 = get(on);
+          const a2 = get(off);
+          offs.push(a1, a2);
+          ons.push(b1, b2);
+        } finally {
+          await on.stop();
+          await off.stop();
+        }
       }
+      return [mean(offs), mean(ons)];
     };
     const row = (label, x) =>
       console.log(
