@@ -372,7 +372,6 @@ async function observabilityCost(work, ids) {
     console.log(
       `throughput ratio, metrics only: ${(metrics.rps / off0.rps).toFixed(3)}x; every request traced: ${(all.rps / off1.rps).toFixed(3)}x; 10% sampled: ${tenth.toFixed(3)}x; 1% sampled: ${hundredth.toFixed(3)}x (goal >= 0.95x)`,
     );
-    for (const r of running.splice(0).reverse()) await r.stop();
     console.log(`OTLP exports received: ${await sink.close()}`);
 
     // /metrics with 100 route series: 25 entities x (GET list, GET, PATCH and DELETE by id).
