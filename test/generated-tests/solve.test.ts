@@ -1,31 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FieldIR } from "../../src/compiler/index.js";
 import { parseExpression } from "../../src/contracts/expression.js";
 import { evaluate, force, sampleValue } from "../../src/generators/tests/solve.js";
+import { fieldIR } from "../support/field-ir.js";
 
-function field(name: string, type: FieldIR["type"], extra: Partial<FieldIR> = {}): FieldIR {
-  return {
-    name,
-    type,
-    description: "",
-    required: false,
-    immutable: false,
-    hasDefault: false,
-    default: null,
-    format: null,
-    enum: null,
-    itemsType: null,
-    computed: null,
-    constraints: {},
-    references: null,
-    renamedFrom: null,
-    origin: "entity",
-    primaryKey: false,
-    writable: true,
-    updatable: true,
-    ...extra,
-  };
-}
+const field = fieldIR;
 
 const FIELDS = new Map(
   [

@@ -2,30 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { FieldIR, ValidationRuleIR } from "../../src/compiler/ir.js";
 import { parseExpression } from "../../src/contracts/expression.js";
 import { compileRules } from "../../src/generators/fastapi/rule-schema.js";
+import { fieldIR } from "../support/field-ir.js";
 
-function field(name: string, type: FieldIR["type"], extra: Partial<FieldIR> = {}): FieldIR {
-  return {
-    name,
-    type,
-    description: "",
-    required: true,
-    immutable: false,
-    hasDefault: false,
-    default: null,
-    format: null,
-    enum: null,
-    itemsType: type === "array" ? "integer" : null,
-    computed: null,
-    constraints: {},
-    references: null,
-    renamedFrom: null,
-    origin: "entity",
-    primaryKey: false,
-    writable: true,
-    updatable: true,
-    ...extra,
-  };
-}
+// Required, and arrays of integers, unless a test says otherwise.
+const field = (name: string, type: FieldIR["type"], extra: Partial<FieldIR> = {}): FieldIR =>
+  fieldIR(name, type, { required: true, itemsType: type === "array" ? "integer" : null, ...extra });
 
 const rule = (source: string): ValidationRuleIR => ({
   source,
