@@ -39,6 +39,7 @@ const CUSTOM_ROUTES = `"""Our own endpoints."""
 
 from fastapi import APIRouter
 
+from app.custom.hooks import item as item_hooks
 from app.deps import ItemRepo
 from app.repositories.base import ListQuery
 
@@ -49,15 +50,29 @@ router = APIRouter(tags=["custom"])
 async def item_count(repo: ItemRepo) -> dict[str, int]:
     page = await repo.list(ListQuery())
     return {"items": page.total or 0}
+
+
+@router.get("/custom/created-seen")
+async def created_seen() -> list[str]:
+    return item_hooks.SEEN
 `;
 
-/** The user's hooks: the generated module with one before-hook that refuses. */
+/**
+ * The user's hooks: the generated module with a before-hook that refuses and an after-hook that
+ * notes the record it was given (the routes skip only an after-hook still empty as generated).
+ */
 function refusingHooks(generated: string): string {
   const withImport = generated.replace("\nfrom app.models.item import", "\nfrom app.errors import Refused\nfrom app.models.item import");
-  return withImport.replace(
-    /(async def before_create\(data: ItemCreate, user: User\) -> None:\n {4}"""[\s\S]*?"""\n)/,
-    `$1    if data.name.startswith("forbidden"):\n        raise Refused(f"{data.name} is not a name we accept", status=409)\n`,
-  );
+  return withImport
+    .replace(
+      /(async def before_create\(data: ItemCreate, user: User\) -> None:\n {4}"""[\s\S]*?"""\n)/,
+      `$1    if data.name.startswith("forbidden"):\n        raise Refused(f"{data.name} is not a name we accept", status=409)\n`,
+    )
+    .replace(
+      /(async def after_create\(record: ItemPublic, user: User\) -> None:\n {4}"""[\s\S]*?"""\n)/,
+      `$1    SEEN.append(f"{type(record).__name__} {record.name} {record.links['self']}")\n`,
+    )
+    .replace("\n\n\nasync def before_create", "\n\nSEEN: list[str] = []\n\n\nasync def before_create");
 }
 
 const CUSTOM_PAGE = `export default function ReportsPage() {
@@ -158,6 +173,50 @@ describe("extension points after a contract change and a regeneration", () => {
     expect(mypy.status, mypy.output).toBe(0);
   }, 300_000);
 
+  it("skips only the hooks still empty as charter wrote them", () => {
+    // The routes validate a record for an after-hook only when the hook can do something with it
+    // (records.after_hook): an edited hook, or anything that is not a plain empty function, acts.
+    const script = `
+import functools, json
+from unittest.mock import AsyncMock
+from app.custom.hooks import item
+from app.records import _empty
+
+async def ellipsis(record, user): ...
+async def returns_none(record, user):
+    """Documented, and empty."""
+    return None
+async def prints(record, user):
+    """Documented."""
+    print(record)
+def plain(record, user):
+    pass
+@functools.wraps(ellipsis)
+async def wrapped(record, user):
+    await ellipsis(record, user)
+hooks = {name: getattr(item, name) for name in dir(item) if name.startswith(("before_", "after_"))}
+hooks.update(ellipsis=ellipsis, returns_none=returns_none, prints=prints, plain=plain, wrapped=wrapped, mock=AsyncMock())
+print(json.dumps(sorted(name for name, hook in hooks.items() if _empty(hook))))
+`;
+    const r = spawnSync(join(VENV_BIN, "python"), ["-c", script], {
+      cwd: join(outDir, "backend"),
+      env: { ...process.env, APP_ENV: "development" },
+      encoding: "utf8",
+    });
+    expect(r.status, r.stderr).toBe(0);
+    // before_create and after_create are the user's edits (refusingHooks).
+    expect(JSON.parse(r.stdout)).toEqual([
+      "after_delete",
+      "after_transition",
+      "after_update",
+      "before_delete",
+      "before_transition",
+      "before_update",
+      "ellipsis",
+      "returns_none",
+    ]);
+  });
+
   for (const backend of ["memory", "postgres"] as const) {
     it(`answers the custom route and refuses through the hook on the ${backend} repository`, async () => {
       const running = await startGeneratedBackend({
@@ -183,6 +242,10 @@ describe("extension points after a contract change and a regeneration", () => {
       expect(count.status).toBe(200);
       // The refused write left nothing behind.
       expect(await count.json()).toEqual({ items: 1 });
+      // The edited after-hook ran once, for the stored record, with the public model and its links.
+      const { id } = (await (await fetch(`${running.url}/items?limit=1`)).json()).items[0];
+      const seen = await fetch(`${running.url}/custom/created-seen`);
+      expect(await seen.json()).toEqual([`ItemPublic fine /items/${id}`]);
       await running.stop();
     }, 180_000);
   }

@@ -246,9 +246,15 @@ const repoParam = (ctx: RouteContext): string => `repo: ${repositoryAlias(ctx.cl
  * A call of the entity's hook (the user's app/custom/hooks/<entity>.py, see docs/customizing.md):
  * every hook takes its subject, then the caller. After-hooks get the record as the API returns it.
  */
-const hook = (ctx: RouteContext, name: string, subject: string): string =>
-  `await hooks.${name}(${subject}, ${ctx.ir.auth === null ? "ANONYMOUS" : "user"})`;
-const publicRecord = (ctx: RouteContext): string => `${ctx.cls}Public.model_validate(with_links(record, LINKS))`;
+const hook = (ctx: RouteContext, name: string, subject: string): string => `await hooks.${name}(${subject}, ${caller(ctx)})`;
+const caller = (ctx: RouteContext): string => (ctx.ir.auth === null ? "ANONYMOUS" : "user");
+/**
+ * An after-hook given the stored record as the API returns it, a validated public model. Through
+ * records.after_hook, which skips the hook (and building its model) while the hook is still the
+ * empty function charter wrote.
+ */
+const afterHook = (ctx: RouteContext, name: string): string =>
+  `await after_hook(hooks.${name}, ${ctx.cls}Public, record, LINKS, ${caller(ctx)})`;
 const notFound = (ctx: RouteContext): string => `raise not_found(${pyStr(ctx.entity.name)}, record_id)`;
 
 function listHandler(ctx: RouteContext): HandlerModel {
@@ -318,7 +324,7 @@ function createHandler(ctx: RouteContext): HandlerModel {
       `        ${hook(ctx, "after_create", `${ctx.cls}Public.model_validate_json(bytes(response.body))`)}`,
       "    return response",
       `record = await repo.create(values, events=${events})`,
-      hook(ctx, "after_create", publicRecord(ctx)),
+      afterHook(ctx, "after_create"),
       "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
     ],
   };
@@ -365,7 +371,7 @@ function updateHandler(ctx: RouteContext): HandlerModel {
         : `record = await repo.update(record_id, changes, events=${events})`,
       "if record is None:",
       `    ${notFound(ctx)}`,
-      hook(ctx, "after_update", publicRecord(ctx)),
+      afterHook(ctx, "after_update"),
       "return ORJSONResponse(with_links(record, LINKS))",
     ],
   };
@@ -409,7 +415,7 @@ function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
       "record = await repo.modify(record_id, move)",
       "if record is None:",
       `    ${notFound(ctx)}`,
-      hook(ctx, "after_transition", publicRecord(ctx)),
+      afterHook(ctx, "after_transition"),
       "return ORJSONResponse(with_links(record, LINKS))",
     ],
   };
@@ -485,6 +491,7 @@ function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void 
   for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
     imp.add("app.records", n);
   }
+  if (code.includes("after_hook(")) imp.add("app.records", "after_hook");
   imp.add("app.responses", "ORJSONResponse");
   imp.add("app.responses", "CheckedRoute");
   if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");

@@ -13,7 +13,16 @@ from app.domain import AGENT as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.agent import AgentCreate, AgentFilters, AgentList, AgentPublic, AgentUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.records import (
+    after_hook,
+    check_changes,
+    fill,
+    list_query,
+    page_body,
+    parse_query,
+    query_parameters,
+    with_links,
+)
 from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
@@ -121,7 +130,7 @@ async def create_agent(body: AgentCreate, request: Request, repo: AgentRepo, use
             await hooks.after_create(AgentPublic.model_validate_json(bytes(response.body)), user)
         return response
     record = await repo.create(values, events=())
-    await hooks.after_create(AgentPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_create, AgentPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -142,7 +151,7 @@ async def update_agent(record_id: UUID, body: AgentUpdate, repo: AgentRepo, user
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("agent", record_id)
-    await hooks.after_update(AgentPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_update, AgentPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS))
 
 

@@ -13,7 +13,16 @@ from app.domain import CUSTOMER as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.customer import CustomerCreate, CustomerFilters, CustomerList, CustomerPublic, CustomerUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.records import (
+    after_hook,
+    check_changes,
+    fill,
+    list_query,
+    page_body,
+    parse_query,
+    query_parameters,
+    with_links,
+)
 from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 
@@ -125,7 +134,7 @@ async def create_customer(body: CustomerCreate, request: Request, repo: Customer
             await hooks.after_create(CustomerPublic.model_validate_json(bytes(response.body)), user)
         return response
     record = await repo.create(values, events=("customer_created",))
-    await hooks.after_create(CustomerPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_create, CustomerPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -151,7 +160,7 @@ async def update_customer(
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("customer", record_id)
-    await hooks.after_update(CustomerPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_update, CustomerPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS))
 
 

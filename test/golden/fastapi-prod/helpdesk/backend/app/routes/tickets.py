@@ -14,7 +14,16 @@ from app.domain import TICKET as META
 from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.ticket import TicketCreate, TicketFilters, TicketList, TicketPublic, TicketUpdate
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.records import (
+    after_hook,
+    check_changes,
+    fill,
+    list_query,
+    page_body,
+    parse_query,
+    query_parameters,
+    with_links,
+)
 from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
@@ -148,7 +157,7 @@ async def create_ticket(body: TicketCreate, request: Request, repo: TicketRepo, 
             await hooks.after_create(TicketPublic.model_validate_json(bytes(response.body)), user)
         return response
     record = await repo.create(values, events=("ticket_created",))
-    await hooks.after_create(TicketPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_create, TicketPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -169,7 +178,7 @@ async def update_ticket(record_id: UUID, body: TicketUpdate, repo: TicketRepo, u
     record = await repo.modify(record_id, checked(UPDATE_RULES, changes, events=("ticket_updated",)))
     if record is None:
         raise not_found("ticket", record_id)
-    await hooks.after_update(TicketPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_update, TicketPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -205,5 +214,5 @@ async def move_ticket(record_id: UUID, body: StateChange, repo: TicketRepo, user
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("ticket", record_id)
-    await hooks.after_transition(TicketPublic.model_validate(with_links(record, LINKS)), user)
+    await after_hook(hooks.after_transition, TicketPublic, record, LINKS, user)
     return ORJSONResponse(with_links(record, LINKS))

@@ -14,7 +14,16 @@ from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.item import ItemCreate, ItemFilters, ItemList, ItemPublic, ItemUpdate
 from app.principal import ANONYMOUS
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.records import (
+    after_hook,
+    check_changes,
+    fill,
+    list_query,
+    page_body,
+    parse_query,
+    query_parameters,
+    with_links,
+)
 from app.responses import CheckedRoute, ORJSONResponse
 from app.workflow import StateChange
 from app.workflows import ITEM_FLOW as WORKFLOW
@@ -77,7 +86,7 @@ async def create_item(body: ItemCreate, request: Request, repo: ItemRepo) -> Res
             await hooks.after_create(ItemPublic.model_validate_json(bytes(response.body)), ANONYMOUS)
         return response
     record = await repo.create(values, events=())
-    await hooks.after_create(ItemPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
+    await after_hook(hooks.after_create, ItemPublic, record, LINKS, ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -96,7 +105,7 @@ async def update_item(record_id: UUID, body: ItemUpdate, repo: ItemRepo) -> ORJS
     record = await repo.update(record_id, changes, events=())
     if record is None:
         raise not_found("item", record_id)
-    await hooks.after_update(ItemPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
+    await after_hook(hooks.after_update, ItemPublic, record, LINKS, ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -130,5 +139,5 @@ async def move_item(record_id: UUID, body: StateChange, repo: ItemRepo) -> ORJSO
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("item", record_id)
-    await hooks.after_transition(ItemPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
+    await after_hook(hooks.after_transition, ItemPublic, record, LINKS, ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))

@@ -18,7 +18,16 @@ from app.errors import error_responses, not_found
 from app.idempotency import create_once, idempotency_key, with_idempotency_key
 from app.models.shipment import ShipmentCreate, ShipmentFilters, ShipmentList, ShipmentPublic, ShipmentUpdate
 from app.principal import ANONYMOUS
-from app.records import check_changes, fill, list_query, page_body, parse_query, query_parameters, with_links
+from app.records import (
+    after_hook,
+    check_changes,
+    fill,
+    list_query,
+    page_body,
+    parse_query,
+    query_parameters,
+    with_links,
+)
 from app.responses import CheckedRoute, ORJSONResponse
 from app.rules import Rule, checked, enforce
 from app.workflow import StateChange
@@ -138,7 +147,7 @@ async def create_shipment(body: ShipmentCreate, request: Request, repo: Shipment
             await hooks.after_create(ShipmentPublic.model_validate_json(bytes(response.body)), ANONYMOUS)
         return response
     record = await repo.create(values, events=())
-    await hooks.after_create(ShipmentPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
+    await after_hook(hooks.after_create, ShipmentPublic, record, LINKS, ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS), status_code=201)
 
 
@@ -158,7 +167,7 @@ async def update_shipment(record_id: UUID, body: ShipmentUpdate, repo: ShipmentR
     record = await repo.modify(record_id, checked(CREATE_RULES, changes, events=()))
     if record is None:
         raise not_found("shipment", record_id)
-    await hooks.after_update(ShipmentPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
+    await after_hook(hooks.after_update, ShipmentPublic, record, LINKS, ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))
 
 
@@ -192,5 +201,5 @@ async def move_shipment(record_id: UUID, body: StateChange, repo: ShipmentRepo) 
     record = await repo.modify(record_id, move)
     if record is None:
         raise not_found("shipment", record_id)
-    await hooks.after_transition(ShipmentPublic.model_validate(with_links(record, LINKS)), ANONYMOUS)
+    await after_hook(hooks.after_transition, ShipmentPublic, record, LINKS, ANONYMOUS)
     return ORJSONResponse(with_links(record, LINKS))
