@@ -12,11 +12,11 @@ from typing import Any
 
 import orjson
 from fastapi.exceptions import ResponseValidationError
-from fastapi.routing import APIRoute
 from pydantic import TypeAdapter, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from app.bodies import JsonBodyRoute
 from app.config import settings
 
 
@@ -33,13 +33,14 @@ class ORJSONResponse(JSONResponse):
         return orjson.dumps(content, default=_fallback, option=orjson.OPT_NON_STR_KEYS)
 
 
-class CheckedRoute(APIRoute):
-    """A route whose successful JSON answers are validated against its response_model.
+class CheckedRoute(JsonBodyRoute):
+    """A route whose successful JSON answers are validated against its response_model (and whose
+    JSON body is read in one pass, app/bodies.py).
 
     The body is validated as the client will read it (the bytes, in JSON mode), so what orjson
     rendered is checked too. A mismatch raises ResponseValidationError: a 500 reported to the
     Healer, as FastAPI's own response validation would. With RESPONSE_VALIDATION off the route is
-    a plain APIRoute: nothing is added per request.
+    a JsonBodyRoute: nothing is added per request.
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
