@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,5 +59,37 @@ describe.each(["memory", "postgres"] as const)("unhandled exception from a misty
     // Nothing was written, and the app keeps serving.
     expect((await api.get("/orders")).body.total).toBe(1);
     expect((await api.get("/health")).status).toBe(200);
+  });
+
+  it("says it closes the connection after a 500, so a keep-alive client never writes into it", async () => {
+    // uvicorn closes the connection once Starlette raises the exception again after the 500.
+    // Announced in the answer, the client opens a new connection for the next request.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { port } = new URL(app.url);
+    const post = () =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const body = JSON.stringify({ title: "Boom", code: "A-1" });
+        const req = http.request(
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/orders",
+            method: "POST",
+            agent,
+            headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    try {
+      for (let i = 0; i < 30; i++) expect(await post()).toEqual({ status: 500, connection: "close" });
+    } finally {
+      agent.destroy();
+    }
   });
 });

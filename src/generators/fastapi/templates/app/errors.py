@@ -280,7 +280,11 @@ async def _unhandled(request: Request, exc: Exception) -> ORJSONResponse:
     healer.report(request, exc, 500)
     # Starlette renders this outside every middleware: the request id header is added here.
     request_id = observability.request_id()
-    headers = {"X-Request-ID": request_id} if request_id else None
+    headers = {"X-Request-ID": request_id} if request_id else {}
+    # Starlette raises the exception again once this answer is sent, and uvicorn then closes the
+    # connection: said here, a keep-alive client does not send its next request into the closing
+    # socket (a POST it cannot safely retry).
+    headers["Connection"] = "close"
     return error_response(500, "internal_error", "an internal error occurred", headers=headers)
 
 
