@@ -10,16 +10,12 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import readiness
+from app.bodies import is_json_media
 from app.errors import error_response
 from app.responses import ORJSONResponse
 
 # Methods whose requests carry no body here: passed on without counting bytes.
 _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
-
-
-def _is_json(content_type: bytes) -> bool:
-    media = content_type.split(b";", 1)[0].strip().lower()
-    return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
 
 
 def _refusal(status: int, error: str, message: str) -> ORJSONResponse:
@@ -86,7 +82,7 @@ class EdgeMiddleware:
                 has_body = True
             elif name == b"content-type":
                 content_type = value
-        if has_body and content_type is not None and not _is_json(content_type):
+        if has_body and content_type is not None and not is_json_media(content_type):
             message = "the request body must be JSON (Content-Type: application/json)"
             await _refusal(415, "unsupported_media_type", message)(scope, receive, send)
             return
