@@ -137,7 +137,7 @@ async def _pass_only(*_: object) -> None:
 
 
 def _body(code: CodeType, docstring: object) -> tuple[bytes, tuple[object, ...]]:
-    # What a function does: its bytecode and the constants that loads, its docstring left out.
+    # What a function does: its bytecode and the constants it loads, its docstring left out.
     return code.co_code, tuple(c for c in code.co_consts if c is not docstring)
 
 
