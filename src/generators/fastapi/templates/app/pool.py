@@ -26,7 +26,7 @@ queue of waiting requests, nothing more: what it must still get right is below.
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -49,8 +49,16 @@ class PoolTimeoutError(RuntimeError):
 
 
 class ConnectionPool:
-    def __init__(self, dsn: str, size: int, setup: Setup, timeout: float | None = None) -> None:
-        """`timeout`: seconds a caller waits for a busy pool to free a connection (None: no limit)."""
+    def __init__(
+        self,
+        dsn: str,
+        size: int,
+        setup: Setup,
+        timeout: float | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        """`timeout`: seconds a caller waits for a busy pool to free a connection (None: no limit).
+        `settings`: the session settings each connection starts with (its startup packet)."""
         if size < 1:
             raise ValueError(f"a pool needs at least one connection, got {size}")
         if timeout is not None and timeout <= 0:
@@ -59,6 +67,7 @@ class ConnectionPool:
         self._size = size
         self._setup = setup
         self._timeout = timeout
+        self._settings = dict(settings) if settings else None
         # An idle slot holds a connection, or None when its connection must be (re)opened.
         self._idle: deque[asyncpg.Connection | None] = deque()
         self._waiters: deque[asyncio.Future[asyncpg.Connection | None]] = deque()
@@ -98,7 +107,7 @@ class ConnectionPool:
         await asyncio.gather(*(_close(c) for c in idle))
 
     async def _connect(self) -> asyncpg.Connection:
-        conn = await asyncpg.connect(self._dsn)
+        conn = await asyncpg.connect(self._dsn, server_settings=self._settings)
         try:
             await self._setup(conn)
         except BaseException:

@@ -6,6 +6,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +42,54 @@ def _json_text(value: object) -> str:
     return orjson.dumps(value).decode()
 
 
+# The session settings every pooled connection starts with, whatever the database's own: timestamps
+# come as ISO text in UTC (_timestamptz). The app's SQL does not depend on the session's time zone;
+# code of your own on these connections sees UTC (CURRENT_DATE, ::date).
+_SESSION = {"DateStyle": "ISO", "TimeZone": "UTC"}
+# What asyncpg reads PostgreSQL's infinite timestamps as (naive, as it does).
+_INFINITE = {"infinity": datetime.max, "-infinity": datetime.min}
+
+
+def _timestamptz(text: str) -> datetime:
+    """A timestamptz from its ISO text, in UTC as asyncpg's own decoder gives it.
+
+    asyncpg builds each timestamptz from a timedelta of microseconds, about 1.9 us a value: 380 us
+    of a page of 100 records with two timestamps. datetime.fromisoformat reads the text in 0.3 us.
+    The session writes ISO text in UTC (_SESSION); a value in another offset (after a SET TIME ZONE
+    of your own) is moved to UTC, as the binary codec would give it."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        if text in _INFINITE:
+            return _INFINITE[text]
+        raise
+    return value if value.tzinfo is UTC else value.astimezone(UTC)
+
+
+def _timestamptz_text(value: object) -> str:
+    """A timestamptz parameter as text, taking what asyncpg's own encoder takes: an aware
+    datetime, a naive one (local time), a date (local midnight), or the infinities."""
+    if not isinstance(value, date):
+        raise TypeError(f"expected a datetime.date or datetime.datetime instance, got {type(value).__name__!r}")
+    if not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day).astimezone()
+    # asyncpg writes the naive extremes as the infinities, and any other value at those instants.
+    utc = value if value in _INFINITE.values() else value.astimezone(UTC)
+    for text, infinite in _INFINITE.items():
+        if utc.replace(tzinfo=None) == infinite:
+            return text
+    return utc.isoformat()
+
+
 async def _init_connection(conn: asyncpg.Connection) -> None:
     for name in ("json", "jsonb"):
         await conn.set_type_codec(name, encoder=_json_text, decoder=orjson.loads, schema="pg_catalog")
     # UUIDs as text: asyncpg's own UUID type is not one orjson serialises natively, and every
     # response carries ids. Parameters may still be uuid.UUID (str() encodes them).
     await conn.set_type_codec("uuid", encoder=str, decoder=str, schema="pg_catalog", format="text")
+    await conn.set_type_codec(
+        "timestamptz", encoder=_timestamptz_text, decoder=_timestamptz, schema="pg_catalog", format="text"
+    )
 
 
 async def prepare_database(conn: asyncpg.Connection, db_dir: Path = DB_DIR) -> None:
@@ -131,7 +174,7 @@ async def open_storage(
         unready = await check_database(conn, entities, migrate)
     finally:
         await conn.close()
-    pool = ConnectionPool(database_url, pool_size, _init_connection, pool_timeout)
+    pool = ConnectionPool(database_url, pool_size, _init_connection, pool_timeout, _SESSION)
     await pool.open()
     try:
         # One pool for the repositories of all entities and for everything else of this process.
