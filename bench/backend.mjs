@@ -8,7 +8,7 @@
 //
 // Scenarios: GET by id (random existing ids), list of 100 with total, a deep page (the anchor's
 // offset 9000 against the generated app's cursor after the same 9,000 rows, with and without the
-// total), create. Figures only, no assertions: on a shared machine only the ratios of one run count.
+// total, and in the order `sort=-created_at`), create. Figures only, no assertions: on a shared machine only the ratios of one run count.
 //
 // BENCH_MODE=observability measures what the generated app's metrics and traces cost instead: GET
 // by id on the same generated app with METRICS_ENABLED=false and no OTEL_* against one with
@@ -208,11 +208,11 @@ function backendInto(work) {
   }
 }
 
-async function cursorAfter(url, rows) {
+async function cursorAfter(url, rows, sort = "") {
   let cursor = null;
   for (let seen = 0; seen < rows; seen += 100) {
     const page = await (
-      await fetch(`${url}/items?limit=100&with_total=false${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}`)
+      await fetch(`${url}/items?limit=100&with_total=false${sort}${cursor ? `&after=${encodeURIComponent(cursor)}` : ""}`)
     ).json();
     cursor = page.next_cursor;
   }
@@ -459,6 +459,8 @@ async function main() {
     running.push(generated);
     const deep = await cursorAfter(generated.url, 9000);
     const deepParam = encodeURIComponent(deep);
+    // The same depth in an order the client asks for: its cursor seeks the created_at index too.
+    const deepSorted = encodeURIComponent(await cursorAfter(generated.url, 9000, "&sort=-created_at"));
 
     const scenarios = [
       {
@@ -480,6 +482,11 @@ async function main() {
         name: "page 90 of 100: cursor without total vs offset 9000",
         a: () => wrk(anchor, `/items?limit=100&offset=9000`),
         b: () => wrk(generated, `/items?limit=100&after=${deepParam}&with_total=false`),
+      },
+      {
+        name: "page 90, sort=-created_at: cursor w/o total vs offset",
+        a: () => wrk(anchor, `/items?limit=100&offset=9000`),
+        b: () => wrk(generated, `/items?limit=100&sort=-created_at&after=${deepSorted}&with_total=false`),
       },
       {
         name: "create",

@@ -1,6 +1,7 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
 import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
+import { columnNotNull } from "../postgres/types.js";
 import { runnableAgents } from "./agents.js";
 import { filterFields, rangeFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, subscript, tuple } from "./py-layout.js";
@@ -115,6 +116,15 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
       kw("filterable", nameSet(filterFields(e).map((f) => f.name))),
       kw("ranged", nameSet(rangeFields(e).map((f) => f.name))),
       kw("sortable", nameSet(sortFields(e).map((f) => f.name))),
+      // The sortable columns the schema declares NOT NULL: a cursor after one of them seeks its index.
+      kw(
+        "sorted_not_null",
+        nameSet(
+          sortFields(e)
+            .filter((f) => columnNotNull(e, f))
+            .map((f) => f.name),
+        ),
+      ),
       kw("searchable", strings(e.searchFields)),
       kw("required", nameSet(writable.filter((f) => f.required).map((f) => f.name))),
       kw("immutable", nameSet(writable.filter((f) => f.immutable).map((f) => f.name))),

@@ -14,6 +14,7 @@ AGENT = EntityMeta(
     filterable=frozenset({"active", "created_at", "email", "id", "max_open_tickets", "name", "team", "updated_at"}),
     ranged=frozenset({"created_at", "updated_at"}),
     sortable=frozenset({"active", "created_at", "email", "id", "max_open_tickets", "name", "team", "updated_at"}),
+    sorted_not_null=frozenset({"created_at", "email", "id", "name", "updated_at"}),
     searchable=("name", "email", "team"),
     required=frozenset({"email", "name"}),
     immutable=frozenset({"email"}),
@@ -71,6 +72,7 @@ CUSTOMER = EntityMeta(
             "website",
         }
     ),
+    sorted_not_null=frozenset({"created_at", "email", "id", "name", "updated_at"}),
     searchable=("number", "created_by", "updated_by", "name", "email", "company", "plan", "website"),
     required=frozenset({"email", "name"}),
     immutable=frozenset(),
@@ -174,6 +176,7 @@ TICKET = EntityMeta(
             "updated_at",
         }
     ),
+    sorted_not_null=frozenset({"created_at", "customer_id", "id", "state", "title", "updated_at"}),
     searchable=(
         "number",
         "deleted_by",

@@ -14,6 +14,7 @@ ITEM = EntityMeta(
     filterable=frozenset({"created_at", "id", "name", "number", "priority", "state", "updated_at"}),
     ranged=frozenset({"created_at", "updated_at"}),
     sortable=frozenset({"created_at", "id", "name", "number", "priority", "state", "updated_at"}),
+    sorted_not_null=frozenset({"created_at", "id", "name", "state", "updated_at"}),
     searchable=("number", "name", "priority"),
     required=frozenset({"name"}),
     immutable=frozenset(),

@@ -54,6 +54,7 @@ SHIPMENT = EntityMeta(
             "weight_kg",
         }
     ),
+    sorted_not_null=frozenset({"created_at", "id", "reference", "state", "updated_at"}),
     searchable=("number", "reference", "carrier", "customs_code"),
     required=frozenset({"reference"}),
     immutable=frozenset(),

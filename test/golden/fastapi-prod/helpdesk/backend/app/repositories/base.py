@@ -37,6 +37,8 @@ class EntityMeta:
     # Filterable columns that also take a range: `<column>_from` (>=) and `<column>_to` (<=).
     ranged: frozenset[str] = frozenset()
     sortable: frozenset[str] = frozenset()
+    # The sortable columns that are never null (NOT NULL in the schema).
+    sorted_not_null: frozenset[str] = frozenset()
     searchable: tuple[str, ...] = ()
     required: frozenset[str] = frozenset()
     immutable: frozenset[str] = frozenset()
