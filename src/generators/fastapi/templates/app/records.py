@@ -170,8 +170,8 @@ def page_body(page: Page, links: Mapping[str, str]) -> dict[str, Any]:
     # with_links inlined: the templates are split once per page, not once per record.
     templates = [(name, template.split("{id}")) for name, template in links.items()]
     for record in page.items:
-        # The id as the text it is rendered as anyway: orjson writes a str itself, where asyncpg's
-        # UUID (a subclass orjson does not take) costs a call of the fallback, a third of the dump.
+        # The id as the text it is rendered as anyway. PostgreSQL's rows hold it as text already
+        # (the uuid codec of app/storage.py); the memory store holds a uuid.UUID.
         record_id = record["id"] = str(record["id"])
         record["_links"] = {name: record_id.join(parts) for name, parts in templates}
     return {"items": page.items, "total": page.total, "next_cursor": page.next_cursor}
