@@ -98,9 +98,11 @@ def keyset(
     The default order (created_at, id; never null, ascending) is one row comparison that the
     (created_at, id) index answers directly. A requested sort column comes first and may be null:
     PostgreSQL puts nulls last ascending and first descending, and the condition follows that.
-    A sort column in `not_null` is bounded first (>= or <= the cursor's value): the index on it
-    seeks there. Without the bound the condition is an OR, and a deep page reads every row before
-    it (3.7 ms against 0.65 ms for the page after 9,000 rows of 10,000).
+    After a value, the condition is bounded first (>= or <= the cursor's value), so that the
+    index on the column seeks there: without the bound it is an OR, and a deep page reads every
+    row before it (3.7 ms against 0.65 ms for the page after 9,000 rows of 10,000). Descending,
+    the nulls are all before any value, so every column takes the bound; ascending, only a column
+    in `not_null`, as its nulls come after every value (the OR with IS NULL stays).
     """
 
     def bind(value: Any) -> str:
@@ -123,11 +125,9 @@ def keyset(
         # Nulls come first descending (then every non-null row follows), last ascending.
         return f"({col} IS NOT NULL OR ({col} IS NULL AND {tail}))" if descending else f"({col} IS NULL AND {tail})"
     v = bind(value)
-    if column in not_null:
+    if descending or column in not_null:
         bound, past = ("<=", "<") if descending else (">=", ">")
         return f"({col} {bound} {v} AND ({col} {past} {v} OR ({col} = {v} AND {tail})))"
-    if descending:
-        return f"({col} < {v} OR ({col} = {v} AND {tail}))"
     return f"({col} > {v} OR {col} IS NULL OR ({col} = {v} AND {tail}))"
 
 
