@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateBackend } from "../support/backend.js";
-import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
+import { ensureVenvFromFile, runCasesInBackend } from "../support/python.js";
 
 /**
  * /metrics writes the requests' figures itself (RequestFigures.exposition in app/observability.py)
@@ -65,7 +64,6 @@ describe("the /metrics text of the generated app", () => {
     outDir = mkdtempSync(join(tmpdir(), "charter-metrics-"));
     backendDir = generateBackend("bench/backend-domain", outDir);
     ensureVenvFromFile(join(backendDir, "requirements.txt"));
-    writeFileSync(join(outDir, "metrics_cases.py"), CASES);
   });
 
   afterAll(() => {
@@ -73,12 +71,10 @@ describe("the /metrics text of the generated app", () => {
   });
 
   it("is prometheus_client's rendering of the same figures, byte for byte", () => {
-    const out = execFileSync(VENV_PYTHON, [join(outDir, "metrics_cases.py")], {
-      cwd: backendDir,
-      encoding: "utf8",
-      env: { ...process.env, PYTHONPATH: backendDir, PYTHONDONTWRITEBYTECODE: "1", DATABASE_BACKEND: "memory" },
-      timeout: 120_000,
-    });
-    expect(out.trim().split("\n")).toEqual(["requests_as_prometheus_client_writes_them", "metrics_as_the_metrics_port_writes_them"]);
+    const env = { DATABASE_BACKEND: "memory" };
+    expect(runCasesInBackend(backendDir, "metrics_cases.py", CASES, [], env)).toEqual([
+      "requests_as_prometheus_client_writes_them",
+      "metrics_as_the_metrics_port_writes_them",
+    ]);
   });
 });

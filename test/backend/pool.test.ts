@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateBackend, type RunningBackend, startGeneratedBackend } from "../support/backend.js";
 import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
-import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
+import { ensureVenvFromFile, runCasesInBackend } from "../support/python.js";
 import { client } from "./http.js";
 
 /**
@@ -201,7 +200,6 @@ describe("the generated connection pool on a real PostgreSQL", () => {
     backendDir = generateBackend("bench/backend-domain", outDir);
     ensureVenvFromFile(join(backendDir, "requirements.txt"));
     db = freshDatabase("charter_test_pool");
-    writeFileSync(join(outDir, "pool_cases.py"), CASES);
   });
 
   afterAll(() => {
@@ -209,13 +207,7 @@ describe("the generated connection pool on a real PostgreSQL", () => {
   });
 
   it("serves in arrival order, keeps healthy connections and replaces unfit ones", () => {
-    const out = execFileSync(VENV_PYTHON, [join(outDir, "pool_cases.py"), databaseUrl(db)], {
-      cwd: backendDir,
-      encoding: "utf8",
-      env: { ...process.env, PYTHONPATH: backendDir, PYTHONDONTWRITEBYTECODE: "1" },
-      timeout: 120_000,
-    });
-    expect(out.trim().split("\n")).toEqual([
+    expect(runCasesInBackend(backendDir, "pool_cases.py", CASES, [databaseUrl(db)])).toEqual([
       "first_come_first_served",
       "cancelled_waiter_passes_its_turn_on",
       "postgres_errors_keep_the_connection",

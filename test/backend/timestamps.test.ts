@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateBackend } from "../support/backend.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
-import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
+import { ensureVenvFromFile, runCasesInBackend } from "../support/python.js";
 
 /**
  * The generated app reads and writes timestamptz values as ISO text (app/storage.py), where asyncpg
@@ -120,7 +119,6 @@ describe("timestamps read and written as text by the generated app", () => {
     ensureVenvFromFile(join(backendDir, "requirements.txt"));
     db = freshDatabase("charter_test_timestamps");
     psql(db, `ALTER DATABASE ${db} SET TimeZone = 'America/St_Johns';\nALTER DATABASE ${db} SET DateStyle = 'SQL, DMY';\n`);
-    writeFileSync(join(outDir, "timestamp_cases.py"), CASES);
   });
 
   afterAll(() => {
@@ -128,12 +126,12 @@ describe("timestamps read and written as text by the generated app", () => {
   });
 
   it("give the values asyncpg's own codec gives, whatever the database's TimeZone and DateStyle", () => {
-    const out = execFileSync(VENV_PYTHON, [join(outDir, "timestamp_cases.py"), databaseUrl(db)], {
-      cwd: backendDir,
-      encoding: "utf8",
-      env: { ...process.env, PYTHONPATH: backendDir, PYTHONDONTWRITEBYTECODE: "1", TZ: "Asia/Kolkata" },
-      timeout: 120_000,
-    });
-    expect(out.trim().split("\n")).toEqual(["reads_as_asyncpg_does", "writes_as_asyncpg_does", "refuses_what_asyncpg_refuses"]);
+    // The process's own time zone is not UTC either: naive datetimes and dates are local time.
+    const env = { TZ: "Asia/Kolkata" };
+    expect(runCasesInBackend(backendDir, "timestamp_cases.py", CASES, [databaseUrl(db)], env)).toEqual([
+      "reads_as_asyncpg_does",
+      "writes_as_asyncpg_does",
+      "refuses_what_asyncpg_refuses",
+    ]);
   });
 });

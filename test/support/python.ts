@@ -65,3 +65,26 @@ function withLock(lockPath: string, fn: () => void): void {
     rmSync(lockPath, { force: true });
   }
 }
+
+/**
+ * Runs a Python script of test cases inside a generated backend (its `app` package importable),
+ * with the tests' virtual environment, and returns the lines it printed: by convention, the name
+ * of each case that passed. A case that fails raises, and the script's traceback fails the test.
+ */
+export function runCasesInBackend(
+  backendDir: string,
+  name: string,
+  script: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): string[] {
+  const path = join(backendDir, "..", name);
+  writeFileSync(path, script);
+  const out = execFileSync(VENV_PYTHON, [path, ...args], {
+    cwd: backendDir,
+    encoding: "utf8",
+    env: { ...process.env, PYTHONPATH: backendDir, PYTHONDONTWRITEBYTECODE: "1", ...env },
+    timeout: 120_000,
+  });
+  return out.trim().split("\n");
+}
