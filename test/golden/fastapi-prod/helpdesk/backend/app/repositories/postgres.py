@@ -92,7 +92,7 @@ def keyset(
     after: tuple[Any, ...],
     default_order: bool,
     args: list[Any],
-    not_null: frozenset[str] = frozenset(),
+    not_null: frozenset[str],
 ) -> str:
     """The condition "the row comes after `after` in the order `keys`", with bound values.
 
