@@ -8,7 +8,8 @@
 //
 // Scenarios: GET by id (random existing ids), list of 100 with total, a deep page (the anchor's
 // offset 9000 against the generated app's cursor after the same 9,000 rows, with and without the
-// total, and in the order `sort=-created_at`), create. Figures only, no assertions: on a shared machine only the ratios of one run count.
+// total, and in the order `sort=-created_at`), create. Figures only, no assertions: on a shared
+// machine only the ratios of one run count.
 //
 // BENCH_MODE=observability measures what the generated app's metrics and traces cost instead: GET
 // by id on the same generated app with METRICS_ENABLED=false and no OTEL_* against one with
