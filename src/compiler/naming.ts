@@ -59,6 +59,7 @@ export const SYSTEM_TABLES: Readonly<Record<string, string>> = {
   events: "the events outbox",
   idempotency_keys: "the first responses of idempotent creates",
   row_counts: "the row counters of list totals",
+  row_versions: "the version of the counted tables' rows (a sequence), for cached list totals",
   schema_migrations: "the applied migrations",
 };
 

@@ -51,8 +51,9 @@ describe("row counters (list_total: counter) on a real PostgreSQL", () => {
   });
 
   it("counts only the tables whose contract asks, starting from the rows already there", () => {
-    expect(sql).toContain(`SELECT "row_counts_install"('tickets', true);`);
-    expect(sql).toContain(`SELECT "row_counts_remove"('customers');`);
+    // A table counts rows or versions them (list totals kept by the app), never both.
+    expect(sql).toContain(`SELECT "row_counts_install"('tickets', true), "row_versions_remove"('tickets');`);
+    expect(sql).toContain(`SELECT "row_counts_remove"('customers'), "row_versions_install"('customers', false);`);
     expect(counted()).toBe(0);
     expect(counted("customers")).toBe(-1);
     expect(scalar(db, "SELECT count(*) FROM row_counts WHERE table_name = 'tickets'")).toBe("64");
@@ -150,13 +151,16 @@ describe("row counters (list_total: counter) on a real PostgreSQL", () => {
   });
 
   it("removes triggers and counters when the contract goes back to count", () => {
+    const triggers = () => query(db, "SELECT tgname FROM pg_trigger WHERE tgrelid = 'tickets'::regclass AND NOT tgisinternal ORDER BY 1");
     applyScript(db, schemaSql(withoutCounters(helpdesk())));
-    expect(query(db, "SELECT tgname FROM pg_trigger WHERE tgrelid = 'tickets'::regclass AND NOT tgisinternal")).toEqual([]);
+    // The version triggers take their place (soft delete included).
+    expect(triggers()).toEqual(["row_versions_bumped", "row_versions_flipped"]);
     expect(counted()).toBe(-1);
     // And back (the soft-delete column too): the rows written meanwhile count when the triggers return.
     insertTickets(3, "Uncounted");
     applyScript(db, sql);
     expect(counted()).toBe(alive());
     expect(counted()).toBeGreaterThan(300);
+    expect(triggers()).toEqual(["row_counts_deleted", "row_counts_flipped", "row_counts_inserted", "row_counts_truncated"]);
   });
 });

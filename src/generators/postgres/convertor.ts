@@ -7,6 +7,7 @@ import {
   quoteLiteral,
   ROW_COUNT_SHARDS,
   ROW_COUNTS_TABLE,
+  ROW_VERSIONS_SEQUENCE,
   SOFT_DELETE_COLUMN,
   type SqlType,
   sqlLiteral,
@@ -60,9 +61,11 @@ export function convertStatement(st: Statement): string {
       return addColumn(st.table, st.column);
     case "drop_column": {
       const drop = `ALTER TABLE ${q(st.table)} DROP COLUMN IF EXISTS ${q(st.column)};`;
-      // The soft-delete counting trigger depends on the column: it goes first (schema.sql then
-      // counts the table again, all rows alive).
-      return st.column === SOFT_DELETE_COLUMN ? `DROP TRIGGER IF EXISTS "row_counts_flipped" ON ${q(st.table)};\n${drop}` : drop;
+      // The soft-delete triggers (counting, versions) depend on the column: they go first
+      // (schema.sql then counts the table again, all rows alive).
+      if (st.column !== SOFT_DELETE_COLUMN) return drop;
+      const triggers = ["row_counts_flipped", "row_versions_flipped"];
+      return `${triggers.map((t) => `DROP TRIGGER IF EXISTS ${q(t)} ON ${q(st.table)};`).join("\n")}\n${drop}`;
     }
     case "rename_column":
       return `ALTER TABLE ${q(st.table)} RENAME COLUMN ${q(st.from)} TO ${q(st.to)};`;
@@ -97,11 +100,14 @@ export function convertStatement(st: Statement): string {
     case "rename_index":
       return `ALTER INDEX IF EXISTS ${q(st.from)} RENAME TO ${q(st.to)};`;
     case "create_row_counting":
-      return ROW_COUNTING_SQL;
-    case "count_rows":
+      return `${ROW_COUNTING_SQL}\n\n${ROW_VERSIONS_SQL}`;
+    case "count_rows": {
+      const table = quoteLiteral(st.table);
+      const alive = st.alive ? "true" : "false";
       return st.counted
-        ? `SELECT ${q("row_counts_install")}(${quoteLiteral(st.table)}, ${st.alive ? "true" : "false"});`
-        : `SELECT ${q("row_counts_remove")}(${quoteLiteral(st.table)});`;
+        ? `SELECT ${q("row_counts_install")}(${table}, ${alive}), ${q("row_versions_remove")}(${table});`
+        : `SELECT ${q("row_counts_remove")}(${table}), ${q("row_versions_install")}(${table}, ${alive});`;
+    }
     case "forget_row_counts":
       return `DELETE FROM ${q(ROW_COUNTS_TABLE)} WHERE to_regclass(quote_ident("table_name")) IS NULL;`;
     default:
@@ -188,6 +194,46 @@ const ROW_COUNTING_SQL = (() => {
     install,
     remove,
   ].join("\n\n");
+})();
+
+/**
+ * What lets the app keep the total of a counted list (`list_total: count`, the default) between
+ * writes: one sequence, "${ROW_VERSIONS_SEQUENCE}", that a statement-level trigger on every such table
+ * advances after each INSERT, DELETE or TRUNCATE (and each UPDATE of the soft-delete flag). A
+ * sequence, because nextval() is seen by every session at once, committed or not, and never waits
+ * on another writer. app/repositories/postgres.py reuses a count while the version it was counted
+ * at is still current; why that is exact is written there. row_versions_install() puts the triggers
+ * on a table unless they are there (no lock taken on every start); row_versions_remove() takes them
+ * off a table whose totals come from counters instead.
+ */
+const ROW_VERSIONS_SQL = (() => {
+  const has = (name: string): string => `EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = '${name}')`;
+  const create = (name: string, events: string): string =>
+    `EXECUTE format('CREATE TRIGGER "${name}" AFTER ${events} ON %I FOR EACH STATEMENT '\n` +
+    `      'EXECUTE FUNCTION "row_versions_bump"()', tbl);`;
+  const drop = (name: string): string => `EXECUTE format('DROP TRIGGER "${name}" ON %I', tbl);`;
+  return [
+    `CREATE SEQUENCE IF NOT EXISTS ${q(ROW_VERSIONS_SEQUENCE)};`,
+    `CREATE OR REPLACE FUNCTION "row_versions_bump"() RETURNS trigger LANGUAGE plpgsql AS ${DO_TAG}`,
+    `BEGIN\n  PERFORM nextval('${q(ROW_VERSIONS_SEQUENCE)}');\n  RETURN NULL;\nEND\n${DO_TAG};`,
+    "",
+    `CREATE OR REPLACE FUNCTION "row_versions_install"("tbl" TEXT, "alive" BOOLEAN) RETURNS void LANGUAGE plpgsql AS ${DO_TAG}`,
+    `DECLARE\n  rel regclass := quote_ident(tbl)::regclass;\nBEGIN`,
+    `  IF NOT ${has("row_versions_bumped")} THEN`,
+    `    ${create("row_versions_bumped", "INSERT OR DELETE OR TRUNCATE")}`,
+    `  END IF;`,
+    `  IF alive AND NOT ${has("row_versions_flipped")} THEN`,
+    `    ${create("row_versions_flipped", `UPDATE OF "${SOFT_DELETE_COLUMN}"`)}`,
+    `  ELSIF NOT alive AND ${has("row_versions_flipped")} THEN`,
+    `    ${drop("row_versions_flipped")}`,
+    `  END IF;`,
+    `END\n${DO_TAG};`,
+    "",
+    `CREATE OR REPLACE FUNCTION "row_versions_remove"("tbl" TEXT) RETURNS void LANGUAGE plpgsql AS ${DO_TAG}`,
+    `DECLARE\n  rel regclass := quote_ident(tbl)::regclass;\nBEGIN`,
+    ...["row_versions_bumped", "row_versions_flipped"].flatMap((name) => [`  IF ${has(name)} THEN`, `    ${drop(name)}`, `  END IF;`]),
+    `END\n${DO_TAG};`,
+  ].join("\n");
 })();
 
 /** The warning of a statement as the text of its SQL comment (`destructive: drop table ...`). */

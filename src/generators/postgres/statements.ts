@@ -40,12 +40,16 @@ export type Statement =
   | { type: "create_index"; table: string; index: IndexModel }
   | { type: "drop_index"; name: string }
   | { type: "rename_index"; from: string; to: string }
-  /** The functions that keep row_counts exact; replaced wherever they run, so always current. */
+  /**
+   * The functions that keep row_counts exact and the row_versions sequence current; replaced
+   * wherever they run, so always current.
+   */
   | { type: "create_row_counting" }
   /**
    * `counted`: puts the counting triggers on an entity table and counts its rows, unless they are in
    * place already (cheap on every start); `alive`: soft-deleted rows do not count. Otherwise removes
-   * any counting an earlier generation installed.
+   * any counting an earlier generation installed and puts the version triggers on instead (the app
+   * then keeps a counted total until the table changes). Either way the other kind goes.
    */
   | { type: "count_rows"; table: string; counted: boolean; alive: boolean }
   /** Drops the counters of tables that no longer exist (dropped, or renamed by a migration). */

@@ -29,6 +29,8 @@ export const IDEMPOTENCY_KEYS_TABLE = "idempotency_keys";
  * table's counters instead of counting its rows (convertor.ts has the functions).
  */
 export const ROW_COUNTS_TABLE = "row_counts";
+/** The sequence whose value changes with every write to a counted entity table (convertor.ts). */
+export const ROW_VERSIONS_SEQUENCE = "row_versions";
 /** Counters per table: each connection adds to the one of its process id modulo this. */
 export const ROW_COUNT_SHARDS = 64;
 /** The column a soft-deleting entity marks its deleted rows with; they do not count. */

@@ -51,6 +51,18 @@ _SWEEP_EVERY = 100
 # What a soft-deleting entity's reads add: its deleted rows are not there.
 _NOT_DELETED = '"is_deleted" IS NOT TRUE'
 
+# A list's total kept between writes (see PostgresRepository._total_columns): the version of the
+# counted tables' rows, which the triggers of schema.sql advance after every write to one of them.
+_VERSION = 'SELECT last_value + is_called::int AS v FROM "row_versions"'
+# Whether no transaction was in progress when the statement's snapshot was taken. An empty xip is
+# not enough: a transaction that took the newest id and is still running lies at or past the
+# snapshot's xmax, outside its xip. So the statement takes an id of its own (no WAL is written for
+# it): if that id is xmax itself, no transaction took one since the last that ended.
+_QUIET = (
+    "(NOT EXISTS (SELECT FROM pg_snapshot_xip(pg_current_snapshot())) "
+    "AND pg_current_xact_id() = pg_snapshot_xmax(pg_current_snapshot()))"
+)
+
 _PLACEHOLDER = re.compile(r"\{(prefix|n)(?::0(\d+))?\}")
 
 
@@ -137,7 +149,9 @@ def _conflict(exc: asyncpg.PostgresError) -> ApiError:
 
 
 class PostgresRepository(Repository):
-    def __init__(self, meta: EntityMeta, pool: ConnectionPool) -> None:
+    def __init__(self, meta: EntityMeta, pool: ConnectionPool, versioned: bool = False) -> None:
+        """`versioned`: the table's writes advance row_versions (its triggers are in place and
+        enabled), so an unfiltered total may be kept between writes."""
         self.meta = meta
         self._pool = pool
         self._table = ident(meta.table)
@@ -163,6 +177,47 @@ class PostgresRepository(Repository):
         )
         self._idempotent_creates = 0
         self._statements: dict[tuple[Any, ...], str] = {}
+        self._versioned = versioned and not meta.row_counter
+        # The unfiltered total and the version it holds at, and the version the last completed list
+        # read: see _total_columns.
+        self._kept_total: tuple[int, int] | None = None
+        self._seen_version = -1
+
+    def _total_columns(self, count: str, args: list[Any], kept: tuple[int, int] | None, seen: int) -> tuple[str, str]:
+        """The WITH clause and the columns that give a list its unfiltered total, counting only
+        when the table may have changed since the kept total was counted.
+
+        The count is kept with the version of row_versions it holds at, and reused while the
+        version stays. It is kept only when exact at that version, which takes two conditions:
+        - the version was read by a list that completed before this statement's snapshot was
+          taken (`seen`, read before the statement is sent): any write advances the version after
+          it is made, so every write the version counts was made before the snapshot;
+        - the snapshot saw no transaction in progress (_QUIET): those writes were all committed
+          (or rolled back) by then, so the count sees every one of them and nothing else.
+        A write after that advances the version, and the next list counts again. The version is
+        read once (MATERIALIZED) so that its columns agree; _QUIET is asked only when the version
+        is the one seen, since it takes a transaction id.
+        """
+        args.append(kept[0] if kept is not None else -1)
+        same = f"(SELECT v FROM __version) = ${len(args)}"
+        args.append(seen)
+        columns = (
+            ", (SELECT v FROM __version) AS __version"
+            f", CASE WHEN {same} THEN NULL ELSE ({count}) END AS __total"
+            f", CASE WHEN {same} THEN NULL WHEN (SELECT v FROM __version) = ${len(args)} THEN {_QUIET} END AS __quiet"
+        )
+        return f"WITH __version AS MATERIALIZED ({_VERSION}) ", columns
+
+    def _kept(self, first: asyncpg.Record, kept: tuple[int, int] | None, seen: int) -> int | None:
+        """The total of a list read with _total_columns, keeping a count that is exact."""
+        version: int = first["__version"]
+        total: int | None = first["__total"]
+        if total is None and kept is not None:
+            total = kept[1]
+        elif total is not None and version == seen and first["__quiet"]:
+            self._kept_total = (version, total)
+        self._seen_version = version
+        return total
 
     def _with_events(self, write: str, events_param: int | None) -> str:
         """Wraps a write ... RETURNING in a CTE that also inserts one outbox row per event name."""
@@ -200,7 +255,13 @@ class PostgresRepository(Repository):
             count = self._count_all_sql
         else:
             count = f"SELECT count(*) FROM {self._table} WHERE {' AND '.join(where)}"
-        total_column = f", ({count}) AS __total" if query.with_total else ""
+        kept, seen = self._kept_total, self._seen_version
+        versioned = query.with_total and self._versioned and len(where) == len(alive)
+        head = ""
+        if versioned:
+            head, total_column = self._total_columns(count, args, kept, seen)
+        else:
+            total_column = f", ({count}) AS __total" if query.with_total else ""
         page_where = (
             [*where, keyset(keys, after, query.sort is None, args, self.meta.sorted_not_null)]
             if after is not None
@@ -211,16 +272,18 @@ class PostgresRepository(Repository):
         # LIMIT and OFFSET are validated integers, written into the statement so the planner knows
         # them (a prepared statement's generic plan would have to guess how many rows are read).
         sql = (
-            f"SELECT {self._returning}{total_column} FROM {self._table}{page_sql} "
+            f"{head}SELECT {self._returning}{total_column} FROM {self._table}{page_sql} "
             f"ORDER BY {order} LIMIT {int(query.limit) + 1}"
         )
         if query.offset:
             sql += f" OFFSET {int(query.offset)}"
         rows = await self._pool.fetch(sql, *args)
         total: int | None = None
-        if rows and query.with_total:
+        if rows and versioned:
+            total = self._kept(rows[0], kept, seen)
+        elif rows and query.with_total:
             total = rows[0]["__total"]
-        elif query.with_total:
+        if query.with_total and total is None:
             # No row to carry the count (past the end, or nothing matches): count on its own.
             total = await self._pool.fetchval(count, *count_args)
         columns = self._columns

@@ -126,6 +126,20 @@ async def missing_tables(conn: asyncpg.Connection, tables: Sequence[str]) -> lis
     return sorted(row["t"] for row in rows)
 
 
+async def versioned_tables(conn: asyncpg.Connection, tables: Sequence[str]) -> set[str]:
+    """The tables of `tables` whose writes advance row_versions: the sequence exists and the table
+    has its enabled trigger (schema.sql installs it). Only their lists keep a total between writes;
+    a table without it (a database schema.sql has not reached, or a trigger someone disabled) counts
+    on every list."""
+    rows = await conn.fetch(
+        "SELECT t FROM unnest($1::text[]) AS t WHERE to_regclass('row_versions') IS NOT NULL AND EXISTS ("
+        "SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(quote_ident(t)) "
+        "AND tgname = 'row_versions_bumped' AND tgenabled IN ('O', 'A'))",
+        list(tables),
+    )
+    return {row["t"] for row in rows}
+
+
 def unready_message(missing: Sequence[str], migrate: bool, db_dir: Path = DB_DIR) -> str:
     """What is wrong and the one thing to do about it."""
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
@@ -173,13 +187,16 @@ async def open_storage(
     conn = await asyncpg.connect(database_url)
     try:
         unready = await check_database(conn, entities, migrate)
+        versioned = await versioned_tables(conn, [meta.table for meta in entities])
     finally:
         await conn.close()
     pool = ConnectionPool(database_url, pool_size, _init_connection, pool_timeout, _SESSION)
     await pool.open()
     try:
         # One pool for the repositories of all entities and for everything else of this process.
-        repositories: dict[str, Repository] = {meta.name: PostgresRepository(meta, pool) for meta in entities}
+        repositories: dict[str, Repository] = {
+            meta.name: PostgresRepository(meta, pool, meta.table in versioned) for meta in entities
+        }
         yield Storage(repositories=repositories, pool=pool, unready=unready)
     finally:
         await pool.close()

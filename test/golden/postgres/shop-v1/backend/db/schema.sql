@@ -307,9 +307,47 @@ BEGIN
 END
 $charter$;
 
-SELECT "row_counts_remove"('support_agents');
-SELECT "row_counts_remove"('customers');
-SELECT "row_counts_remove"('notes');
-SELECT "row_counts_remove"('tickets');
+CREATE SEQUENCE IF NOT EXISTS "row_versions";
+CREATE OR REPLACE FUNCTION "row_versions_bump"() RETURNS trigger LANGUAGE plpgsql AS $charter$
+BEGIN
+  PERFORM nextval('"row_versions"');
+  RETURN NULL;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_versions_install"("tbl" TEXT, "alive" BOOLEAN) RETURNS void LANGUAGE plpgsql AS $charter$
+DECLARE
+  rel regclass := quote_ident(tbl)::regclass;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_versions_bumped') THEN
+    EXECUTE format('CREATE TRIGGER "row_versions_bumped" AFTER INSERT OR DELETE OR TRUNCATE ON %I FOR EACH STATEMENT '
+      'EXECUTE FUNCTION "row_versions_bump"()', tbl);
+  END IF;
+  IF alive AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_versions_flipped') THEN
+    EXECUTE format('CREATE TRIGGER "row_versions_flipped" AFTER UPDATE OF "is_deleted" ON %I FOR EACH STATEMENT '
+      'EXECUTE FUNCTION "row_versions_bump"()', tbl);
+  ELSIF NOT alive AND EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_versions_flipped') THEN
+    EXECUTE format('DROP TRIGGER "row_versions_flipped" ON %I', tbl);
+  END IF;
+END
+$charter$;
+
+CREATE OR REPLACE FUNCTION "row_versions_remove"("tbl" TEXT) RETURNS void LANGUAGE plpgsql AS $charter$
+DECLARE
+  rel regclass := quote_ident(tbl)::regclass;
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_versions_bumped') THEN
+    EXECUTE format('DROP TRIGGER "row_versions_bumped" ON %I', tbl);
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = rel AND tgname = 'row_versions_flipped') THEN
+    EXECUTE format('DROP TRIGGER "row_versions_flipped" ON %I', tbl);
+  END IF;
+END
+$charter$;
+
+SELECT "row_counts_remove"('support_agents'), "row_versions_install"('support_agents', false);
+SELECT "row_counts_remove"('customers'), "row_versions_install"('customers', false);
+SELECT "row_counts_remove"('notes'), "row_versions_install"('notes', false);
+SELECT "row_counts_remove"('tickets'), "row_versions_install"('tickets', false);
 
 DELETE FROM "row_counts" WHERE to_regclass(quote_ident("table_name")) IS NULL;
