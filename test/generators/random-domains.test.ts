@@ -13,7 +13,19 @@ import { runPipeline } from "../support/random-pipeline.js";
  */
 const SEED = 20_261_125;
 const COUNT = 3;
-const DOMAINS = fc.sample(randomDomain(), { numRuns: COUNT, seed: SEED });
+/**
+ * Domains the bench's larger draws found broken, kept here once fixed: [seed, index in that draw].
+ * - 5151 #3: one entity and no Route, so an empty ROUTE_CONTRACTS that mypy could not type.
+ */
+const FOUND: readonly (readonly [number, number])[] = [[5151, 3]];
+const DOMAINS = [
+  ...fc.sample(randomDomain(), { numRuns: COUNT, seed: SEED }),
+  ...FOUND.map(([seed, index]) => {
+    const found = fc.sample(randomDomain(), { numRuns: index + 1, seed })[index];
+    if (found === undefined) throw new Error(`no domain ${index} in the draw of seed ${seed}`);
+    return found;
+  }),
+];
 
 const root = mkdtempSync(join(tmpdir(), "charter-random-"));
 /** Set by a failure: the generated app and every step's output stay for reading. */

@@ -169,7 +169,12 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     assign("ENTITIES", tuple(entities.map((e) => metaConstant(e.name)))),
     "",
     "# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.",
-    assign("ROUTE_CONTRACTS", tuple(routes.map((r) => tuple([pyStr(r.basePath), pyStr(r.entity), pyStr(r.fqn)])))),
+    // Annotated: a domain with no Route (what several imports give) has an empty tuple, which mypy
+    // cannot type on its own.
+    assign(
+      "ROUTE_CONTRACTS: tuple[tuple[str, str, str], ...]",
+      tuple(routes.map((r) => tuple([pyStr(r.basePath), pyStr(r.entity), pyStr(r.fqn)]))),
+    ),
     "",
   ].join("\n");
 }

@@ -28,4 +28,4 @@ ITEM = EntityMeta(
 ENTITIES = (ITEM,)
 
 # Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.
-ROUTE_CONTRACTS = (("/items", "entity/bench/item", "route/bench/item_api"),)
+ROUTE_CONTRACTS: tuple[tuple[str, str, str], ...] = (("/items", "entity/bench/item", "route/bench/item_api"),)
