@@ -113,7 +113,7 @@ interface ModelContext {
   entity: EntityIR;
   imp: Imports;
   /** Type aliases (enums, constrained types) declared above the models, by field name. */
-  aliases: Map<string, { name: string; definition: PyExpr }>;
+  aliases: Map<string, { name: string; definition: PyExpr; checked?: string }>;
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
@@ -201,7 +201,11 @@ function inputType(ctx: ModelContext, f: FieldIR): string {
     t = subscript("Annotated", [t, call("Field", args)]);
   }
   const name = aliasName(ctx, f);
-  ctx.aliases.set(f.name, { name, definition: t });
+  // A Literal may not hold a fraction (PEP 586): mypy refuses `Literal[0.5]`, which pydantic takes and
+  // checks as it should. mypy is shown the number type instead (see the rendering of aliases).
+  const fraction = (f.enum ?? []).some((v) => typeof v === "number" && !Number.isInteger(v));
+  if (fraction) ctx.imp.add("typing", "TYPE_CHECKING");
+  ctx.aliases.set(f.name, { name, definition: t, ...(fraction ? { checked: "float" } : {}) });
   return name;
 }
 
@@ -393,7 +397,11 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     }),
   ];
 
-  const aliases = [...ctx.aliases.values(), sortAlias].map((a) => assign(a.name, a.definition));
+  const aliases = [...ctx.aliases.values(), sortAlias].map((a: { name: string; definition: PyExpr; checked?: string }) =>
+    a.checked === undefined
+      ? assign(a.name, a.definition)
+      : `if TYPE_CHECKING:\n    ${a.name} = ${a.checked}\nelse:\n${assign(a.name, a.definition, 4)}`,
+  );
   const body = (fields: string[]): string[] => (fields.length > 0 ? fields : ["    pass"]);
   const parts = [
     hashHeader(),
