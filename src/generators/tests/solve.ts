@@ -1,3 +1,4 @@
+import { valueFitsType } from "../../compiler/fields.js";
 import type { FieldIR, FieldType } from "../../compiler/index.js";
 import type { CompareOp, Expr } from "../../contracts/expression.js";
 
@@ -229,20 +230,17 @@ export function fieldAccepts(f: FieldIR, value: unknown): boolean {
 /**
  * Plain addresses only (`name.part+tag@host.example`): a subset of what the API's e-mail check
  * takes, so a value judged valid here is valid there. Anything else (the empty text a broken
- * `len(x) >= 1` asks for) is judged invalid, and the case that needed it is left uncovered.
+ * `len(x) >= 1` asks for) is judged invalid, and the case that needed it is left uncovered. The
+ * compiler's own check of e-mail defaults is looser on purpose: it only refuses what no API takes.
  */
 const PLAIN_EMAIL =
   /^[A-Za-z0-9+_-]+(\.[A-Za-z0-9+_-]+)*@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a value has the form the field's type asks of it, where that is more than a JSON type. */
 function formatAccepts(f: FieldIR, value: unknown): boolean {
   if (f.type === "email" || f.format === "email") return typeof value === "string" && PLAIN_EMAIL.test(value);
-  if (f.type === "uuid" && !f.references) return typeof value === "string" && UUID_TEXT.test(value);
-  if (f.type === "date") return typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
-  if (f.type === "datetime") {
-    return typeof value === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value));
-  }
+  // The compiler's check of YAML values (calendar dates, ISO date-times, uuids) is the one to match.
+  if ((f.type === "uuid" && !f.references) || f.type === "date" || f.type === "datetime") return valueFitsType(value, f.type);
   return true;
 }
 
