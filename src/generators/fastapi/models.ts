@@ -113,7 +113,14 @@ interface ModelContext {
   entity: EntityIR;
   imp: Imports;
   /** Type aliases (enums, constrained types) declared above the models, by field name. */
-  aliases: Map<string, { name: string; definition: PyExpr; checked?: string }>;
+  aliases: Map<string, TypeAlias>;
+}
+
+/** `checked`: what mypy is shown instead of `definition`, when it cannot read the definition. */
+interface TypeAlias {
+  name: string;
+  definition: PyExpr;
+  checked?: string;
 }
 
 /** The checked input type of a field: an alias for enums and constrained types, else the base. */
@@ -397,7 +404,7 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
     }),
   ];
 
-  const aliases = [...ctx.aliases.values(), sortAlias].map((a: { name: string; definition: PyExpr; checked?: string }) =>
+  const aliases = [...ctx.aliases.values(), sortAlias].map((a: TypeAlias) =>
     a.checked === undefined
       ? assign(a.name, a.definition)
       : `if TYPE_CHECKING:\n    ${a.name} = ${a.checked}\nelse:\n${assign(a.name, a.definition, 4)}`,

@@ -251,12 +251,13 @@ class PostgresRepository(Repository):
         count_args = list(args)
         # The total is a query of its own (an InitPlan, run once per query), never a window over the
         # sorted rows: counting can use any index, and the page below reads only limit + 1 rows.
-        if len(where) == len(alive):
+        unfiltered = len(where) == len(alive)
+        if unfiltered:
             count = self._count_all_sql
         else:
             count = f"SELECT count(*) FROM {self._table} WHERE {' AND '.join(where)}"
         kept, seen = self._kept_total, self._seen_version
-        versioned = query.with_total and self._versioned and len(where) == len(alive)
+        versioned = query.with_total and self._versioned and unfiltered
         head = ""
         if versioned:
             head, total_column = self._total_columns(count, args, kept, seen)
