@@ -116,6 +116,12 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           meaning: "how long a request waits for a connection while all are busy before it is answered 503 with Retry-After (default 5)",
         },
         {
+          name: "DATABASE_BATCH_CREATES",
+          example: "true",
+          meaning:
+            "creates of one entity that arrive while another is being written go together, by one multi-row INSERT; false writes each on its own (default true)",
+        },
+        {
           name: "RESPONSE_VALIDATION",
           example: "auto",
           meaning:

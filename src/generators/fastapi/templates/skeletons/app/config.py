@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     # starting together run it once. off: only check; while tables are missing every request,
     # /health included, answers 503 naming `python -m app.migrate`.
     DATABASE_MIGRATE: Literal["auto", "off"] = "off"
+    # Creates of one entity that arrive while another is being written go together, by one
+    # multi-row INSERT (app/repositories/batches.py); false: each by an INSERT of its own.
+    DATABASE_BATCH_CREATES: bool = True
     PORT: int = 8000
     CORS_ORIGINS: str = "*"
     # Requests with a larger body are refused with 413.

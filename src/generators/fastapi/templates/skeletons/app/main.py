@@ -52,9 +52,9 @@ def settle_gc() -> None:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     backend, url, pool_size = settings.DATABASE_BACKEND, settings.DATABASE_URL, settings.DATABASE_POOL_SIZE
     pool_timeout = settings.DATABASE_POOL_TIMEOUT_SECONDS
-    migrate = settings.DATABASE_MIGRATE == "auto"
+    migrate, batch_creates = settings.DATABASE_MIGRATE == "auto", settings.DATABASE_BATCH_CREATES
     async with (
-        open_storage(backend, url, pool_size, ENTITIES, pool_timeout, migrate) as storage,
+        open_storage(backend, url, pool_size, ENTITIES, pool_timeout, migrate, batch_creates) as storage,
         observability.running(storage.pool, storage.outbox),
     ):
         deps.use_repositories(storage.repositories)

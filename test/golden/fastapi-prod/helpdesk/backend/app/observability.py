@@ -62,6 +62,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import settings
+from app.repositories.batches import FIGURES as BATCHES
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.sampling import Sampler
@@ -363,6 +364,10 @@ POOL_SIZE = Gauge("db_pool_size", "Connections of the database pool", registry=O
 POOL_IN_USE = Gauge("db_pool_in_use", "Connections handed out now", registry=OTHERS)
 POOL_WAITING = Gauge("db_pool_waiting", "Requests waiting for a connection now", registry=OTHERS)
 POOL_WAITS = Gauge("db_pool_waits_total", "Times a request had to wait for a connection", registry=OTHERS)
+BATCHED_INSERTS = Gauge(
+    "db_batched_inserts_total", "Multi-row INSERTs that wrote creates arriving together", registry=OTHERS
+)
+BATCHED_CREATES = Gauge("db_batched_creates_total", "Creates written by a multi-row INSERT", registry=OTHERS)
 EVENTS = Gauge("events", "Events of the outbox not yet delivered, by state", ["state"], registry=OTHERS)
 AGENT_RUNS = Gauge("agent_runs", "Agent runs recorded, by agent and outcome", ["agent", "outcome"], registry=OTHERS)
 HEALER_REPORTS = Counter(
@@ -406,6 +411,8 @@ def watch_storage(pool: "ConnectionPool | None", outbox: list[dict[str, Any]] | 
             POOL_IN_USE.set(in_use)
             POOL_WAITING.set(waiting)
             POOL_WAITS.set(waits)
+            BATCHED_INSERTS.set(BATCHES.statements)
+            BATCHED_CREATES.set(BATCHES.rows)
             row = await pool.fetchrow(_EVENT_COUNTS)
             counts = dict(row) if row is not None else {}
         else:

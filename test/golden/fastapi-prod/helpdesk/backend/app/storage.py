@@ -167,6 +167,7 @@ async def open_storage(
     entities: Sequence[EntityMeta],
     pool_timeout: float | None = None,
     migrate: bool = False,
+    batch_creates: bool = True,
 ) -> AsyncIterator[Storage]:
     if backend == "memory":
         store = MemoryStore(entities)
@@ -195,7 +196,7 @@ async def open_storage(
     try:
         # One pool for the repositories of all entities and for everything else of this process.
         repositories: dict[str, Repository] = {
-            meta.name: PostgresRepository(meta, pool, meta.table in versioned) for meta in entities
+            meta.name: PostgresRepository(meta, pool, meta.table in versioned, batch_creates) for meta in entities
         }
         yield Storage(repositories=repositories, pool=pool, unready=unready)
     finally:

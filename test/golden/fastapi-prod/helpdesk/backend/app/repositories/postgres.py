@@ -30,10 +30,16 @@ from app.repositories.base import (
     page_of,
     position,
 )
+from app.repositories.batches import InsertBatches
 
 # The pool and a connection answer the same fetch calls: the writes below run on either, alone on
 # the pool or inside a transaction on one connection.
 Executor: TypeAlias = ConnectionPool | asyncpg.Connection
+# A batch of creates (app/repositories/batches.py): the columns they set and their events, and the
+# values of each (a module-level name, as the class's own `list` method hides the builtin there).
+InsertKey: TypeAlias = tuple[tuple[str, ...], tuple[str, ...]]
+Rows: TypeAlias = list[list[Any]]
+Records: TypeAlias = list[Record]
 
 # The responses of idempotent creates (the idempotency_keys table of schema.sql). A key is claimed
 # by inserting its row in the transaction that creates the record: a concurrent request with the
@@ -48,6 +54,14 @@ _KEEP_RESPONSE = "UPDATE idempotency_keys SET status = $2, body = $3 WHERE key =
 _DROP_EXPIRED = "DELETE FROM idempotency_keys WHERE expires_at <= now()"
 # Expired keys of other requests are swept once every this many idempotent creates.
 _SWEEP_EVERY = 100
+
+# The errors a single row of a multi-row INSERT can cause (app/repositories/batches.py): a value
+# PostgreSQL refuses or asyncpg cannot encode (DataError, class 22, raised by asyncpg too before
+# anything is sent), a constraint (23), a trigger raising (P0). The statement wrote nothing after any.
+_ROW_FAULTS = (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError, asyncpg.PLPGSQLError)
+# The most rows one INSERT writes; fewer where the parameters would pass PostgreSQL's 32,767.
+_MOST_ROWS = 64
+_MOST_PARAMETERS = 32_767
 
 # What a soft-deleting entity's reads add: its deleted rows are not there.
 _NOT_DELETED = '"is_deleted" IS NOT TRUE'
@@ -150,9 +164,12 @@ def _conflict(exc: asyncpg.PostgresError) -> ApiError:
 
 
 class PostgresRepository(Repository):
-    def __init__(self, meta: EntityMeta, pool: ConnectionPool, versioned: bool = False) -> None:
+    def __init__(
+        self, meta: EntityMeta, pool: ConnectionPool, versioned: bool = False, batch_creates: bool = True
+    ) -> None:
         """`versioned`: the table's writes advance row_versions (its triggers are in place and
-        enabled), so an unfiltered total may be kept between writes."""
+        enabled), so an unfiltered total may be kept between writes. `batch_creates`: creates that
+        arrive while another is being written go together (app/repositories/batches.py)."""
         self.meta = meta
         self._pool = pool
         self._table = ident(meta.table)
@@ -183,6 +200,9 @@ class PostgresRepository(Repository):
         # read: see _total_columns.
         self._kept_total: tuple[int, int] | None = None
         self._seen_version = -1
+        self._batches = (
+            InsertBatches(self._insert_rows, self._most_rows, _ROW_FAULTS, room=1) if batch_creates else None
+        )
 
     def _total_columns(self, count: str, args: list[Any], kept: tuple[int, int] | None, seen: int) -> tuple[str, str]:
         """The WITH clause and the columns that give a list its unfiltered total, counting only
@@ -298,36 +318,72 @@ class PostgresRepository(Repository):
         row = await self._pool.fetchrow(self._get_sql, record_id)
         return dict(row) if row is not None else None
 
-    def _insert_sql(self, columns: tuple[str, ...], with_events: bool) -> str:
-        key = ("insert", columns, with_events)
+    def _insert_sql(self, columns: tuple[str, ...], with_events: bool, rows: int = 1) -> str:
+        key = ("insert", columns, with_events, rows)
         sql = self._statements.get(key)
         if sql is None:
             names = [ident(c) for c in columns]
-            values = [f"${i}" for i in range(1, len(columns) + 1)]
+            numbered: list[str] = []
             seq = self.meta.sequence
             if seq is not None:
                 names.append(ident(seq.column))
-                values.append(
+                # A subquery in each row: nextval runs once for each row.
+                numbered.append(
                     f"(SELECT {sequence_sql(seq.format, seq.prefix, 's.n')} "
                     f"FROM (SELECT nextval({literal(seq.name)}) AS n) AS s)"
                 )
-            write = (
-                f"INSERT INTO {self._table} ({', '.join(names)}) VALUES ({', '.join(values)}) "
-                f"RETURNING {self._returning}"
+            n = len(columns)
+            values = ", ".join(
+                "(" + ", ".join([*(f"${r * n + i}" for i in range(1, n + 1)), *numbered]) + ")" for r in range(rows)
             )
-            sql = self._with_events(write, len(columns) + 1 if with_events else None)
+            write = f"INSERT INTO {self._table} ({', '.join(names)}) VALUES {values} RETURNING {self._returning}"
+            sql = self._with_events(write, n * rows + 1 if with_events else None)
             self._statements[key] = sql
         return sql
 
+    def _present(self, values: Record) -> tuple[str, ...]:
+        """The columns a create sets. Unset (None) values are left to the column defaults: fewer
+        parameters to encode and bind."""
+        insertable = self._insertable
+        return tuple(c for c, v in values.items() if v is not None and c in insertable)
+
     async def create(self, values: Record, events: Sequence[str] = ()) -> Record:
-        record = await self._insert(self._pool, values, events)
+        if self._batches is None or values.get("id") is None:
+            # Without an id before the INSERT, a record could not be told from the others of its
+            # batch: it is written on its own.
+            record = await self._insert(self._pool, values, events)
+        else:
+            columns = self._present(values)
+            try:
+                record = await self._batches.insert((columns, tuple(events)), [values[c] for c in columns])
+            except (asyncpg.UniqueViolationError, asyncpg.ForeignKeyViolationError) as exc:
+                raise _conflict(exc) from exc
         event_bus.publish(events, self.meta.name, record)
         return record
 
+    def _most_rows(self, key: InsertKey) -> int:
+        fits = (_MOST_PARAMETERS - 1) // max(1, len(key[0]))
+        return min(_MOST_ROWS, 1 << (fits.bit_length() - 1))
+
+    async def _insert_rows(self, key: InsertKey, rows: Rows) -> Records:
+        """Writes the creates of a batch (app/repositories/batches.py) in one INSERT."""
+        columns, events = key
+        args = [value for row in rows for value in row]
+        if events:
+            args.append(list(events))
+        sql = self._insert_sql(columns, bool(events), len(rows))
+        if len(rows) == 1:
+            row = await self._pool.fetchrow(sql, *args)
+            assert row is not None  # INSERT ... RETURNING returns the row it inserted
+            return [dict(row)]
+        at = columns.index("id")
+        written = await self._pool.fetch(sql, *args)
+        # RETURNING promises no order: each request's record is found by its id.
+        by_id = {str(record["id"]): record for record in written}
+        return [dict(by_id[str(row[at])]) for row in rows]
+
     async def _insert(self, executor: Executor, values: Record, events: Sequence[str]) -> Record:
-        # Unset (None) values are left to the column defaults: fewer parameters to encode and bind.
-        insertable = self._insertable
-        columns = tuple(c for c, v in values.items() if v is not None and c in insertable)
+        columns = self._present(values)
         args: list[Any] = [values[c] for c in columns]
         if events:
             args.append(list(events))
