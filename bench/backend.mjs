@@ -18,7 +18,7 @@
 // the memory backend).
 //
 //   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir;
-//                                     BENCH_TOTAL=counter; BENCH_ONLY=part of a scenario's name;
+//                                     BENCH_TOTAL=counter; BENCH_ONLY=a scenario's name or part of names;
 //                                     BENCH_MODE=observability, BENCH_INSTANCES=starts per pair)
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -167,9 +167,9 @@ function postgresCpuMs() {
  * the app and of PostgreSQL (less sensitive than throughput to what else runs on the machine; only
  * one app is driven at a time, so PostgreSQL's CPU is that app's queries).
  */
-function wrk(app, path, { script, env = {} } = {}) {
+function wrk(app, path, { script, env = {}, connections = CONNECTIONS } = {}) {
   const url = `${app.url}${path}`;
-  const args = ["-t2", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency", ...(script ? ["-s", script] : []), url];
+  const args = ["-t2", `-c${connections}`, `-d${SECONDS}s`, "--latency", ...(script ? ["-s", script] : []), url];
   const cpu0 = cpuMs(app.pid);
   const db0 = postgresCpuMs();
   const out = execFileSync("wrk", args, { encoding: "utf8", env: { ...process.env, ...env } });
@@ -415,6 +415,41 @@ async function observabilityCost(work, ids) {
   }
 }
 
+/**
+ * BENCH_MODE=batches: what writing concurrent creates together (app/repositories/batches.py) gains
+ * or costs at each load: the generated app with DATABASE_BATCH_CREATES=false against the same app
+ * with it on, ABBA, from 2 to 64 connections.
+ */
+async function batchesCost(work, postGenerated) {
+  const base = { DATABASE_URL: dbUrl(DB_GENERATED), DATABASE_BACKEND: "postgres", DATABASE_POOL_SIZE: "16", APP_ENV: "production" };
+  const off = await serve("batches-off", join(work, "backend"), "app.main:app", { ...base, DATABASE_BATCH_CREATES: "false" }, "/health");
+  const on = await serve("batches-on", join(work, "backend"), "app.main:app", { ...base, DATABASE_BATCH_CREATES: "true" }, "/health");
+  try {
+    console.log(
+      `create, wrk -t2 -d${SECONDS}s, 2 uvicorn workers each, ABBA per load: one INSERT per create against creates written together`,
+    );
+    console.log(
+      "connections   one each req/s  together req/s  ratio   one each p99  together p99  CPU µs/req one each  together  DB µs/req one each  together",
+    );
+    for (const connections of [2, 8, 16, 32, 64]) {
+      const post = (app) => wrk(app, "/items", { script: postGenerated, connections });
+      const a1 = post(off);
+      const b1 = post(on);
+      const b2 = post(on);
+      const a2 = post(off);
+      const mean = (x, y) => Object.fromEntries(Object.keys(x).map((k) => [k, (x[k] + y[k]) / 2]));
+      const a = mean(a1, a2);
+      const b = mean(b1, b2);
+      console.log(
+        `${String(connections).padStart(11)} ${a.rps.toFixed(0).padStart(16)} ${b.rps.toFixed(0).padStart(15)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(14)} ${`${b.p99.toFixed(1)} ms`.padStart(13)} ${a.cpuUs.toFixed(0).padStart(20)} ${b.cpuUs.toFixed(0).padStart(9)} ${a.dbUs.toFixed(0).padStart(19)} ${b.dbUs.toFixed(0).padStart(9)}`,
+      );
+    }
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+}
+
 async function main() {
   const work = mkdtempSync(join(tmpdir(), "charter-bench-backend-"));
   const running = [];
@@ -440,6 +475,10 @@ async function main() {
 
     if (process.env.BENCH_MODE === "observability") {
       await observabilityCost(work, ids);
+      return;
+    }
+    if (process.env.BENCH_MODE === "batches") {
+      await batchesCost(work, postGenerated);
       return;
     }
     const anchor = await serve("anchor", ANCHORS, "handtuned:app", { DATABASE_URL: dbUrl(DB_ANCHOR) }, "/items?limit=1");
@@ -500,8 +539,10 @@ async function main() {
     console.log(
       "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio  DB µs/req anchor  generated  ratio",
     );
-    // BENCH_ONLY=create (or any part of a scenario's name) runs only the matching scenarios.
-    for (const s of scenarios.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
+    // BENCH_ONLY=create runs only the scenario of that name, or else those whose names contain it.
+    const only = process.env.BENCH_ONLY;
+    const exact = scenarios.some((x) => x.name === only);
+    for (const s of scenarios.filter((x) => !only || (exact ? x.name === only : x.name.includes(only)))) {
       const a1 = s.a();
       const b1 = s.b();
       const b2 = s.b();
