@@ -14,6 +14,10 @@ command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
 # wrk drives the backend benchmark (bench/backend.mjs); Node load generators saturate first.
 command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
+# The consumers' own tools in the suite (test/backend/ecosystem-tools.test.ts): Prometheus's
+# promtool checks /metrics, jq reads every log line.
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v jq >/dev/null 2>&1 || need_apt+=(jq)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -29,6 +29,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 from bisect import bisect_left
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
@@ -60,6 +61,7 @@ from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import config
 from app.config import settings
 from app.repositories.batches import FIGURES as BATCHES
 
@@ -206,12 +208,19 @@ def setup_logging() -> None:
     root.handlers[:] = [handler]
     root.setLevel(settings.LOG_LEVEL.upper())
     # uvicorn configured its loggers before importing the app: those with a handler of their own
-    # write through ours instead (the access log only when --no-access-log did not turn it off;
-    # the line per request above says more).
-    for name in ("uvicorn", "uvicorn.access"):
-        uvicorn_logger = logging.getLogger(name)
-        if uvicorn_logger.handlers:
-            uvicorn_logger.handlers[:] = [handler]
+    # write through ours instead.
+    uvicorn_logger = logging.getLogger("uvicorn")
+    if uvicorn_logger.handlers:
+        uvicorn_logger.handlers[:] = [handler]
+    # One line per request, the app's own (below, with the route, the ids and the user): uvicorn's
+    # access log would be a second, whether or not it was started with --no-access-log.
+    logging.getLogger("uvicorn.access").disabled = True
+    # Python's warnings (a library's deprecation, PyJWT's InsecureKeyLengthWarning) as log lines too,
+    # and those raised while the settings loaded, before this handler was there.
+    logging.captureWarnings(True)
+    for caught in config.LOAD_WARNINGS:
+        warnings.showwarning(caught.message, caught.category, caught.filename, caught.lineno)
+    config.LOAD_WARNINGS.clear()
 
 
 def _as_logging_left_it(handler: logging.Handler) -> bool:

@@ -1,8 +1,6 @@
 """Settings of the __domain__ application, read from the environment (and a .env file)."""
 
-# charter: if auth
 import warnings
-# charter: end
 from typing import Literal
 
 from pydantic import Field, ValidationError
@@ -139,16 +137,24 @@ def check_secret(loaded: Settings) -> None:
 
 
 # charter: end
+# The warnings raised while the settings load, before logging is set up: app/observability.py logs
+# them once it is, as the log lines they would have been (raw text on stderr otherwise).
+LOAD_WARNINGS: list[warnings.WarningMessage] = []
+
+
 def load_settings() -> Settings:
     """The settings, or an exit with a one-line reason (a configuration error is no bug: no traceback)."""
-    try:
-        loaded = Settings()
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise SystemExit(f"invalid settings: {problems}") from None
-    # charter: if auth
-    check_secret(loaded)
-    # charter: end
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            loaded = Settings()
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise SystemExit(f"invalid settings: {problems}") from None
+        # charter: if auth
+        check_secret(loaded)
+        # charter: end
+    LOAD_WARNINGS.extend(caught)
     return loaded
 
 

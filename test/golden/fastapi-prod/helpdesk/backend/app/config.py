@@ -128,14 +128,22 @@ def check_secret(loaded: Settings) -> None:
     )
 
 
+# The warnings raised while the settings load, before logging is set up: app/observability.py logs
+# them once it is, as the log lines they would have been (raw text on stderr otherwise).
+LOAD_WARNINGS: list[warnings.WarningMessage] = []
+
+
 def load_settings() -> Settings:
     """The settings, or an exit with a one-line reason (a configuration error is no bug: no traceback)."""
-    try:
-        loaded = Settings()
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise SystemExit(f"invalid settings: {problems}") from None
-    check_secret(loaded)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            loaded = Settings()
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise SystemExit(f"invalid settings: {problems}") from None
+        check_secret(loaded)
+    LOAD_WARNINGS.extend(caught)
     return loaded
 
 
