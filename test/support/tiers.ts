@@ -11,6 +11,7 @@
 /** The test files of the unit tier (a file of FULL_TIER_TESTS by its own name, not through a folder pattern). */
 export const UNIT_FILES = [
   "test/architecture/import-cycles.test.ts",
+  "test/architecture/python-import-cycles.test.ts",
   "test/contracts/**/*.test.ts",
   "test/compiler/**/*.test.ts",
   "test/cli/**/*.test.ts",

@@ -56,6 +56,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match
@@ -479,9 +480,9 @@ def _authorized(request: Request) -> bool:
 
 async def metrics(request: Request) -> Response:
     if not _authorized(request):
-        from app.errors import error_response
-
-        return error_response(401, "unauthorized", "/metrics needs METRICS_TOKEN as a bearer token")
+        # Rendered by app/errors.py's handler, as every refusal is: this module, which errors.py
+        # imports for request ids, imports nothing of errors.py (no import circle).
+        raise HTTPException(401, "/metrics needs METRICS_TOKEN as a bearer token", {"WWW-Authenticate": "Bearer"})
     return Response(await render_metrics(), media_type=CONTENT_TYPE_LATEST)
 
 
