@@ -59,7 +59,7 @@ fi
 # Schemathesis fuzzes the generated backend against its own OpenAPI document (test/backend).
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5
 # The OpenAPI document's validator (test/backend/openapi-consumers.test.ts) and the Kubernetes
-# manifests' (test/k8s), pinned likewise.
+# manifests' (test/k8s, test/generators/deploy-tools.test.ts), pinned likewise.
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0 kubernetes-validate==1.37.0
 # The Docker engine, Compose v2 and the base images of test/docker/compose-stack.test.ts (cached
 # after the first run: about 5 minutes when nothing is there).
