@@ -2,12 +2,15 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { Healer } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
 import { makeProject, NO_PROVIDER_ENV } from "../healer/helpers.js";
 import { startGeneratedBackend, TEST_AUTH_SECRET } from "../support/backend.js";
+import { writeDomain } from "../support/domain.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
+import { randomDomain } from "../support/random-domain.js";
 import { client } from "./http.js";
 
 /**
@@ -155,3 +158,52 @@ describe.each([
     expect(warned ? warned.split("\n").filter((l) => /Warning: /.test(l)) : []).toHaveLength(warnings);
   }, 120_000);
 });
+
+/** Runs jq over `text` line by line with `filter` (each line parsed on its own); fails on any line that is not JSON. */
+function jqLines(text: string, filter: string): string {
+  const r = spawnSync("jq", ["-R", "-r", filter], { input: text, encoding: "utf8", timeout: 30_000 });
+  if (r.error) throw r.error;
+  expect(r.status, `jq ${filter}: ${r.stderr}\n${text}`).toBe(0);
+  return r.stdout;
+}
+
+/**
+ * The same tools on apps of a seeded draw of random domains (names, field types and features the
+ * example lacks), on PostgreSQL: every collection read once, then /metrics through promtool and
+ * every log line through jq.
+ */
+describe.each(fc.sample(randomDomain(), { numRuns: 2, seed: 40_042 }).map(({ files }, i) => ({ i, files })))(
+  "random domain $i",
+  ({ i, files }) => {
+    it("passes promtool check metrics and jq over every log line", async () => {
+      const domainDir = writeDomain(files);
+      roots.push(domainDir);
+      const db = freshDatabase(`charter_ecosystem_random_${i}`);
+      const app = await startGeneratedBackend({
+        domainDir,
+        outDir: tmp("charter-ecosystem-random-"),
+        backend: "postgres",
+        databaseUrl: databaseUrl(db),
+        env: { APP_ENV: "development" },
+        unset: ["AUTH_SECRET"],
+        accessLog: true,
+      });
+      let logs: string;
+      let text: string;
+      try {
+        const openapi = (await (await fetch(`${app.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+        const collections = Object.entries(openapi.paths).filter(([path, ops]) => !path.includes("{") && "get" in ops);
+        expect(collections.length).toBeGreaterThan(1);
+        for (const [path] of collections) expect((await fetch(`${app.url}${path}`)).status).toBeLessThan(500);
+        text = await (await fetch(`${app.url}/metrics`)).text();
+      } finally {
+        await app.stop();
+        logs = app.logs();
+      }
+      expect(types(text).get("db_pool_waits_total")).toBe("counter");
+      expect(promtool(text)).toEqual({ code: 0, findings: "" });
+      expect(jqLines(logs, 'fromjson | select(type != "object") | tojson')).toBe("");
+      expect(jqLines(logs, "fromjson | .logger").split("\n")).not.toContain("uvicorn.access");
+    }, 180_000);
+  },
+);
