@@ -7,9 +7,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Healer } from "../../src/healer/index.js";
 import { buildHealerServer } from "../../src/healer/server/app.js";
 import { makeProject, NO_PROVIDER_ENV } from "../healer/helpers.js";
-import { startGeneratedBackend, TEST_AUTH_SECRET } from "../support/backend.js";
+import { generateBackend, startGeneratedBackend, TEST_AUTH_SECRET } from "../support/backend.js";
 import { writeDomain } from "../support/domain.js";
+import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
+import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
 import { randomDomain } from "../support/random-domain.js";
 import { client } from "./http.js";
 
@@ -207,3 +209,29 @@ describe.each(fc.sample(randomDomain(), { numRuns: 2, seed: 40_042 }).map(({ fil
     }, 180_000);
   },
 );
+
+describe("jq over the lines of a refused start", () => {
+  it("reads the reason as a JSON line: a weak secret in production, an invalid setting, a bad exporter", async () => {
+    const backendDir = generateBackend("examples/helpdesk", tmp("charter-jq-refused-"));
+    ensureVenvFromFile(join(backendDir, "requirements.txt"));
+    const cases: [Record<string, string>, string][] = [
+      [{ APP_ENV: "production", AUTH_SECRET: "change-me" }, "refusing to start: AUTH_SECRET still has its placeholder value"],
+      [{ AUTH_SECRET: TEST_AUTH_SECRET, DATABASE_BACKEND: "sqlite" }, "invalid settings: DATABASE_BACKEND"],
+      [{ AUTH_SECRET: TEST_AUTH_SECRET, OTEL_TRACES_EXPORTER: "zipkin" }, "invalid settings: OTEL_TRACES_EXPORTER"],
+    ];
+    for (const [env, reason] of cases) {
+      const port = String(await freePort());
+      const r = spawnSync(VENV_PYTHON, ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", port], {
+        cwd: backendDir,
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", DATABASE_BACKEND: "memory", ...env },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      const output = `${r.stdout}${r.stderr}`;
+      expect(r.status, output).not.toBe(0);
+      expect(r.status, output).not.toBeNull();
+      expect(jqLines(output, 'fromjson | select(type != "object") | tojson')).toBe("");
+      expect(jqLines(output, 'fromjson | select(.level == "critical") | .message'), output).toContain(reason);
+    }
+  }, 120_000);
+});

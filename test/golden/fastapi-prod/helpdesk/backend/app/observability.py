@@ -731,7 +731,7 @@ def setup_tracing(service_name: str) -> None:
 
             exporter = OTLPSpanExporter()
         else:
-            raise SystemExit(f"invalid settings: OTEL_TRACES_EXPORTER: {name!r} is not otlp, console or none")
+            config.refuse(f"invalid settings: OTEL_TRACES_EXPORTER: {name!r} is not otlp, console or none")
         provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     AsyncPGInstrumentor().instrument()
