@@ -133,7 +133,10 @@ class Health(BaseModel):
 # 4XX: what a client gets for a request the server cannot parse (a malformed request line or
 # header), refused by uvicorn before the app runs, as plain text.
 _REFUSED_BY_THE_SERVER: dict[int | str, dict[str, Any]] = {
-    "4XX": {"description": "Malformed request, refused by the server (text/plain)"}
+    "4XX": {
+        "description": "Malformed request, refused by the server",
+        "content": {"text/plain": {"schema": {"type": "string"}}},
+    }
 }
 
 
