@@ -1,10 +1,16 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
+import { checkDomain } from "../../src/compiler/compile-path.js";
+import { generateTarget } from "../../src/generators/registry.js";
+import { writeFiles } from "../../src/generators/writer.js";
+import { generateBackend, type RunningBackend, startGeneratedBackend, TEST_AUTH_SECRET } from "../support/backend.js";
+import { freePort, waitForHttp } from "../support/net.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
+import { ensureVenvFromFile, VENV_BIN } from "../support/python.js";
 import { client } from "./http.js";
 
 /**
@@ -192,4 +198,55 @@ describe.each(["postgres", "memory"] as const)("a refused body on a keep-alive c
       await created.arrayBuffer();
     }
   }, 180_000);
+});
+
+/**
+ * An idle keep-alive connection is closed by the client's pool, not by the server: fetch keeps one
+ * about 4 s (on coarse timers), proxies 60 s, and with uvicorn's default of 5 s a request sent on a
+ * connection the server is closing that moment is lost, announced by nothing (issue 40's `fetch
+ * failed`, "other side closed"). The image's own command, read from the generated Dockerfile and
+ * run here, keeps one open past that.
+ */
+describe("the image's command keeps an idle connection past the clients' pools", () => {
+  it("answers a request on a connection idle for 6 s", async () => {
+    const root = mkdtempSync(join(tmpdir(), "charter-keep-alive-idle-"));
+    const out = join(root, "out");
+    const backendDir = generateBackend("examples/helpdesk", out);
+    const { ir } = checkDomain("examples/helpdesk");
+    if (!ir) throw new Error("examples/helpdesk does not compile");
+    writeFiles(out, generateTarget(ir, "docker", out));
+    ensureVenvFromFile(join(backendDir, "requirements.txt"));
+    const cmd = /^CMD \["sh", "-c", (".*")\]$/m.exec(readFileSync(join(backendDir, "Dockerfile"), "utf8"))?.[1];
+    if (!cmd) throw new Error('no `CMD ["sh", "-c", ...]` in the generated Dockerfile');
+    const port = await freePort();
+    const child = spawn("sh", ["-c", (JSON.parse(cmd) as string).replace("--host 0.0.0.0", "--host 127.0.0.1")], {
+      cwd: backendDir,
+      env: {
+        ...process.env,
+        PATH: `${VENV_BIN}:${process.env.PATH}`,
+        PORT: String(port),
+        DATABASE_BACKEND: "memory",
+        AUTH_SECRET: TEST_AUTH_SECRET,
+      },
+      stdio: "ignore",
+      detached: true,
+    });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/health`);
+      const connection = await Connection.open(port);
+      try {
+        connection.send(request("GET", "/health", {}));
+        expect((await connection.response())?.status).toBe(200);
+        await new Promise((idle) => setTimeout(idle, 6_000));
+        expect(connection.closed, "the server closed the idle connection").toBe(false);
+        connection.send(request("GET", "/health", {}));
+        expect((await connection.response())?.status).toBe(200);
+      } finally {
+        connection.close();
+      }
+    } finally {
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
