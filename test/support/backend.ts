@@ -88,7 +88,18 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
   for (const name of options.unset ?? []) delete env[name];
   // --timeout-keep-alive as the image runs it (its Dockerfile): fetch's pool, not the server, closes
   // an idle connection, so a request never meets one the server is closing.
-  const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-proxy-headers", "--timeout-keep-alive", "75"];
+  const args = [
+    "-m",
+    "uvicorn",
+    "app.main:app",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--no-proxy-headers",
+    "--timeout-keep-alive",
+    "75",
+  ];
   if (!options.accessLog) args.push("--no-access-log");
   if (options.workers && options.workers > 1) args.push("--workers", String(options.workers));
   // The app's output goes to a file, not a pipe: a test that blocks Node's event loop (spawnSync of
