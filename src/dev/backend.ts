@@ -28,7 +28,8 @@ if len(command) != 3 or command[0] != "serve":
     sys.exit(0)
 import uvicorn
 
-uvicorn.run(app.main.app, host=command[1], port=int(command[2]))
+# The idle keep-alive of the image's command (its Dockerfile): longer than the clients' pools keep one.
+uvicorn.run(app.main.app, host=command[1], port=int(command[2]), timeout_keep_alive=75)
 `;
 
 const START_TIMEOUT_MS = 60_000;

@@ -192,13 +192,20 @@ describe.each(["memory", "postgres"] as const)("the generated API refuses bad in
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
       for (const [method, op] of Object.entries(ops)) {
         for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+          if (status === "4XX") {
+            // What uvicorn answers, as plain text, to a request it cannot parse (declared on /health).
+            expect(response.content, `${method} ${path} ${status}`).toEqual({ "text/plain": { schema: { type: "string" } } });
+            continue;
+          }
           if (Number(status) < 400) continue;
           expect(response.content["application/json"].schema, `${method} ${path} ${status}`).toEqual({
             $ref: "#/components/schemas/ErrorBody",
           });
         }
         const open = path === "/health" || path === "/auth/login";
-        expect(op.security === undefined, `${method} ${path} security`).toBe(open);
+        // Every operation states its security: none for the public ones (issue 40).
+        if (open) expect(op.security, `${method} ${path} security`).toEqual([]);
+        else expect(op.security, `${method} ${path} security`).toEqual([{ HTTPBearer: [] }]);
         expect(Object.keys(op.responses), `${method} ${path}`).toContain("500");
       }
     }

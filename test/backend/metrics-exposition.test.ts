@@ -49,7 +49,7 @@ def metrics_as_the_metrics_port_writes_them():
     observability.HEALER_REPORTS.labels(result="sent").inc()
     body = asyncio.run(observability.render_metrics())
     assert body == generate_latest(observability.REGISTRY), "/metrics differs from the registry's rendering"
-    assert b'events{state="pending"} 3.0' in body and b'route="x\\\\"y"' in body, body[-600:]
+    assert b'outbox_events{state="pending"} 3.0' in body and b'route="x\\\\"y"' in body, body[-600:]
 
 for case in [requests_as_prometheus_client_writes_them, metrics_as_the_metrics_port_writes_them]:
     case()

@@ -205,8 +205,8 @@ describe("observability of the generated app (PostgreSQL, OTLP receiver, Healer)
     expect(after.get("db_pool_size")).toBe(10);
     expect(after.get("db_pool_in_use")).toBeGreaterThanOrEqual(0);
     expect(after.has("db_pool_waits_total")).toBe(true);
-    expect(after.get('events{state="pending"}')).toBeGreaterThanOrEqual(40);
-    expect(after.get('events{state="parked"}')).toBe(0);
+    expect(after.get('outbox_events{state="pending"}')).toBeGreaterThanOrEqual(40);
+    expect(after.get('outbox_events{state="parked"}')).toBe(0);
   });
 
   it("sends the request's span, its PostgreSQL spans and the frontend's parent in one trace; ids match the header and the log", async () => {

@@ -31,6 +31,8 @@ export interface StartBackendOptions {
   port?: number;
   /** Return once /health answers at all, not only 200 (a test of an app that is not ready). */
   anyHealth?: boolean;
+  /** Start uvicorn with its access log on, as a plain `uvicorn app.main:app` does (default: off). */
+  accessLog?: boolean;
 }
 
 export interface RunningBackend {
@@ -84,7 +86,21 @@ export async function startGeneratedBackend(options: StartBackendOptions): Promi
     ...options.env,
   };
   for (const name of options.unset ?? []) delete env[name];
-  const args = ["-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", String(port), "--no-access-log", "--no-proxy-headers"];
+  // --timeout-keep-alive as the image runs it (its Dockerfile): fetch's pool, not the server, closes
+  // an idle connection, so a request never meets one the server is closing.
+  const args = [
+    "-m",
+    "uvicorn",
+    "app.main:app",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--no-proxy-headers",
+    "--timeout-keep-alive",
+    "75",
+  ];
+  if (!options.accessLog) args.push("--no-access-log");
   if (options.workers && options.workers > 1) args.push("--workers", String(options.workers));
   // The app's output goes to a file, not a pipe: a test that blocks Node's event loop (spawnSync of
   // a test suite) would stop draining a pipe, and an app that logs every request then blocks on a

@@ -11,10 +11,12 @@
 /** The test files of the unit tier (a file of FULL_TIER_TESTS by its own name, not through a folder pattern). */
 export const UNIT_FILES = [
   "test/architecture/import-cycles.test.ts",
+  "test/architecture/python-import-cycles.test.ts",
   "test/contracts/**/*.test.ts",
   "test/compiler/**/*.test.ts",
   "test/cli/**/*.test.ts",
   "test/generators/writer.test.ts",
+  "test/generators/no-figures-in-comments.test.ts",
   "test/generators/scenarios.test.ts",
   "test/generators/format.test.ts",
   "test/generators/rule-schema.test.ts",

@@ -193,6 +193,22 @@ class _DeclareJsonKeys:
         return json_schema
 
 
+class _DeclareItemsUnevaluated:
+    """States a JSON array's items as `unevaluatedItems`, which JSON Schema 2020-12 (OpenAPI 3.1)
+    applies, without `items` or `prefixItems` beside it, to every item: the same array as `items`.
+
+    TypeScript generators write `items: {$ref: JsonValue}` inside JsonValue as an indexed access
+    type that refers to itself through an array, which tsc refuses (TS2502; openapi-typescript's
+    issue 1603). Through `unevaluatedItems` they write the array as `unknown[]`, while a JSON
+    Schema validator still checks each item as before."""
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        if "items" in json_schema:
+            json_schema["unevaluatedItems"] = json_schema.pop("items")
+        return json_schema
+
+
 # JSON values as the request schemas describe them, so that what a schema allows is what the model
 # takes: strings and keys without NUL, and numbers within Int64's range, integers kept exact (a larger
 # one is refused, never stored rounded). json_safe then refuses only what no schema states: nesting
@@ -201,7 +217,8 @@ _JsonKey = Annotated[str, AfterValidator(storable_text)]
 _JsonNumber = Annotated[float, Strict(), _INT64, Field(allow_inf_nan=False)]
 JsonValue = TypeAliasType(
     "JsonValue",
-    "Annotated[dict[_JsonKey, JsonValue], _DeclareJsonKeys()] | list[JsonValue] | Text | Bool | Int64 | _JsonNumber | None",
+    "Annotated[dict[_JsonKey, JsonValue], _DeclareJsonKeys()] | Annotated[list[JsonValue], _DeclareItemsUnevaluated()]"
+    " | Text | Bool | Int64 | _JsonNumber | None",
 )
 JsonObject = Annotated[dict[_JsonKey, JsonValue], _DeclareJsonKeys(), AfterValidator(json_safe)]
 JsonItem = Annotated[JsonValue, AfterValidator(json_safe)]

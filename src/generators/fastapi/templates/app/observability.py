@@ -29,6 +29,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 from bisect import bisect_left
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
@@ -55,11 +56,13 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import config
 from app.config import settings
 from app.repositories.batches import FIGURES as BATCHES
 
@@ -206,12 +209,19 @@ def setup_logging() -> None:
     root.handlers[:] = [handler]
     root.setLevel(settings.LOG_LEVEL.upper())
     # uvicorn configured its loggers before importing the app: those with a handler of their own
-    # write through ours instead (the access log only when --no-access-log did not turn it off;
-    # the line per request above says more).
-    for name in ("uvicorn", "uvicorn.access"):
-        uvicorn_logger = logging.getLogger(name)
-        if uvicorn_logger.handlers:
-            uvicorn_logger.handlers[:] = [handler]
+    # write through ours instead.
+    uvicorn_logger = logging.getLogger("uvicorn")
+    if uvicorn_logger.handlers:
+        uvicorn_logger.handlers[:] = [handler]
+    # One line per request, the app's own (below, with the route, the ids and the user): uvicorn's
+    # access log would be a second, whether or not it was started with --no-access-log.
+    logging.getLogger("uvicorn.access").disabled = True
+    # Python's warnings (a library's deprecation, PyJWT's InsecureKeyLengthWarning) as log lines too,
+    # and those raised while the settings loaded, before this handler was there.
+    logging.captureWarnings(True)
+    for caught in config.LOAD_WARNINGS:
+        warnings.showwarning(caught.message, caught.category, caught.filename, caught.lineno)
+    config.LOAD_WARNINGS.clear()
 
 
 def _as_logging_left_it(handler: logging.Handler) -> bool:
@@ -232,8 +242,8 @@ def _as_logging_left_it(handler: logging.Handler) -> bool:
 
 def _log_request(message: str, fields: dict[str, Any]) -> None:
     """The line per request. While logging is as setup_logging left it, the JSON line is written
-    to its handler's stream directly: with a LogRecord and logging's dispatch the line costs 9.4 us,
-    without them 4.9 us (a GET by id takes about 240). Otherwise it is a record like any other."""
+    to its handler's stream directly: a LogRecord and logging's dispatch would about double what
+    the line costs, on every request. Otherwise it is a record like any other."""
     handler = _json_handler
     if handler is not None and _as_logging_left_it(handler):
         line = _json_line(time.time(), "info", access_logger.name, message, fields)
@@ -268,8 +278,8 @@ class RequestFigures(Collector):
 
     Kept as plain numbers that the event loop adds to, turned into Prometheus's families only when
     scraped. prometheus_client's Counter and Histogram take a lock and check their state for every
-    value they change, three times a request: about 4 us of a GET by id, where adding to a list
-    takes 0.3 us. The loop is the only writer; the METRICS_PORT listener, a thread, only reads, and copies
+    value they change, three times a request, more than ten times the cost of adding to a list.
+    The loop is the only writer; the METRICS_PORT listener, a thread, only reads, and copies
     the series under the lock that guards adding one.
     """
 
@@ -318,8 +328,8 @@ class RequestFigures(Collector):
     def exposition(self) -> str:
         """The text generate_latest() writes for collect(), byte for byte, written here.
 
-        generate_latest checks and escapes every label of every line again: 30 ms a scrape for 100
-        series of 16 lines (a loaded 2-core machine). Here each series' labels are escaped once, and
+        generate_latest checks and escapes every label of every line again, on every scrape, which
+        grows with the series. Here each series' labels are escaped once, and
         a line is its name, those labels and its value.
         """
         series = self._copy()
@@ -362,13 +372,34 @@ REGISTRY.register(Registered(OTHERS))
 POOL_SIZE = Gauge("db_pool_size", "Connections of the database pool", registry=OTHERS)
 POOL_IN_USE = Gauge("db_pool_in_use", "Connections handed out now", registry=OTHERS)
 POOL_WAITING = Gauge("db_pool_waiting", "Requests waiting for a connection now", registry=OTHERS)
-POOL_WAITS = Gauge("db_pool_waits_total", "Times a request had to wait for a connection", registry=OTHERS)
-BATCHED_INSERTS = Gauge(
-    "db_batched_inserts_total", "Multi-row INSERTs that wrote creates arriving together", registry=OTHERS
-)
-BATCHED_CREATES = Gauge("db_batched_creates_total", "Creates written by a multi-row INSERT", registry=OTHERS)
-EVENTS = Gauge("events", "Events of the outbox not yet delivered, by state", ["state"], registry=OTHERS)
-AGENT_RUNS = Gauge("agent_runs", "Agent runs recorded, by agent and outcome", ["agent", "outcome"], registry=OTHERS)
+
+
+class StorageCounts(Collector):
+    """Counters the pool and the batches keep themselves, read when scraped: `*_total` counters, as
+    Prometheus's rate() reads them (a gauge holding a running count is one promtool refuses)."""
+
+    COUNTERS = (
+        ("db_pool_waits", "Times a request had to wait for a connection"),
+        ("db_batched_inserts", "Multi-row INSERTs that wrote creates arriving together"),
+        ("db_batched_creates", "Creates written by a multi-row INSERT"),
+    )
+
+    def __init__(self) -> None:
+        # Read by the probe (pool.stats() and BATCHES belong to the event loop), here only copied.
+        # No pool (the memory backend) waits for nothing and writes no batches: zeros.
+        self.values: tuple[float, float, float] = (0, 0, 0)
+
+    def collect(self) -> Iterator[Metric]:
+        for (name, documentation), value in zip(self.COUNTERS, self.values, strict=True):
+            yield CounterMetricFamily(name, documentation, value=value)
+
+
+STORAGE_COUNTS = StorageCounts()
+OTHERS.register(STORAGE_COUNTS)
+# Namespaced, with their unit last (Prometheus's naming): undelivered events of the outbox; agent
+# runs recorded, a gauge since a run leaves the `running` outcome for another.
+EVENTS = Gauge("outbox_events", "Events of the outbox not yet delivered, by state", ["state"], registry=OTHERS)
+AGENT_RUNS = Gauge("llm_agent_runs", "Agent runs recorded, by agent and outcome", ["agent", "outcome"], registry=OTHERS)
 HEALER_REPORTS = Counter(
     "healer_reports",
     "Error reports to the Healer, by result (sent, refused, failed: will be retried, dropped)",
@@ -409,9 +440,7 @@ def watch_storage(pool: "ConnectionPool | None", outbox: list[dict[str, Any]] | 
             POOL_SIZE.set(size)
             POOL_IN_USE.set(in_use)
             POOL_WAITING.set(waiting)
-            POOL_WAITS.set(waits)
-            BATCHED_INSERTS.set(BATCHES.statements)
-            BATCHED_CREATES.set(BATCHES.rows)
+            STORAGE_COUNTS.values = (waits, BATCHES.statements, BATCHES.rows)
             row = await pool.fetchrow(_EVENT_COUNTS)
             counts = dict(row) if row is not None else {}
         else:
@@ -451,9 +480,9 @@ def _authorized(request: Request) -> bool:
 
 async def metrics(request: Request) -> Response:
     if not _authorized(request):
-        from app.errors import error_response
-
-        return error_response(401, "unauthorized", "/metrics needs METRICS_TOKEN as a bearer token")
+        # Rendered by app/errors.py's handler, as every refusal is: this module, which errors.py
+        # imports for request ids, imports nothing of errors.py (no import circle).
+        raise HTTPException(401, "/metrics needs METRICS_TOKEN as a bearer token", {"WWW-Authenticate": "Bearer"})
     return Response(await render_metrics(), media_type=CONTENT_TYPE_LATEST)
 
 
@@ -615,8 +644,8 @@ class _HeadSampling:
 
 def _root_decision(sampler: "Sampler") -> Callable[[int], bool] | None:
     """What the standard samplers (OTEL_TRACES_SAMPLER: always_on, always_off, traceidratio and their
-    parentbased_ forms) decide for a trace with no caller, as one comparison (0.08 us): the SDK's
-    answer builds a result, a trace state and attributes each time (1.6 us), on every request.
+    parentbased_ forms) decide for a trace with no caller, as one comparison: the SDK's answer
+    builds a result, a trace state and attributes each time, on every request.
     None for any other sampler, which is asked itself."""
     from opentelemetry.sdk.trace import sampling
 
@@ -701,7 +730,7 @@ def setup_tracing(service_name: str) -> None:
 
             exporter = OTLPSpanExporter()
         else:
-            raise SystemExit(f"invalid settings: OTEL_TRACES_EXPORTER: {name!r} is not otlp, console or none")
+            config.refuse(f"invalid settings: OTEL_TRACES_EXPORTER: {name!r} is not otlp, console or none")
         provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)
     AsyncPGInstrumentor().instrument()

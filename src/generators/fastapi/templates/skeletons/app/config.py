@@ -1,10 +1,12 @@
 """Settings of the __domain__ application, read from the environment (and a .env file)."""
 
-# charter: if auth
+import os
+import sys
 import warnings
-# charter: end
-from typing import Literal
+from datetime import UTC, datetime
+from typing import Literal, NoReturn
 
+import orjson
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -113,6 +115,20 @@ class Settings(BaseSettings):
         return [origin.strip() for origin in self.CORS_ORIGINS.split(",") if origin.strip()]
 
 
+def refuse(reason: str) -> NoReturn:
+    """Ends the process before it serves anything, with the reason as its last line on stderr: a JSON
+    log line like every other (a log pipeline reads stderr whole), or the plain reason under
+    LOG_FORMAT=text. Read from the environment: the settings that say how to log may be what is
+    refused. No traceback: a configuration error is no bug."""
+    if os.environ.get("LOG_FORMAT", "").strip().lower() == "text":
+        raise SystemExit(reason)
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    line = {"timestamp": now, "level": "critical", "logger": "app.config", "message": reason}
+    sys.stderr.write(orjson.dumps(line).decode() + "\n")
+    sys.stderr.flush()
+    raise SystemExit(1)
+
+
 # charter: if auth
 def check_secret(loaded: Settings) -> None:
     """Refuses a weak secret (placeholder, empty, under 32 bytes) outside development: tokens could be forged."""
@@ -128,7 +144,7 @@ def check_secret(loaded: Settings) -> None:
     else:
         return
     if loaded.APP_ENV.lower() != DEVELOPMENT_ENV:
-        raise SystemExit(
+        refuse(
             f"refusing to start: AUTH_SECRET {what}; set {MIN_SECRET_BYTES} or more random bytes, e.g. "
             f"openssl rand -hex 32 (APP_ENV={loaded.APP_ENV}; only an explicit APP_ENV=development accepts it)"
         )
@@ -139,16 +155,24 @@ def check_secret(loaded: Settings) -> None:
 
 
 # charter: end
+# The warnings raised while the settings load, before logging is set up: app/observability.py logs
+# them once it is, as the log lines they would have been (raw text on stderr otherwise).
+LOAD_WARNINGS: list[warnings.WarningMessage] = []
+
+
 def load_settings() -> Settings:
     """The settings, or an exit with a one-line reason (a configuration error is no bug: no traceback)."""
-    try:
-        loaded = Settings()
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise SystemExit(f"invalid settings: {problems}") from None
-    # charter: if auth
-    check_secret(loaded)
-    # charter: end
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            loaded = Settings()
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            refuse(f"invalid settings: {problems}")
+        # charter: if auth
+        check_secret(loaded)
+        # charter: end
+    LOAD_WARNINGS.extend(caught)
     return loaded
 
 

@@ -5,7 +5,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
-from app import deps, errors, observability, readiness
+from app import apidoc, deps, errors, observability, readiness
 # charter: if agents
 from app.agent_specs import AGENTS, SUBSCRIPTIONS
 from app.agents import running as run_agents
@@ -90,7 +90,10 @@ app = observability.App(
     docs_url=None,
     redoc_url=None,
     telemetry=observability.telemetry(),
+    servers=apidoc.SERVERS,
+    license_info=apidoc.LICENSE,
 )
+apidoc.install(app)
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
 # Request ids, logs, /metrics and traces (app/observability.py): outside the edge, so that its
@@ -146,7 +149,22 @@ class Health(BaseModel):
     domain: str
 
 
-@app.get("/health", tags=["health"], operation_id="health", responses=errors.error_responses(500, 503))
+# 4XX: what a client gets for a request the server cannot parse (a malformed request line or
+# header), refused by uvicorn before the app runs, as plain text.
+_REFUSED_BY_THE_SERVER: dict[int | str, dict[str, Any]] = {
+    "4XX": {
+        "description": "Malformed request, refused by the server",
+        "content": {"text/plain": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@app.get(
+    "/health",
+    tags=["health"],
+    operation_id="health",
+    responses={**errors.error_responses(500, 503), **_REFUSED_BY_THE_SERVER},
+)
 async def health() -> Health:
     return Health(status="ok", domain=DOMAIN)
 

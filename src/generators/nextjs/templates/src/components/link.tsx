@@ -7,8 +7,8 @@ import { announceNext } from "@/lib/announce";
 
 /**
  * A plain anchor that navigates client-side (the page's server components are fetched, the rest of
- * the page and the focus stay). next/link adds about 7 kB gzip of prefetching code to every page,
- * which the First Load JS budget (140 kB) has no room for. Modified clicks (new tab, new window,
+ * the page and the focus stay). next/link adds its prefetching code to every page, which the First
+ * Load JS budget has no room for. Modified clicks (new tab, new window,
  * download) keep the browser's own behaviour. `announce` is said by the list's status line once
  * the new page arrives; `scroll={false}` keeps the scroll position (sorting, paging);
  * `aria-disabled` links stay focusable but go nowhere.

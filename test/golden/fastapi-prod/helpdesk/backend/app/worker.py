@@ -17,7 +17,7 @@ import sys
 
 from app.agent_specs import SUBSCRIPTIONS
 from app.agents import PostgresRunStore, dispatching
-from app.config import settings
+from app.config import refuse, settings
 from app.dispatcher import DispatchSettings
 from app.domain import ENTITIES
 from app.llm import NoProvider, select_provider
@@ -48,9 +48,9 @@ async def main() -> None:
     pool_size = DispatchSettings().DISPATCH_POOL_SIZE
     async with open_storage("postgres", settings.DATABASE_URL, pool_size, ENTITIES) as storage:
         if storage.pool is None:
-            raise SystemExit("the events worker needs the postgres backend")
+            refuse("the events worker needs the postgres backend")
         if storage.unready:
-            raise SystemExit(f"events dispatcher not started: {storage.unready}")
+            refuse(f"events dispatcher not started: {storage.unready}")
         store = PostgresRunStore(storage.pool)
         async with dispatching(provider, SUBSCRIPTIONS, storage.repositories, storage.pool, None, store):
             while not stop.is_set() and os.getppid() == parent:
