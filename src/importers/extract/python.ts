@@ -18,7 +18,8 @@ function scriptPath(): string {
 /** Parses Python files with `python3` and the shipped script (the standard library's `ast`). */
 export function readPythonFiles(files: readonly string[]): PyFile[] {
   if (files.length === 0) return [];
-  const r = spawnSync(process.env.CHARTER_PYTHON ?? "python3", [scriptPath(), ...files], {
+  const r = spawnSync(process.env.CHARTER_PYTHON ?? "python3", [scriptPath(), "-"], {
+    input: files.join("\n"),
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
   });
@@ -68,9 +69,44 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
   }
   const classes = new Map<string, PyClass>();
   for (const f of files) for (const c of f.error ? [] : f.classes) if (!classes.has(c.name)) classes.set(c.name, c);
-  const djangoImported = files.some((f) => f.imports.some((i) => /\bdjango\b/.test(i)));
+  const djangoImported = files.some((f) => (f.imports ?? []).some((i) => /\bdjango\b/.test(i)));
   for (const f of files) {
     if (f.error) continue;
+    try {
+      interpretFile(f, classes, enums, djangoImported, out);
+    } catch (e) {
+      // A construct no rule foresaw is this file's to report, located; the other files still count.
+      out.notes.push(unforeseen(f.path, e));
+    }
+  }
+  // After the ORM models: a Pydantic schema only becomes an entity when no ORM model exists.
+  try {
+    out.tables.push(...pydanticModels(files, out.tables, out.notes));
+  } catch (e) {
+    out.notes.push(unforeseen(files[0]?.path ?? "", e));
+  }
+  return out;
+}
+
+/** An exception of a reader on one file, as a located note: the file is left out, the rest is read. */
+export function unforeseen(file: string, e: unknown): ImportNote {
+  const message = e instanceof Error ? e.message : String(e);
+  return {
+    kind: "skipped",
+    subject: file,
+    reason: `could not be read (${message}); the file is left out, please report it`,
+    location: { file },
+  };
+}
+
+function interpretFile(
+  f: PyFile,
+  classes: ReadonlyMap<string, PyClass>,
+  enums: Map<string, string[]>,
+  djangoImported: boolean,
+  out: PythonFindings,
+): void {
+  {
     const imports = f.imports.join(" ");
     if (/\bsqlalchemy\b/.test(imports)) out.frameworks.add("SQLAlchemy");
     if (/\bsqlmodel\b/.test(imports)) out.frameworks.add("SQLModel");
@@ -94,9 +130,6 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
     }
     out.operations.push(...fastapiRoutes(f));
   }
-  // After the ORM models: a Pydantic schema only becomes an entity when no ORM model exists.
-  out.tables.push(...pydanticModels(files, out.tables, out.notes));
-  return out;
 }
 
 /** A Django model: `models.Model` among its bases, or a base class of the code base that is one. */

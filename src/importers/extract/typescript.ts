@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import ts from "typescript";
 import { readSource } from "../factory/read.js";
 import type { ContractType, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+import { unforeseen } from "./python.js";
 
 export interface TypeScriptFindings {
   frameworks: Set<string>;
@@ -56,6 +57,17 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
       if (name && spec.startsWith(".")) imports.set(name, resolveModule(sf.fileName, spec));
     }
     const routes: RouteCall[] = [];
+    const syntax = (sf as unknown as { parseDiagnostics?: ts.DiagnosticWithLocation[] }).parseDiagnostics?.[0];
+    if (syntax) {
+      // The compiler's parser recovers from syntax errors; what it read may miss declarations.
+      const p = sf.getLineAndCharacterOfPosition(syntax.start);
+      out.notes.push({
+        kind: "skipped",
+        subject: sf.fileName,
+        reason: `TypeScript syntax error: ${ts.flattenDiagnosticMessageText(syntax.messageText, " ")}; declarations after it may be missing`,
+        location: { file: sf.fileName, line: p.line + 1, column: p.character + 1 },
+      });
+    }
     const visit = (n: ts.Node): void => {
       if (ts.isClassDeclaration(n) && decorator(n, "Entity")) out.tables.push(typeormEntity(sf, n, enums, out.notes));
       if (ts.isClassDeclaration(n) && decorator(n, "Controller")) {
@@ -76,7 +88,12 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
       }
       ts.forEachChild(n, visit);
     };
-    visit(sf);
+    try {
+      visit(sf);
+    } catch (e) {
+      // A construct no rule foresaw is this file's to report, located; the other files still count.
+      out.notes.push(unforeseen(sf.fileName, e));
+    }
     routesByFile.set(sf.fileName, routes);
   }
   for (const [file, routes] of routesByFile) {
