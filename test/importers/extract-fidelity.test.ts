@@ -162,3 +162,74 @@ class Run(SQLModel, table=True):
     expect(x.about("Run.seed", "default")).toEqual(["default_factory make_seed runs in Python; left out, the field is optional"]);
   });
 });
+
+describe("charter extract, TypeORM and NestJS (issue 38)", () => {
+  it("reads @DeleteDateColumn as soft delete and enum member defaults from another file; service calls are no routes", () => {
+    const input = files({
+      "src/user/role.enum.ts": `export enum Role {
+  Reader = "reader",
+  Editor = "editor",
+}
+`,
+      "src/user/user.entity.ts": `import { Column, CreateDateColumn, DeleteDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from "typeorm";
+import { Role } from "./role.enum";
+
+@Entity("users")
+export class UserEntity {
+  @PrimaryGeneratedColumn("uuid")
+  id: string;
+
+  @Column({ length: 60 })
+  name: string;
+
+  @Column({ type: "enum", enum: Role, default: Role.Editor })
+  role: Role;
+
+  @CreateDateColumn()
+  createdAt: Date;
+
+  @UpdateDateColumn()
+  updatedAt: Date;
+
+  @DeleteDateColumn()
+  deletedAt?: Date;
+}
+`,
+      "src/mail/mail.service.ts": `import { Injectable } from "@nestjs/common";
+import { ConfigService } from "@nestjs/config";
+
+@Injectable()
+export class MailService {
+  constructor(private readonly configService: ConfigService, private readonly cache: Map<string, string>) {}
+
+  host(): string {
+    return this.configService.get("mail.host", "localhost") ?? cache.get("/mail", "x");
+  }
+}
+
+const configService = new ConfigService();
+export const port = configService.get("mail.port", 25);
+`,
+      "src/http/routes.ts": `import express from "express";
+
+const users = express.Router();
+users.get("/users", (_req, res) => res.json([]));
+users.delete("/users/:id", (_req, res) => res.status(204).end());
+export default users;
+`,
+    });
+    const x = extract(input, "accounts");
+    const user = x.spec("user");
+    expect(user.mixins).toEqual(expect.arrayContaining(["mixin/stdlib/soft_deletable"]));
+    const fields = x.fields("user");
+    expect(fields).not.toHaveProperty("deleted_at");
+    expect(fields.name).toEqual({ type: "string", required: true, constraints: { maxLength: 60 } });
+    expect(fields.role).toMatchObject({ enum: ["reader", "editor"], default: "editor" });
+    const skippedOps = x.notes.filter((n) => /^(GET|POST|PUT|PATCH|DELETE) /.test(n.subject)).map((n) => n.subject);
+    expect(skippedOps.filter((s) => /mail/.test(s))).toEqual([]);
+    const routes = parse(readFileSync(join(x.dir, "routes/user_api.contract.yaml"), "utf8")) as {
+      spec: { endpoints: { method: string; path: string }[] };
+    };
+    expect(routes.spec.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "DELETE /{id}"]);
+  });
+});
