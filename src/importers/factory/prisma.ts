@@ -121,13 +121,20 @@ function prismaModelOf(sources: readonly { file: string; text: string }[]): Impo
       else if (p.name === "unique" && arrayArgs(args[0]).length === 1) uniqueOne.add(arrayArgs(args[0])[0] as string);
       else if (p.name === "index" || p.name === "unique") {
         const cols = arrayArgs(args[0]);
-        if (cols.length > 1)
+        if (cols.length > 1 && p.name === "unique")
           notes.push({
             kind: "skipped",
-            subject: `@@${String(p.name)}([${cols.join(", ")}]) on ${name}`,
-            reason: `composite ${p.name === "unique" ? "unique constraint" : "index"} is not expressible in a contract`,
+            subject: name,
+            reason: `@@unique([${cols.join(", ")}]): a composite unique constraint is not expressible in a contract`,
             location: t.location,
-            ...(p.name === "unique" ? { fact: "unique" as const } : {}),
+            fact: "unique",
+          });
+        else if (cols.length > 1)
+          notes.push({
+            kind: "skipped",
+            subject: `@@index([${cols.join(", ")}]) on ${name}`,
+            reason: "composite index is not expressible in a contract",
+            location: t.location,
           });
       }
     }
@@ -175,10 +182,12 @@ function prismaModelOf(sources: readonly { file: string; text: string }[]): Impo
       else if (PRISMA_TYPES[fieldType]) f.type = PRISMA_TYPES[fieldType];
       else note("changed", "type", `type ${fieldType} is unknown; read as string`);
       if (fieldType === "Bytes") note("changed", "type", "Bytes becomes a string field: binary data is carried as text (base64)");
-      // `@db.VarChar(255)`, `@db.Uuid`: the column's native type (the attribute in the `db` group).
       const native = arr(p.attributes)
         .map(rec)
         .find((a) => a.group === "db");
+      if (fieldType === "Decimal" && native === undefined)
+        note("changed", "type", "Decimal becomes a number: exact decimal arithmetic (Decimal(65, 30)) is not kept");
+      // `@db.VarChar(255)`, `@db.Uuid`: the column's native type (the attribute in the `db` group).
       if (native)
         applyNativeType(
           f,
@@ -266,10 +275,21 @@ function applyDefault(f: ImportField, fieldType: string, value: unknown, note: N
   }
   if (fieldType === "Json") {
     // `Json @default("{}")`: the string holds JSON; the default is the value it spells.
+    let parsed: unknown;
     try {
-      f.default = JSON.parse(unquote(value) ?? value) as unknown;
+      parsed = JSON.parse(unquote(value) ?? value) as unknown;
     } catch {
-      note("skipped", "default", `default ${value} is not JSON; left out`);
+      parsed = undefined;
+    }
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) f.default = parsed;
+    else {
+      // An object field holds no array or plain value; the field keeps Prisma's promise of a default by being optional.
+      f.required = false;
+      note(
+        "skipped",
+        "default",
+        `default ${value} is not a JSON object, which the object field cannot hold; left out, the field is optional`,
+      );
     }
     return;
   }
