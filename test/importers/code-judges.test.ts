@@ -43,6 +43,8 @@ describe("Prisma judge (Prisma's own schema engine, get_dmmf)", () => {
         "Account.token default",
         "Account.email unique",
         "Account.id primary_key",
+        "Enrollment.blocks type",
+        "Payout.enrollment reference",
       ]),
     );
     // A length the contract got wrong is silent even with the import's notes.

@@ -28,8 +28,9 @@ const PRISMA_TYPES: Record<string, ContractType> = {
 export function readPrismaSchema(path: string): ImportModel {
   let files = [path];
   try {
+    // Prisma reads a schema folder with its subfolders (`prisma/schema.prisma` beside `prisma/models/*.prisma`).
     if (statSync(path).isDirectory())
-      files = readdirSync(path)
+      files = (readdirSync(path, { recursive: true }) as string[])
         .filter((f) => f.endsWith(".prisma"))
         .sort()
         .map((f) => join(path, f));
@@ -157,6 +158,14 @@ function prismaModelOf(sources: readonly { file: string; text: string }[]): Impo
             .map((x) => [String(x.key), arrayArgs(x.value)]),
         );
         const cols = kv.get("fields");
+        if (cols && cols.length > 1)
+          notes.push({
+            kind: "skipped",
+            subject: `${name}.${fieldName}`,
+            reason: `composite foreign key (${cols.join(", ")}) is not expressible in a contract; the columns stay plain fields`,
+            location,
+            fact: "reference",
+          });
         if (cols && cols.length > 0) {
           const fk: ForeignKey = { columns: cols, table: fieldType, targetColumns: kv.get("references") ?? [] };
           const onDelete = (rel ?? []).map(rec).find((x) => x.type === "keyValue" && x.key === "onDelete")?.value;
@@ -201,7 +210,8 @@ function prismaModelOf(sources: readonly { file: string; text: string }[]): Impo
         if (f.enum)
           note("changed", "enum", `a list of ${fieldType} values: a contract array has no enum of its items; kept as an array of strings`);
         delete f.enum;
-      } else if (fieldType === "Json")
+      }
+      if (fieldType === "Json")
         note("changed", "type", "Json becomes an object field: JSON arrays and plain values are refused by the contract's type");
       if (p.optional !== true && p.array !== true) f.required = true;
       if (attrs.has("id")) t.primaryKey = [fieldName];

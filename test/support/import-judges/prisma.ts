@@ -44,13 +44,20 @@ const require = createRequire(import.meta.url);
 /** The schema as Prisma reads it: one file or a folder of `.prisma` files (a multi-file schema). */
 export function prismaDmmf(inputPath: string): Dmmf {
   const files = statSync(inputPath).isDirectory()
-    ? readdirSync(inputPath)
+    ? (readdirSync(inputPath, { recursive: true }) as string[])
         .filter((f) => f.endsWith(".prisma"))
         .sort()
         .map((f) => join(inputPath, f))
     : [inputPath];
   const wasm = require("@prisma/prisma-schema-wasm") as { get_dmmf: (params: string) => string };
-  const prismaSchema = files.map((f) => [f, readFileSync(f, "utf8")]);
+  // Prisma 7 moved the connection URL to prisma.config.ts, and schemas written for it have none;
+  // this engine (Prisma 6) wants one. The URL is no fact of the data model: one is supplied.
+  const prismaSchema = files.map((f) => [
+    f,
+    readFileSync(f, "utf8").replace(/(datasource\s+\w+\s*\{)([^}]*)\}/g, (all, open: string, body: string) =>
+      /^\s*url\s*=/m.test(body) ? all : `${open}\n  url = env("DATABASE_URL")${body}}`,
+    ),
+  ]);
   return JSON.parse(wasm.get_dmmf(JSON.stringify({ prismaSchema }))) as Dmmf;
 }
 
@@ -83,7 +90,8 @@ function expectedDefault(f: DmmfField): { value?: unknown; computed?: string } |
   const d = f.default;
   if (d !== null && typeof d === "object" && !Array.isArray(d)) {
     const fn = (d as { name: string }).name;
-    if (fn === "now") return { computed: "now" };
+    // `@default(now()) @updatedAt`: stamped on creation and on each update, the contract's now_on_update.
+    if (fn === "now") return { computed: f.isUpdatedAt ? "now_on_update" : "now" };
     if (fn === "uuid") return { computed: "uuid" };
     return null; // autoincrement, cuid, dbgenerated, sequence: the database's or Prisma's own, a note must say
   }
@@ -94,6 +102,8 @@ function expectedDefault(f: DmmfField): { value?: unknown; computed?: string } |
       return null;
     }
   }
+  // Prisma's DMMF spells Decimal and BigInt defaults as strings ("0"): the value is the number.
+  if ((f.type === "Decimal" || f.type === "BigInt") && typeof d === "string" && Number.isFinite(Number(d))) return { value: Number(d) };
   return { value: d };
 }
 
