@@ -99,7 +99,7 @@ class Task(models.Model):
     expect(task.size).toMatchObject({ type: "integer", enum: [1, 3], default: 3 });
     // No duration type: a string with an ISO 8601 duration pattern, and a `changed` note saying so.
     expect(task.estimate).toMatchObject({ type: "string", required: true, constraints: { pattern: expect.stringMatching(/^\^-\?P/) } });
-    const pattern = new RegExp(String((task.estimate?.constraints as { pattern: string }).pattern));
+    const pattern = new RegExp(String((task.estimate?.constraints as { pattern?: string } | undefined)?.pattern));
     for (const ok of ["P3DT4H5M6S", "PT0.5S", "P2W", "-P1D"]) expect(pattern.test(ok), ok).toBe(true);
     for (const bad of ["3 days", "01:00:00", "P1Y"]) expect(pattern.test(bad), bad).toBe(false);
     expect(x.notes).toContainEqual(
@@ -231,5 +231,37 @@ export default users;
       spec: { endpoints: { method: string; path: string }[] };
     };
     expect(routes.spec.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "DELETE /{id}"]);
+  });
+});
+
+describe("charter extract, Flask-SQLAlchemy (microblog)", () => {
+  it("reads db.Model classes with so.Mapped[...] columns and no __tablename__", () => {
+    // Shaped like miguelgrinberg/microblog's app/models.py: module aliases, Optional, ForeignKey(User.id).
+    const input = files({
+      "app/models.py": `from typing import Optional
+import sqlalchemy as sa
+import sqlalchemy.orm as so
+from app import db
+
+
+class User(db.Model):
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    username: so.Mapped[str] = so.mapped_column(sa.String(64), index=True, unique=True)
+    about_me: so.Mapped[Optional[str]] = so.mapped_column(sa.String(140))
+
+
+class Post(db.Model):
+    id: so.Mapped[int] = so.mapped_column(primary_key=True)
+    body: so.Mapped[str] = so.mapped_column(sa.String(140))
+    user_id: so.Mapped[int] = so.mapped_column(sa.ForeignKey(User.id), index=True)
+    author: so.Mapped[User] = so.relationship(back_populates="posts")
+`,
+    });
+    const x = extract(input, "blog");
+    expect(x.fields("user")).toEqual({
+      username: { type: "string", required: true, constraints: { maxLength: 64 } },
+      about_me: { type: "string", constraints: { maxLength: 140 } },
+    });
+    expect(x.fields("post").user_id).toMatchObject({ type: "uuid", required: true, references: { entity: "entity/blog/user" } });
   });
 });

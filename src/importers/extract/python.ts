@@ -125,7 +125,13 @@ function interpretFile(
           continue;
         }
         out.tables.push(djangoModel(f, inherited(c, classes), classes, out.notes));
-      } else if (c.body.some((a) => a.name === "__tablename__") || (c.keywords.table?.kind === "const" && c.keywords.table.value === true))
+      } else if (
+        c.body.some((a) => a.name === "__tablename__") ||
+        (c.keywords.table?.kind === "const" && c.keywords.table.value === true) ||
+        // Flask-SQLAlchemy's `db.Model` names the table itself; a `Mapped[...]` column marks a declarative model.
+        c.bases.some((b) => /(^|\.)db\.Model$/.test(b)) ||
+        c.body.some((a) => a.annotation !== null && /^(\w+\.)?Mapped\[/.test(a.annotation) && a.value?.kind === "call")
+      )
         out.tables.push(sqlalchemyModel(f.path, inherited(c, classes), enums, classes, out.notes));
     }
     out.operations.push(...fastapiRoutes(f));
@@ -186,7 +192,7 @@ function sqlalchemyModel(
       fn === "Column" ||
       fn === "mapped_column" ||
       fn === "Field" ||
-      (a.annotation !== null && (/^Mapped\[/.test(a.annotation) || sqlmodel));
+      (a.annotation !== null && (/^(\w+\.)?Mapped\[/.test(a.annotation) || sqlmodel));
     if (!isColumn) continue;
     // `Field(sa_column=Column(Integer, ForeignKey("session.id", ondelete="CASCADE")))`: the column is
     // the SQLAlchemy one inside; Field's own keywords (default, nullable) still count.
@@ -204,7 +210,8 @@ function sqlalchemyModel(
     // Type: the first positional argument that names a type, else the Mapped[...] annotation.
     const typeArg = args.find((x) => x.kind === "name" || (x.kind === "call" && x.func !== "ForeignKey"));
     const typeName = typeArg ? last(typeArg.kind === "call" ? (typeArg.func ?? "") : (typeArg.id ?? "")) : undefined;
-    const annotated = a.annotation?.replace(/^Mapped\[(.*)\]$/, "$1");
+    // `Mapped[int]`, or `so.Mapped[int]` with the module's alias (`import sqlalchemy.orm as so`).
+    const annotated = a.annotation?.replace(/^(\w+\.)?Mapped\[(.*)\]$/, "$2");
     const optional = annotated !== undefined && /(\| None|Optional\[)/.test(annotated);
     // `uuid.UUID` and `datetime.datetime` are the same types as `UUID` and `datetime`.
     const baseAnnotation = annotated
