@@ -1,9 +1,10 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ImportNote } from "../../src/importers/model.js";
 import { runCharter } from "../support/cli.js";
+import { sweepExtract } from "../support/extract-sweep.js";
 import { validates } from "./support.js";
 
 const CODE = resolve("test/fixtures/importers/codebases");
@@ -30,5 +31,29 @@ describe("charter extract never crashes", () => {
     expect(about("web/half_written.ts")?.reason).toMatch(/^TypeScript syntax error: /);
     expect(about("schema.prisma")).toMatchObject({ kind: "skipped", location: { line: 3 } });
     expect(about("schema.prisma")?.reason).toMatch(/invalid Prisma schema/);
+  });
+});
+
+describe("extract over every .py and .ts file of the corpus (tests and migrations included)", () => {
+  const committed = [
+    "test/fixtures/import-corpus/django-styleguide/input",
+    "test/fixtures/import-corpus/fastapi-template-sqlmodel/input",
+    "test/fixtures/import-corpus/nestjs-realworld-typeorm/input",
+    "test/fixtures/importers/codebases",
+  ];
+  // The public code bases of bench/import-corpus-external/, when fetched into .cache/import-corpus/.
+  const fetched = existsSync(".cache/import-corpus")
+    ? readdirSync(".cache/import-corpus")
+        .map((n) => join(".cache/import-corpus", n, "input"))
+        .filter((p) => existsSync(p))
+    : [];
+
+  it.each([...committed, ...fetched])("%s: contracts or located notes, never an uncaught exception", async (root) => {
+    const r = await sweepExtract(resolve(root));
+    expect(r.crashes).toEqual([]);
+    if (committed.includes(root)) {
+      expect(r.files).toBeGreaterThan(0);
+      expect(r.tables).toBeGreaterThan(0);
+    }
   });
 });
