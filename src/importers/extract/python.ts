@@ -125,6 +125,17 @@ function interpretFile(
           continue;
         }
         out.tables.push(djangoModel(f, inherited(c, classes), classes, out.notes));
+        // `class User(AbstractBaseUser, PermissionsMixin)`: a base from Django or a library brings
+        // fields and relations (password, last_login, groups) this reader cannot see.
+        for (const base of externalBases(c, classes))
+          for (const fact of ["column", "reference"] as const)
+            out.notes.push({
+              kind: "skipped",
+              subject: c.name,
+              reason: `inherits from ${base}, which is not in the code base: the ${fact === "column" ? "fields" : "relations"} it adds are not read`,
+              location: { file: f.path, line: c.line },
+              fact,
+            });
       } else if (
         c.body.some((a) => a.name === "__tablename__") ||
         (c.keywords.table?.kind === "const" && c.keywords.table.value === true) ||
@@ -145,6 +156,17 @@ function isDjangoModel(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen =
   return c.bases.some(
     (b) => /(^|\.)Model$/.test(b) || (classes.has(last(b)) && isDjangoModel(classes.get(last(b)) as PyClass, classes, seen)),
   );
+}
+
+/** Bases of a model (and of its bases in the code base) that are neither models.Model nor classes of the code base. */
+function externalBases(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen = new Set<string>()): string[] {
+  if (seen.has(c.name)) return [];
+  seen.add(c.name);
+  return c.bases.flatMap((b) => {
+    const local = classes.get(last(b));
+    if (local) return externalBases(local, classes, seen);
+    return /(^|\.)Model$|^(object|Generic\[.*\])$/.test(b) ? [] : [b];
+  });
 }
 
 function isAbstract(c: PyClass): boolean {
@@ -376,13 +398,17 @@ class DjangoScope {
       return v ? this.values(v) : undefined;
     }
     if (expr.kind === "list" && (expr.items ?? []).every((i) => i.kind === "list")) {
-      // Grouped choices (("Group", ((v, l), ...)),) flatten to their values.
-      return (expr.items ?? []).flatMap((i) => {
+      // Grouped choices (("Group", ((v, l), ...)),) flatten to their values. A value this reader
+      // cannot know (`logging.DEBUG`) makes the whole list unknown: a partial enum would refuse valid data.
+      const out: (string | number)[] = [];
+      for (const i of expr.items ?? []) {
         const [v, rest] = i.items ?? [];
-        if (rest?.kind === "list") return this.values(rest) ?? [];
-        const value = str(v) ?? num(v);
-        return value === undefined ? [] : [value];
-      });
+        const group = rest?.kind === "list" && rest.items?.every((x) => x.kind === "list") ? this.values(rest) : undefined;
+        const value = group ?? (v ? this.scalar(v) : undefined);
+        if (value === undefined || typeof value === "boolean") return undefined;
+        out.push(...(Array.isArray(value) ? value : [value]));
+      }
+      return out;
     }
     return undefined;
   }
