@@ -273,6 +273,7 @@ function sqlalchemyModel(
         subject: `${c.name}.${a.name}`,
         reason: `type ${typeName ?? baseAnnotation ?? "unknown"} read as string`,
         location: f.location ?? t.location,
+        fact: "type",
       });
     f.type = type ?? "string";
     f.sourceType = typeName ?? baseAnnotation ?? "";

@@ -277,6 +277,7 @@ function typeormEntity(
         kind: "skipped",
         subject: `${name}.${prop}`,
         reason: "a many-to-many relation needs a join entity; not created",
+        fact: "reference",
         location,
       });
       continue;
