@@ -61,6 +61,14 @@ fi
 # The OpenAPI document's validator (test/backend/openapi-consumers.test.ts) and the Kubernetes
 # manifests' (test/k8s, test/generators/deploy-tools.test.ts), pinned likewise.
 .cache/venv/bin/python -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0 kubernetes-validate==1.37.0
+# Django and SQLModel (with SQLAlchemy), for the independent judge of `charter extract` on Django,
+# SQLModel and SQLAlchemy code bases
+# (test/support/import-judges/extract.ts), in a venv of its own: the code bases it imports are
+# not the generated app's, and their models must never meet the app's packages.
+if [ ! -x .cache/django-judge-venv/bin/python ]; then
+  python3 -m venv .cache/django-judge-venv
+fi
+.cache/django-judge-venv/bin/python -m pip install --quiet --disable-pip-version-check django==5.2.8 sqlmodel==0.0.27 email-validator==2.3.0
 # The Docker engine, Compose v2 and the base images of test/docker/compose-stack.test.ts (cached
 # after the first run: about 5 minutes when nothing is there).
 if [ "$(id -u)" = 0 ]; then

@@ -42,6 +42,8 @@ export const UNIT_FILES = [
   "test/healer/ticket-table.test.ts",
   "test/importers/enrich.test.ts",
   "test/importers/shared.test.ts",
+  "test/importers/prisma-fidelity.test.ts",
+  "test/importers/code-judges.test.ts",
 ];
 
 /**

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { compareText } from "../../contracts/findings.js";
-import type { ImportModel, ImportOperation } from "../model.js";
+import type { ImportModel, ImportNote, ImportOperation } from "../model.js";
 import { ImportError } from "../model.js";
 import { entityName, snakeCase } from "../naming.js";
 import { interpretPython, readPythonFiles } from "./python.js";
@@ -59,7 +59,19 @@ export async function extractModel(found: Discovery, progress: (line: string) =>
       ? (await import("./typescript.js")).readTypeScriptFiles(found.typescript)
       : { frameworks: new Set<string>(), tables: [], operations: [], notes: [] };
   const readPrisma = found.prisma.length > 0 ? (await import("../factory/prisma.js")).readPrismaSchema : undefined;
-  const prisma = readPrisma ? found.prisma.map((f) => readPrisma(f)) : [];
+  // A broken .prisma file is one file of the code base: its located error becomes a note, the rest is read.
+  const prismaErrors: ImportNote[] = [];
+  const prisma = readPrisma
+    ? found.prisma.flatMap((f) => {
+        try {
+          return [readPrisma(f)];
+        } catch (e) {
+          if (!(e instanceof ImportError)) throw e;
+          prismaErrors.push({ kind: "skipped", subject: f, reason: e.message, location: e.location ?? { file: f } });
+          return [];
+        }
+      })
+    : [];
   const tables = [...py.tables, ...tsx.tables, ...prisma.flatMap((m) => m.tables)];
   progress(`entities: ${tables.length} model classes`);
   const names = tables.map((t) => ({
@@ -75,6 +87,6 @@ export async function extractModel(found: Discovery, progress: (line: string) =>
   progress(`routes: ${operations.length} operations`);
   const files = [...found.python, ...found.typescript, ...found.prisma];
   const frameworks = new Set([...py.frameworks, ...tsx.frameworks, ...(prisma.length > 0 ? ["Prisma"] : [])]);
-  const notes = [...py.notes, ...tsx.notes, ...prisma.flatMap((m) => m.notes)];
+  const notes = [...py.notes, ...tsx.notes, ...prismaErrors, ...prisma.flatMap((m) => m.notes)];
   return { model: { format: "code", files, tables, operations, notes }, frameworks: [...frameworks].sort() };
 }

@@ -2,11 +2,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ContractType, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable } from "../model.js";
+import type { ContractType, FactKind, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable, OnDelete } from "../model.js";
 import { ImportError } from "../model.js";
 import { mapTypeName } from "../type-map.js";
 import { pydanticModels } from "./pydantic.js";
-import { last, num, type PyClass, type PyFile, str } from "./python-ast.js";
+import { last, num, type PyClass, type PyFile, type PyValue, str } from "./python-ast.js";
 
 function scriptPath(): string {
   const here = fileURLToPath(new URL(".", import.meta.url));
@@ -18,7 +18,8 @@ function scriptPath(): string {
 /** Parses Python files with `python3` and the shipped script (the standard library's `ast`). */
 export function readPythonFiles(files: readonly string[]): PyFile[] {
   if (files.length === 0) return [];
-  const r = spawnSync(process.env.CHARTER_PYTHON ?? "python3", [scriptPath(), ...files], {
+  const r = spawnSync(process.env.CHARTER_PYTHON ?? "python3", [scriptPath(), "-"], {
+    input: files.join("\n"),
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
   });
@@ -68,9 +69,44 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
   }
   const classes = new Map<string, PyClass>();
   for (const f of files) for (const c of f.error ? [] : f.classes) if (!classes.has(c.name)) classes.set(c.name, c);
-  const djangoImported = files.some((f) => f.imports.some((i) => /\bdjango\b/.test(i)));
+  const djangoImported = files.some((f) => (f.imports ?? []).some((i) => /\bdjango\b/.test(i)));
   for (const f of files) {
     if (f.error) continue;
+    try {
+      interpretFile(f, classes, enums, djangoImported, out);
+    } catch (e) {
+      // A construct no rule foresaw is this file's to report, located; the other files still count.
+      out.notes.push(unforeseen(f.path, e));
+    }
+  }
+  // After the ORM models: a Pydantic schema only becomes an entity when no ORM model exists.
+  try {
+    out.tables.push(...pydanticModels(files, out.tables, out.notes));
+  } catch (e) {
+    out.notes.push(unforeseen(files[0]?.path ?? "", e));
+  }
+  return out;
+}
+
+/** An exception of a reader on one file, as a located note: the file is left out, the rest is read. */
+export function unforeseen(file: string, e: unknown): ImportNote {
+  const message = e instanceof Error ? e.message : String(e);
+  return {
+    kind: "skipped",
+    subject: file,
+    reason: `could not be read (${message}); the file is left out, please report it`,
+    location: { file },
+  };
+}
+
+function interpretFile(
+  f: PyFile,
+  classes: ReadonlyMap<string, PyClass>,
+  enums: Map<string, string[]>,
+  djangoImported: boolean,
+  out: PythonFindings,
+): void {
+  {
     const imports = f.imports.join(" ");
     if (/\bsqlalchemy\b/.test(imports)) out.frameworks.add("SQLAlchemy");
     if (/\bsqlmodel\b/.test(imports)) out.frameworks.add("SQLModel");
@@ -88,15 +124,29 @@ export function interpretPython(files: readonly PyFile[]): PythonFindings {
           });
           continue;
         }
-        out.tables.push(djangoModel(f.path, inherited(c, classes), out.notes));
-      } else if (c.body.some((a) => a.name === "__tablename__") || (c.keywords.table?.kind === "const" && c.keywords.table.value === true))
-        out.tables.push(sqlalchemyModel(f.path, inherited(c, classes), enums, out.notes));
+        out.tables.push(djangoModel(f, inherited(c, classes), classes, out.notes));
+        // `class User(AbstractBaseUser, PermissionsMixin)`: a base from Django or a library brings
+        // fields and relations (password, last_login, groups) this reader cannot see.
+        for (const base of externalBases(c, classes))
+          for (const fact of ["column", "reference"] as const)
+            out.notes.push({
+              kind: "skipped",
+              subject: c.name,
+              reason: `inherits from ${base}, which is not in the code base: the ${fact === "column" ? "fields" : "relations"} it adds are not read`,
+              location: { file: f.path, line: c.line },
+              fact,
+            });
+      } else if (
+        c.body.some((a) => a.name === "__tablename__") ||
+        (c.keywords.table?.kind === "const" && c.keywords.table.value === true) ||
+        // Flask-SQLAlchemy's `db.Model` names the table itself; a `Mapped[...]` column marks a declarative model.
+        c.bases.some((b) => /(^|\.)db\.Model$/.test(b)) ||
+        c.body.some((a) => a.annotation !== null && /^(\w+\.)?Mapped\[/.test(a.annotation) && a.value?.kind === "call")
+      )
+        out.tables.push(sqlalchemyModel(f.path, inherited(c, classes), enums, classes, out.notes));
     }
     out.operations.push(...fastapiRoutes(f));
   }
-  // After the ORM models: a Pydantic schema only becomes an entity when no ORM model exists.
-  out.tables.push(...pydanticModels(files, out.tables, out.notes));
-  return out;
 }
 
 /** A Django model: `models.Model` among its bases, or a base class of the code base that is one. */
@@ -106,6 +156,17 @@ function isDjangoModel(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen =
   return c.bases.some(
     (b) => /(^|\.)Model$/.test(b) || (classes.has(last(b)) && isDjangoModel(classes.get(last(b)) as PyClass, classes, seen)),
   );
+}
+
+/** Bases of a model (and of its bases in the code base) that are neither models.Model nor classes of the code base. */
+function externalBases(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen = new Set<string>()): string[] {
+  if (seen.has(c.name)) return [];
+  seen.add(c.name);
+  return c.bases.flatMap((b) => {
+    const local = classes.get(last(b));
+    if (local) return externalBases(local, classes, seen);
+    return /(^|\.)Model$|^(object|Generic\[.*\])$/.test(b) ? [] : [b];
+  });
 }
 
 function isAbstract(c: PyClass): boolean {
@@ -131,7 +192,13 @@ function inherited(c: PyClass, classes: ReadonlyMap<string, PyClass>, seen = new
   return { ...c, body };
 }
 
-function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>, notes: ImportNote[]): ImportTable {
+function sqlalchemyModel(
+  file: string,
+  c: PyClass,
+  enums: Map<string, string[]>,
+  classes: ReadonlyMap<string, PyClass>,
+  notes: ImportNote[],
+): ImportTable {
   const t: ImportTable = { name: c.name, fields: [], primaryKey: [], foreignKeys: [], location: { file, line: c.line } };
   const table = str(c.body.find((a) => a.name === "__tablename__")?.value);
   if (table) t.tableName = table;
@@ -147,15 +214,26 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
       fn === "Column" ||
       fn === "mapped_column" ||
       fn === "Field" ||
-      (a.annotation !== null && (/^Mapped\[/.test(a.annotation) || sqlmodel));
+      (a.annotation !== null && (/^(\w+\.)?Mapped\[/.test(a.annotation) || sqlmodel));
     if (!isColumn) continue;
-    const args = call?.args ?? [];
-    const kw = call?.kwargs ?? {};
-    const f: ImportField = { name: a.name, type: "string", location: { file, line: a.line } };
+    // `Field(sa_column=Column(Integer, ForeignKey("session.id", ondelete="CASCADE")))`: the column is
+    // the SQLAlchemy one inside; Field's own keywords (default, nullable) still count.
+    const saColumn = fn === "Field" && call?.kwargs?.sa_column?.kind === "call" ? call.kwargs.sa_column : undefined;
+    const args = saColumn?.args ?? call?.args ?? [];
+    const kw: Record<string, PyValue> = { ...saColumn?.kwargs, ...call?.kwargs };
+    delete kw.sa_column;
+    // `version: str = "0.0.1"`: a plain annotated value is the column's default.
+    if (!call && a.value && a.value.kind !== "other") kw.default = a.value;
+    const location = { file, line: a.line };
+    const note = (k: ImportNote["kind"], fact: FactKind, reason: string): void => {
+      notes.push({ kind: k, subject: `${c.name}.${a.name}`, reason, location, fact });
+    };
+    const f: ImportField = { name: a.name, type: "string", location };
     // Type: the first positional argument that names a type, else the Mapped[...] annotation.
     const typeArg = args.find((x) => x.kind === "name" || (x.kind === "call" && x.func !== "ForeignKey"));
     const typeName = typeArg ? last(typeArg.kind === "call" ? (typeArg.func ?? "") : (typeArg.id ?? "")) : undefined;
-    const annotated = a.annotation?.replace(/^Mapped\[(.*)\]$/, "$1");
+    // `Mapped[int]`, or `so.Mapped[int]` with the module's alias (`import sqlalchemy.orm as so`).
+    const annotated = a.annotation?.replace(/^(\w+\.)?Mapped\[(.*)\]$/, "$2");
     const optional = annotated !== undefined && /(\| None|Optional\[)/.test(annotated);
     // `uuid.UUID` and `datetime.datetime` are the same types as `UUID` and `datetime`.
     const baseAnnotation = annotated
@@ -195,9 +273,12 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
         subject: `${c.name}.${a.name}`,
         reason: `type ${typeName ?? baseAnnotation ?? "unknown"} read as string`,
         location: f.location ?? t.location,
+        fact: "type",
       });
     f.type = type ?? "string";
     f.sourceType = typeName ?? baseAnnotation ?? "";
+    if (/^(Numeric|DECIMAL|Decimal)$/.test(f.sourceType))
+      note("changed", "type", `${f.sourceType} becomes a number: exact decimal arithmetic, precision and scale are not kept`);
     const len = num(typeArg?.kind === "call" ? typeArg.args?.[0] : undefined) ?? num(kw.max_length);
     if (len !== undefined && f.type === "string") f.constraints = { maxLength: len };
     // SQLModel/Pydantic bounds: ge/le become min/max.
@@ -207,7 +288,9 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     if (Object.keys(bounds).length > 0 && (f.type === "integer" || f.type === "number")) f.constraints = { ...f.constraints, ...bounds };
     const fk = args.find((x) => x.kind === "call" && last(x.func ?? "") === "ForeignKey");
     // SQLModel spells it `Field(foreign_key="user.id", ondelete="CASCADE")`.
-    const target = str(fk?.args?.[0]) ?? (fn === "Field" ? str(kw.foreign_key) : undefined);
+    // `ForeignKey("user.id")` or `ForeignKey(User.id)` (a column object, read as its dotted name).
+    const fkArg = fk?.args?.[0];
+    const target = str(fkArg) ?? (fkArg?.kind === "name" ? fkArg.id : undefined) ?? (fn === "Field" ? str(kw.foreign_key) : undefined);
     if (target) {
       const [tbl, col] = target.split(".");
       const key: ForeignKey = { columns: [a.name], table: tbl ?? target, targetColumns: col ? [col] : [] };
@@ -221,12 +304,30 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
     const nullable = kw.nullable;
     if (kw.primary_key?.kind === "const" && kw.primary_key.value === true) t.primaryKey = [a.name];
     else if (nullable?.kind === "const") f.required = nullable.value === false;
-    else if (a.annotation !== null) f.required = !optional && kw.default === undefined && kw.server_default === undefined;
+    else if (a.annotation !== null)
+      f.required = !optional && kw.default === undefined && kw.default_factory === undefined && kw.server_default === undefined;
     if (kw.unique?.kind === "const" && kw.unique.value === true) f.unique = true;
     const d = kw.default;
     if (d?.kind === "const" && d.value !== null) f.default = d.value;
-    else if (d?.kind === "name" && f.enum) f.default = last(d.id ?? "");
-    else if (d?.kind === "name" && /utcnow|now/.test(d.id ?? "")) f.generated = "now";
+    else if (d?.kind === "name" && f.enum) {
+      // `default=RunStatus.CREATED`: the member's stored value, as the enum's values are.
+      const id = d.id ?? "";
+      const owner = classes.get(last(id.slice(0, Math.max(0, id.lastIndexOf(".")))));
+      const member = owner?.body.find((m) => m.name === last(id));
+      f.default = member ? (str(member.value) ?? num(member.value) ?? member.name) : last(id);
+    } else if (d?.kind === "name" && /utcnow|now/.test(d.id ?? "")) f.generated = "now";
+    else if (d && !(d.kind === "const" && d.value === null))
+      note("skipped", "default", `default ${d.id ?? d.source ?? d.func ?? ""} is computed in Python; left out`);
+    // `default_factory=uuid.uuid4` / a now() function: generated; another factory runs in Python.
+    const factory = kw.default_factory?.kind === "name" ? (kw.default_factory.id ?? "") : undefined;
+    if (factory !== undefined && /uuid/.test(factory) && (f.type === "uuid" || f.type === "string")) f.generated = "uuid";
+    else if (factory !== undefined && /now|utc/i.test(factory) && /^(created|inserted)(_?at|_?on)$/i.test(a.name)) f.generated = "now";
+    else if (kw.default_factory)
+      note(
+        "skipped",
+        "default",
+        `default_factory ${factory ?? kw.default_factory.source ?? ""} runs in Python; left out, the field is optional`,
+      );
     if (kw.server_default?.kind === "call" && /now/.test(kw.server_default.func ?? "")) f.generated = "now";
     if (kw.onupdate?.kind === "call" && /now/.test(kw.onupdate.func ?? "")) f.generated = "now_on_update";
     t.fields.push(f);
@@ -236,83 +337,190 @@ function sqlalchemyModel(file: string, c: PyClass, enums: Map<string, string[]>,
 
 const DJANGO_REL = new Set(["ForeignKey", "OneToOneField"]);
 
-function djangoModel(file: string, c: PyClass, notes: ImportNote[]): ImportTable {
+/** Django's `on_delete` handlers (PROTECT, DO_NOTHING, SET_DEFAULT and SET(...) refuse the delete as the database would). */
+function djangoOnDelete(v: PyValue | undefined): { source: string; onDelete: OnDelete } | undefined {
+  const handler = v?.kind === "name" ? last(v.id ?? "") : v?.kind === "call" ? `${last(v.func ?? "")}(...)` : undefined;
+  if (!handler) return undefined;
+  return { source: handler, onDelete: handler === "CASCADE" ? "cascade" : handler === "SET_NULL" ? "set_null" : "restrict" };
+}
+
+/** Django field classes with no contract type of their own, and what they become. */
+const DJANGO_CHANGED: Record<string, { type: ContractType; reason: string; pattern?: string }> = {
+  DurationField: {
+    type: "string",
+    // ISO 8601 durations as Django's own parser reads them (P3DT4H5M6S, PT0.5S).
+    pattern: "^-?P(?:\\d+(?:\\.\\d+)?W)?(?:\\d+(?:\\.\\d+)?D)?(?:T(?:\\d+(?:\\.\\d+)?H)?(?:\\d+(?:\\.\\d+)?M)?(?:\\d+(?:\\.\\d+)?S)?)?$",
+    reason: "DurationField becomes a string holding an ISO 8601 duration (P3DT4H): the contract has no duration type",
+  },
+  TimeField: { type: "string", reason: "TimeField (a time of day) becomes a string: the contract has no time-of-day type" },
+  FileField: { type: "string", reason: "FileField becomes a string holding the file's path; the upload itself is not carried" },
+  ImageField: { type: "string", reason: "ImageField becomes a string holding the image's path; the upload itself is not carried" },
+  FilePathField: { type: "string", reason: "FilePathField becomes a plain string" },
+  BinaryField: { type: "string", reason: "BinaryField becomes a string: binary data is carried as text (base64)" },
+  GenericIPAddressField: { type: "string", reason: "GenericIPAddressField becomes a plain string (no address check)" },
+  IPAddressField: { type: "string", reason: "IPAddressField becomes a plain string (no address check)" },
+  DecimalField: { type: "number", reason: "DecimalField becomes a number: the contract keeps no max_digits or decimal_places" },
+  ArrayField: { type: "array", reason: "ArrayField becomes an array of strings" },
+  HStoreField: { type: "object", reason: "HStoreField becomes an object field" },
+};
+
+/**
+ * A `choices=` or `default=` expression resolved where Django resolves it: a list of pairs in the
+ * class or the module, a TextChoices / IntegerChoices class (inner or module-level, `X` or
+ * `X.choices`), or a member of one (`Status.ACTIVE`).
+ */
+class DjangoScope {
+  constructor(
+    private readonly file: PyFile,
+    private readonly model: PyClass,
+    private readonly classes: ReadonlyMap<string, PyClass>,
+  ) {}
+
+  private constant(name: string): PyValue | null | undefined {
+    return this.model.body.find((a) => a.name === name)?.value ?? this.file.assignments.find((a) => a.name === name)?.value;
+  }
+
+  private choicesClass(dotted: string): PyClass | undefined {
+    const name = last(dotted.replace(/\.choices$/, ""));
+    const c = this.model.inner.find((i) => i.name === name) ?? this.classes.get(name);
+    return c?.bases.some((b) => /Choices$|(^|\.)(Enum|StrEnum|IntEnum)$/.test(b)) ? c : undefined;
+  }
+
+  /** The stored value of a choices member: `A = "a", "Label"`, `A = 1`, or the name when none is written. */
+  private static memberValue(v: PyValue | null, name: string): string | number {
+    const first = v?.kind === "list" ? v.items?.[0] : v;
+    return str(first) ?? num(first) ?? name;
+  }
+
+  values(expr: PyValue | undefined): (string | number)[] | undefined {
+    if (!expr) return undefined;
+    if (expr.kind === "name") {
+      const c = this.choicesClass(expr.id ?? "");
+      if (c) return c.body.filter((a) => !a.name.startsWith("_")).map((a) => DjangoScope.memberValue(a.value, a.name));
+      const v = (expr.id ?? "").includes(".") ? undefined : this.constant(expr.id ?? "");
+      return v ? this.values(v) : undefined;
+    }
+    if (expr.kind === "list" && (expr.items ?? []).every((i) => i.kind === "list")) {
+      // Grouped choices (("Group", ((v, l), ...)),) flatten to their values. A value this reader
+      // cannot know (`logging.DEBUG`) makes the whole list unknown: a partial enum would refuse valid data.
+      const out: (string | number)[] = [];
+      for (const i of expr.items ?? []) {
+        const [v, rest] = i.items ?? [];
+        const group = rest?.kind === "list" && rest.items?.every((x) => x.kind === "list") ? this.values(rest) : undefined;
+        const value = group ?? (v ? this.scalar(v) : undefined);
+        if (value === undefined || typeof value === "boolean") return undefined;
+        out.push(...(Array.isArray(value) ? value : [value]));
+      }
+      return out;
+    }
+    return undefined;
+  }
+
+  /** A default naming a constant or a choices member, as its value. */
+  scalar(expr: PyValue): string | number | boolean | undefined {
+    if (expr.kind === "const") return expr.value === null ? undefined : expr.value;
+    if (expr.kind !== "name") return undefined;
+    const id = expr.id ?? "";
+    const dot = id.lastIndexOf(".");
+    if (dot > 0) {
+      const c = this.choicesClass(id.slice(0, dot));
+      const member = c?.body.find((a) => a.name === id.slice(dot + 1));
+      return member ? DjangoScope.memberValue(member.value, member.name) : undefined;
+    }
+    const v = this.constant(id);
+    return v?.kind === "const" && v.value !== null ? v.value : undefined;
+  }
+}
+
+function djangoModel(file: PyFile, c: PyClass, classes: ReadonlyMap<string, PyClass>, notes: ImportNote[]): ImportTable {
+  const path = file.path;
   const t: ImportTable = {
     name: c.name,
     fields: [{ name: "id", type: "integer" }],
     primaryKey: ["id"],
     foreignKeys: [],
-    location: { file, line: c.line },
+    location: { file: path, line: c.line },
   };
   const meta = c.inner.find((i) => i.name === "Meta");
   const dbTable = str(meta?.body.find((a) => a.name === "db_table")?.value);
   if (dbTable) t.tableName = dbTable;
-  const choices = new Map<string, (string | number)[]>();
-  for (const inner of c.inner) {
-    if (inner.bases.some((b) => /Choices$/.test(b)))
-      choices.set(
-        inner.name,
-        inner.body.map((a) => (a.value?.kind === "list" ? (str(a.value.items?.[0]) ?? a.name) : (str(a.value) ?? a.name))),
-      );
-  }
-  for (const a of c.body) {
-    if (a.value?.kind === "list" && a.value.items?.every((i) => i.kind === "list"))
-      choices.set(
-        a.name,
-        (a.value.items ?? []).map((i) => str(i.items?.[0]) ?? ""),
-      );
-  }
+  const scope = new DjangoScope(file, c, classes);
   for (const a of c.body) {
     const call = a.value?.kind === "call" ? a.value : undefined;
     if (!call) continue;
     const kind = last(call.func ?? "");
     if (!/Field$|^ForeignKey$/.test(kind)) continue;
     const kw = call.kwargs ?? {};
+    const location = { file: path, line: a.line };
+    const subject = `${c.name}.${a.name}`;
+    const note = (k: ImportNote["kind"], fact: FactKind, reason: string): void => {
+      notes.push({ kind: k, subject, reason, location, fact });
+    };
     if (kind === "ManyToManyField") {
-      notes.push({
-        kind: "skipped",
-        subject: `${c.name}.${a.name}`,
-        reason: "a many-to-many field needs a join entity; not created",
-        location: { file, line: a.line },
-      });
+      note("skipped", "reference", "a many-to-many field needs a join entity; not created");
       continue;
     }
     const name = DJANGO_REL.has(kind) ? `${a.name}_id` : a.name;
-    const f: ImportField = { name, type: mapTypeName(kind) ?? "string", sourceType: kind, location: { file, line: a.line } };
+    const f: ImportField = { name, type: mapTypeName(kind) ?? "string", sourceType: kind, location };
+    const changed = DJANGO_CHANGED[kind];
+    if (changed) {
+      f.type = changed.type;
+      if (changed.pattern) f.constraints = { pattern: changed.pattern };
+      note("changed", "type", changed.reason);
+    } else if (!DJANGO_REL.has(kind) && mapTypeName(kind) === undefined)
+      note("changed", "type", `${kind} has no contract equivalent; read as a string`);
     if (DJANGO_REL.has(kind)) {
       const target = call.args?.[0];
       const targetName = target?.kind === "name" ? last(target.id ?? "") : (str(target) ?? "");
-      const key: ForeignKey = { columns: [name], table: targetName.split(".").pop() ?? targetName, targetColumns: [] };
-      // on_delete=models.CASCADE / SET_NULL / PROTECT / RESTRICT (DO_NOTHING and SET_DEFAULT refuse as the database would).
-      const onDelete = kw.on_delete?.kind === "name" ? last(kw.on_delete.id ?? "") : undefined;
+      const table = targetName === "self" ? c.name : (targetName.split(".").pop() ?? targetName);
+      const key: ForeignKey = { columns: [name], table, targetColumns: [] };
+      // on_delete is the second positional argument (`ForeignKey(Project, models.CASCADE)`) or a keyword.
+      const onDelete = djangoOnDelete(kw.on_delete ?? call.args?.[1]);
       if (onDelete) {
-        key.onDeleteSource = onDelete;
-        key.onDelete = onDelete === "CASCADE" ? "cascade" : onDelete === "SET_NULL" ? "set_null" : "restrict";
+        key.onDeleteSource = onDelete.source;
+        key.onDelete = onDelete.onDelete;
       }
       t.foreignKeys.push(key);
       f.type = "integer";
+      if (kind === "OneToOneField") f.unique = true;
     }
     const nullable = kw.null?.kind === "const" && kw.null.value === true;
     const blank = kw.blank?.kind === "const" && kw.blank.value === true;
     f.required = !nullable && !blank && kw.default === undefined && !(kind === "DateTimeField" && (kw.auto_now || kw.auto_now_add));
     if (kw.max_length && num(kw.max_length) !== undefined && f.type === "string")
-      f.constraints = { maxLength: num(kw.max_length) as number };
+      f.constraints = { ...f.constraints, maxLength: num(kw.max_length) as number };
     if (kind.startsWith("Positive")) f.constraints = { ...f.constraints, min: 0 };
     if (kw.unique?.kind === "const" && kw.unique.value === true) f.unique = true;
-    const ch = kw.choices;
-    const values = ch?.kind === "name" ? choices.get((ch.id ?? "").replace(/\.choices$/, "")) : undefined;
-    if (values) f.enum = values;
+    if (kw.primary_key?.kind === "const" && kw.primary_key.value === true) {
+      // A declared key replaces Django's implicit `id`.
+      t.fields = t.fields.filter((x) => !(x.name === "id" && x.location === undefined));
+      t.primaryKey = [name];
+    }
+    if (kw.choices) {
+      const values = scope.values(kw.choices);
+      if (values) f.enum = values;
+      else
+        note(
+          "skipped",
+          "enum",
+          `choices ${kw.choices.source ?? kw.choices.id ?? "(an expression)"} could not be read statically; left out`,
+        );
+    }
     const d = kw.default;
-    if (d?.kind === "const" && d.value !== null) f.default = d.value;
-    else if (d?.kind === "name" && values) {
-      const member = last(d.id ?? "");
-      const inner = c.inner.find((i) => (d.id ?? "").startsWith(`${i.name}.`));
-      const m = inner?.body.find((x) => x.name === member);
-      const v = m?.value?.kind === "list" ? str(m.value.items?.[0]) : str(m?.value);
-      if (v) f.default = v;
+    if (d && d.kind !== "const" && d.kind !== "name")
+      note("skipped", "default", `default ${d.source ?? d.func ?? ""} is computed; left out`);
+    else if (d?.kind === "const" && d.value !== null) f.default = d.value;
+    else if (d?.kind === "name") {
+      const v = scope.scalar(d);
+      const fn = last(d.id ?? "");
+      if (v !== undefined) f.default = v;
+      else if (/^uuid[14]$/.test(fn)) f.generated = "uuid";
+      else if (fn === "now" && /^(created|inserted)(_?at|_?on)$/i.test(a.name)) f.generated = "now";
+      else note("skipped", "default", `default ${d.id ?? ""} is a callable run by Django; left out, the field is optional`);
     }
     if (kw.auto_now_add) f.generated = "now";
     if (kw.auto_now) f.generated = "now_on_update";
+    if (kw.validators) note("skipped", "check", "validators= run in Django's forms and full_clean, not in the database; left out");
     t.fields.push(f);
   }
   return t;

@@ -2,7 +2,17 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import ts from "typescript";
 import { readSource } from "../factory/read.js";
-import type { ContractType, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+import type {
+  ContractType,
+  FactKind,
+  ForeignKey,
+  ImportField,
+  ImportNote,
+  ImportOperation,
+  ImportTable,
+  SourceLocation,
+} from "../model.js";
+import { unforeseen } from "./python.js";
 
 export interface TypeScriptFindings {
   frameworks: Set<string>;
@@ -28,9 +38,21 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
   const out: TypeScriptFindings = { frameworks: new Set(), tables: [], operations: [], notes: [] };
   const sources = files.map((f) => ts.createSourceFile(f, readSource(f), ts.ScriptTarget.Latest, true, ts.ScriptKind.TS));
   const enums = new Map<string, (string | number)[]>();
+  // Each enum's members by name, for `@Column({ default: Role.Reader })` whichever file declares the enum.
+  const members = new Map<string, Map<string, string | number>>();
   for (const sf of sources) {
     sf.forEachChild((n) => {
       if (ts.isEnumDeclaration(n)) {
+        const byName = new Map<string, string | number>();
+        n.members.forEach((m, i) => {
+          const v =
+            m.initializer && (ts.isStringLiteral(m.initializer) || ts.isNumericLiteral(m.initializer))
+              ? literalOf(m.initializer)
+              : undefined;
+          // A member without an initializer is its position (numeric enums); one with a string is that string.
+          byName.set(m.name.getText(sf), (v as string | number | undefined) ?? (m.initializer ? m.name.getText(sf) : i));
+        });
+        members.set(n.name.text, byName);
         enums.set(
           n.name.text,
           n.members.map(
@@ -56,8 +78,20 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
       if (name && spec.startsWith(".")) imports.set(name, resolveModule(sf.fileName, spec));
     }
     const routes: RouteCall[] = [];
+    const routers = routerNames(sf);
+    const syntax = (sf as unknown as { parseDiagnostics?: ts.DiagnosticWithLocation[] }).parseDiagnostics?.[0];
+    if (syntax) {
+      // The compiler's parser recovers from syntax errors; what it read may miss declarations.
+      const p = sf.getLineAndCharacterOfPosition(syntax.start);
+      out.notes.push({
+        kind: "skipped",
+        subject: sf.fileName,
+        reason: `TypeScript syntax error: ${ts.flattenDiagnosticMessageText(syntax.messageText, " ")}; declarations after it may be missing`,
+        location: { file: sf.fileName, line: p.line + 1, column: p.character + 1 },
+      });
+    }
     const visit = (n: ts.Node): void => {
-      if (ts.isClassDeclaration(n) && decorator(n, "Entity")) out.tables.push(typeormEntity(sf, n, enums, out.notes));
+      if (ts.isClassDeclaration(n) && decorator(n, "Entity")) out.tables.push(typeormEntity(sf, n, enums, members, out.notes));
       if (ts.isClassDeclaration(n) && decorator(n, "Controller")) {
         out.frameworks.add("NestJS");
         out.operations.push(...controllerRoutes(sf, n));
@@ -65,7 +99,16 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
       if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression)) {
         const method = n.expression.name.text;
         const first = n.arguments[0];
-        if (METHODS.has(method) && first && ts.isStringLiteral(first) && n.arguments.length >= 2) {
+        // `configService.get('mail.host')`, `cache.get('k', fallback)` are no routes: the receiver
+        // must be an Express app or router and the first argument an HTTP path.
+        if (
+          METHODS.has(method) &&
+          first &&
+          ts.isStringLiteral(first) &&
+          n.arguments.length >= 2 &&
+          isRouter(n.expression.expression.text, routers) &&
+          /^(\/|\*$)/.test(first.text)
+        ) {
           routes.push({ receiver: n.expression.expression.text, method: method.toUpperCase(), path: first.text, location: at(sf, n) });
         }
         const second = n.arguments[1];
@@ -76,7 +119,12 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
       }
       ts.forEachChild(n, visit);
     };
-    visit(sf);
+    try {
+      visit(sf);
+    } catch (e) {
+      // A construct no rule foresaw is this file's to report, located; the other files still count.
+      out.notes.push(unforeseen(sf.fileName, e));
+    }
     routesByFile.set(sf.fileName, routes);
   }
   for (const [file, routes] of routesByFile) {
@@ -89,6 +137,25 @@ export function readTypeScriptFiles(files: readonly string[]): TypeScriptFinding
     }
   }
   return out;
+}
+
+/** Variables of the file made by `express()`, `Router()` or `express.Router()`. */
+function routerNames(sf: ts.SourceFile): Set<string> {
+  const out = new Set<string>();
+  const visit = (n: ts.Node): void => {
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && ts.isCallExpression(n.initializer)) {
+      const callee = n.initializer.expression.getText(sf);
+      if (/^(express|(express\.)?Router)$/.test(callee)) out.add(n.name.text);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+/** A receiver that serves routes: made by express()/Router() in the file, or named as one (a router passed in). */
+function isRouter(name: string, routers: ReadonlySet<string>): boolean {
+  return routers.has(name) || /^(app|server|api|router)$|Router$/i.test(name);
 }
 
 const ROUTE_DECORATORS: Record<string, string> = { Get: "GET", Post: "POST", Put: "PUT", Patch: "PATCH", Delete: "DELETE" };
@@ -185,6 +252,7 @@ function typeormEntity(
   sf: ts.SourceFile,
   cls: ts.ClassDeclaration,
   enums: Map<string, (string | number)[]>,
+  members: ReadonlyMap<string, ReadonlyMap<string, string | number>>,
   notes: ImportNote[],
 ): ImportTable {
   // `UserEntity` is the user: the class-name suffix of the NestJS convention is no part of the name.
@@ -209,6 +277,7 @@ function typeormEntity(
         kind: "skipped",
         subject: `${name}.${prop}`,
         reason: "a many-to-many relation needs a join entity; not created",
+        fact: "reference",
         location,
       });
       continue;
@@ -238,6 +307,19 @@ function typeormEntity(
       t.primaryKey = [prop];
       continue;
     }
+    const note = (kind: ImportNote["kind"], fact: FactKind, reason: string): void => {
+      notes.push({ kind, subject: `${name}.${prop}`, reason, location, fact });
+    };
+    if (decorators.includes("DeleteDateColumn")) {
+      // TypeORM's soft delete: the row stays, stamped; the contract's soft_deletable mixin is the same
+      // fact, and it is recognised by a `deleted_at` field.
+      t.fields.push({ name: "deleted_at", type: "datetime", location });
+      if (prop !== "deletedAt" && prop !== "deleted_at")
+        note("changed", "soft_delete", `@DeleteDateColumn ${prop} becomes the soft_deletable mixin's deleted_at`);
+      continue;
+    }
+    if (decorators.includes("VersionColumn"))
+      note("skipped", "column", "@VersionColumn (optimistic locking) has no contract equivalent; left out");
     if (decorators.includes("CreateDateColumn") || decorators.includes("UpdateDateColumn")) {
       t.fields.push({
         name: prop,
@@ -259,6 +341,10 @@ function typeormEntity(
       sourceType: columnType ?? tsType,
       location,
     };
+    if (columnType && !COLUMN_TYPES[columnType])
+      note("changed", "type", `column type ${columnType} has no contract equivalent; read as ${f.type}`);
+    else if (!columnType && !TS_TYPES[tsType] && !opts.has("enum"))
+      note("changed", "type", `property type ${tsType || "(none)"} read as a string`);
     const enumOpt = opts.get("enum");
     if (enumOpt && ts.isIdentifier(enumOpt) && enums.has(enumOpt.text)) {
       f.type = "string";
@@ -273,15 +359,10 @@ function typeormEntity(
     if (d) {
       const v = literalOf(d);
       if (v !== undefined) f.default = v;
-      else if (ts.isPropertyAccessExpression(d) && ts.isIdentifier(d.expression)) {
-        const values = enums.get(d.expression.text);
-        const members = cls
-          .getSourceFile()
-          .statements.find((s): s is ts.EnumDeclaration => ts.isEnumDeclaration(s) && s.name.text === (d.expression as ts.Identifier).text);
-        const member = members?.members.find((mm) => mm.name.getText() === d.name.text);
-        const mv = member?.initializer ? literalOf(member.initializer) : undefined;
-        if (values && mv !== undefined) f.default = mv;
-      }
+      else if (ts.isPropertyAccessExpression(d) && ts.isIdentifier(d.expression) && members.get(d.expression.text)?.has(d.name.text))
+        // `default: Role.Reader`: the member's value, wherever the enum is declared.
+        f.default = members.get(d.expression.text)?.get(d.name.text) as string | number;
+      else note("skipped", "default", `default ${d.getText(sf)} is computed; left out`);
     }
     t.fields.push(f);
   }

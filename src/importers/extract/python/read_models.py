@@ -8,6 +8,7 @@ imported or executed: the code base under review never runs.
 
 import ast
 import json
+import math
 import sys
 
 
@@ -17,6 +18,11 @@ def value(node):
         return None
     if isinstance(node, ast.Constant):
         v = node.value
+        # JSON has no infinities, and an integer past 2**53 is no longer itself in JavaScript.
+        if isinstance(v, float) and not math.isfinite(v):
+            return {"kind": "other", "source": repr(v)}
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**53:
+            return {"kind": "other", "source": "<large integer>"}
         if isinstance(v, (str, int, float, bool)) or v is None:
             return {"kind": "const", "value": v}
         return {"kind": "other", "source": ast.unparse(node)}
@@ -38,8 +44,17 @@ def value(node):
             "slice": value(node.slice),
             "source": ast.unparse(node),
         }
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
-        return {"kind": "const", "value": -node.operand.value}
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, (int, float))
+        and not isinstance(node.operand.value, bool)
+    ):
+        negated = value(node.operand)
+        if negated["kind"] == "const":
+            negated["value"] = -negated["value"]
+        return negated
     return {"kind": "other", "source": ast.unparse(node)}
 
 
@@ -134,17 +149,43 @@ def parse_tolerant(source, path):
                 raise first from None
             indent = len(lines[n]) - len(lines[n].lstrip())
             skipped.append({"line": n + 1, "message": e.msg, "text": lines[n].strip()[:80]})
-            lines[n] = " " * indent + "pass"
+            # A clause header (`except A, B:` of Python 3.14) cannot become `pass`: the `try` would
+            # lose its handler. A bare clause of the same keyword keeps the block structure.
+            keyword = lines[n].strip().split(" ")[0].rstrip(":")
+            lines[n] = " " * indent + (keyword + ":" if keyword in ("except", "else", "finally") else "pass")
     raise first
 
 
+def _unreadable(path, message, line=1, column=1):
+    # The same keys as a file that was read, so the reader never meets a missing list.
+    return {
+        "path": path,
+        "error": {"message": message, "line": line or 1, "column": column or 1},
+        "imports": [],
+        "classes": [],
+        "functions": [],
+        "assignments": [],
+        "skipped": [],
+    }
+
+
 def read_file(path):
+    """One file's view; any failure (unreadable file, null bytes, a tree too deep) becomes that
+    file's located error, never the end of the whole run."""
+    try:
+        return _read_file(path)
+    except SyntaxError as e:
+        return _unreadable(path, e.msg, e.lineno, e.offset)
+    except RecursionError:
+        return _unreadable(path, "nested too deeply for Python's parser")
+    except Exception as e:  # noqa: BLE001 - every other failure is this file's, reported with its name
+        return _unreadable(path, f"{type(e).__name__}: {e}")
+
+
+def _read_file(path):
     with open(path, "rb") as f:
         source = f.read()
-    try:
-        tree, skipped = parse_tolerant(source, path)
-    except SyntaxError as e:
-        return {"path": path, "error": {"message": e.msg, "line": e.lineno, "column": e.offset}}
+    tree, skipped = parse_tolerant(source, path)
     imports = []
     classes = []
     functions = []
@@ -174,7 +215,9 @@ def read_file(path):
 
 
 def main():
-    files = [read_file(p) for p in sys.argv[1:]]
+    # `-` reads the paths from stdin, one a line: a whole code base can exceed the argument list's limit.
+    paths = sys.stdin.read().splitlines() if sys.argv[1:] == ["-"] else sys.argv[1:]
+    files = [read_file(p) for p in paths if p]
     json.dump({"files": files}, sys.stdout)
 
 
