@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { confirmDestructive } from "../../src/dev/destructive.js";
+import { createLog } from "../../src/dev/log.js";
 import { generateBackend, type RunningBackend, startGeneratedBackend, TEST_AUTH_SECRET } from "../support/backend.js";
 import { entityYaml, writeDomain } from "../support/domain.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
@@ -57,12 +59,20 @@ describe("destructive migrations are held back until the explicit command", () =
   };
   const post = async (app: RunningBackend, body: unknown) =>
     json(await fetch(`${app.url}/items`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  const migrateEnv = () => ({ ...process.env, DATABASE_BACKEND: "postgres", DATABASE_URL: databaseUrl(db), AUTH_SECRET: TEST_AUTH_SECRET });
   const migrate = (...args: string[]) =>
-    spawnSync(VENV_PYTHON, ["-m", "app.migrate", ...args], {
-      cwd: backendDir,
-      env: { ...process.env, DATABASE_BACKEND: "postgres", DATABASE_URL: databaseUrl(db), AUTH_SECRET: TEST_AUTH_SECRET },
-      encoding: "utf8",
-    });
+    spawnSync(VENV_PYTHON, ["-m", "app.migrate", ...args], { cwd: backendDir, env: migrateEnv(), encoding: "utf8" });
+  /** `charter dev`'s question before a restart, answered `answer` (null: no terminal). */
+  const devConfirm = async (answer: string | null): Promise<{ applied: boolean; out: string }> => {
+    let out = "";
+    const log = createLog((text) => {
+      out += text;
+    }, false);
+    const ask = answer === null ? null : async (q: string) => ((out += q), answer);
+    const warnings = ["backend/db/migrations/0002_x.sql: drop column items.website (its data is lost)"];
+    const applied = await confirmDestructive(warnings, ask, log, { python: VENV_PYTHON, cwd: backendDir, env: migrateEnv() });
+    return { applied, out };
+  };
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "charter-destructive-"));
@@ -139,13 +149,29 @@ describe("destructive migrations are held back until the explicit command", () =
     }
   }, 120_000);
 
-  it("drops the column with `python -m app.migrate --allow-destructive`, once", async () => {
-    const r = migrate("--allow-destructive");
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toContain("drop column items.website");
+  it("charter dev asks first: no, or no terminal, keeps the column and prints the command", async () => {
+    for (const answer of [null, "", "n", "nope"]) {
+      const { applied, out } = await devConfirm(answer);
+      expect(applied, String(answer)).toBe(false);
+      expect(out).toContain("drop column items.website (its data is lost)");
+      expect(out).toContain("held back: the backend keeps the old columns");
+      expect(out).toContain(`run \`python -m app.migrate --allow-destructive\` in ${backendDir}`);
+      if (answer !== null) expect(out).toContain("[y/N]");
+    }
+    expect(rows(db, websiteColumn)).toEqual(["website"]);
+  }, 60_000);
+
+  it("drops the column with `python -m app.migrate --allow-destructive` (charter dev's yes runs it), once", async () => {
+    const { applied, out } = await devConfirm("y");
+    expect(applied, out).toBe(true);
+    expect(out).toContain("applying destructive step of 0002_");
+    expect(out).toContain("destructive steps applied");
     expect(rows(db, websiteColumn)).toEqual([]);
     expect(rows(db, "SELECT count(*) FROM schema_migrations_held;")).toEqual(["0"]);
     expect(rows(db, "SELECT title FROM items ORDER BY title;")).toEqual(["Acme", "Bob", "Carol"]);
+    const again = migrate("--allow-destructive");
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("applying destructive step");
     const app = await start();
     try {
       const health = await json(await fetch(`${app.url}/health`));
