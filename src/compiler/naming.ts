@@ -61,6 +61,7 @@ export const SYSTEM_TABLES: Readonly<Record<string, string>> = {
   row_counts: "the row counters of list totals",
   row_versions: "the version of the counted tables' rows (a sequence), for cached list totals",
   schema_migrations: "the applied migrations",
+  schema_migrations_held: "the destructive migration steps held back until `python -m app.migrate --allow-destructive`",
 };
 
 /** The table of an entity with no `spec.table`: its plural, unless that is a system table. */

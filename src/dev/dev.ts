@@ -7,6 +7,7 @@ import { generateTarget, writeFiles } from "../generators/index.js";
 import { markLive } from "../healer/live.js";
 import { projectFromPath } from "../healer/project.js";
 import { BackendRunner } from "./backend.js";
+import { type Ask, confirmDestructive } from "./destructive.js";
 import { ensureFrontendBuild, ensurePythonEnv, stopSteps } from "./install.js";
 import type { Log } from "./log.js";
 import { ensurePortFree, FrontDoor, freePort, waitForHttp } from "./ports.js";
@@ -41,6 +42,8 @@ export interface DevOptions {
   log: Log;
   /** Prints findings of an invalid contract. */
   printFindings: (findings: Finding[]) => void;
+  /** Asks before a destructive migration is applied; null (no terminal): held back, the command printed. */
+  ask?: Ask | null;
 }
 
 /** A problem `charter dev` reports in one line before starting anything (invalid contracts, busy port). */
@@ -127,27 +130,33 @@ export async function runDev(o: DevOptions): Promise<void> {
   let frontendRef: FrontendRunner | null = null;
   try {
     const env = await step(ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt")));
+    const backendEnv: NodeJS.ProcessEnv = {
+      ...o.env,
+      PYTHONUNBUFFERED: "1",
+      PORT: String(o.port),
+      // A development loop: the contract's bootstrap users are seeded, so one can sign in.
+      APP_ENV: o.env.APP_ENV ?? "development",
+      // Log lines for a person at the terminal rather than for a collector.
+      LOG_FORMAT: o.env.LOG_FORMAT ?? "text",
+      DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
+      // A development database follows the contracts: their migrations apply on every restart.
+      DATABASE_MIGRATE: o.env.DATABASE_MIGRATE ?? "auto",
+      AUTH_SECRET: authSecret,
+      SVC_HEALER_URL: healerUrl,
+      ...(postgres ? {} : { MEMORY_SNAPSHOT: snapshot }),
+    };
     const backend = new BackendRunner(supervisor, log, {
       python: env.python,
       cwd: join(output, "backend"),
       host: o.host,
       port: o.port,
-      env: {
-        ...o.env,
-        PYTHONUNBUFFERED: "1",
-        PORT: String(o.port),
-        // A development loop: the contract's bootstrap users are seeded, so one can sign in.
-        APP_ENV: o.env.APP_ENV ?? "development",
-        // Log lines for a person at the terminal rather than for a collector.
-        LOG_FORMAT: o.env.LOG_FORMAT ?? "text",
-        DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
-        // A development database follows the contracts: their migrations apply on every restart.
-        DATABASE_MIGRATE: o.env.DATABASE_MIGRATE ?? "auto",
-        AUTH_SECRET: authSecret,
-        SVC_HEALER_URL: healerUrl,
-        ...(postgres ? {} : { MEMORY_SNAPSHOT: snapshot }),
-      },
+      env: backendEnv,
     });
+    // DATABASE_MIGRATE=auto holds destructive steps back; the person at the terminal may apply them.
+    const destructive = (warnings: readonly string[]): Promise<boolean> =>
+      postgres && backendEnv.DATABASE_MIGRATE === "auto"
+        ? confirmDestructive(warnings, o.ask ?? null, log, { python: env.python, cwd: join(output, "backend"), env: backendEnv })
+        : Promise.resolve(false);
 
     // The Healer only rewrites contracts (--no-regenerate): the watcher below regenerates and
     // restarts, so both kinds of fix (its own and the user's) take the one path to the running app.
@@ -162,6 +171,7 @@ export async function runDev(o: DevOptions): Promise<void> {
     if (!(await step(waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {
       throw new DevError("the Healer service did not start (see its log above)");
     }
+    await step(destructive(firstOutput.destructive));
     if (!(await step(backend.restart()))) throw new DevError("the backend did not start (see its log above)");
     const frontend = new FrontendRunner(supervisor, log, {
       host: o.host,
@@ -204,6 +214,7 @@ export async function runDev(o: DevOptions): Promise<void> {
       } else {
         log.info(`contracts changed: ${out.changed.length} generated files updated; restarting the backend`);
         if ((await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"))).installed) await backend.discardSpare();
+        await destructive(out.destructive);
         const restartAt = Date.now();
         if (await backend.restart()) {
           runningBackend = out.backend;
@@ -240,6 +251,8 @@ export async function runDev(o: DevOptions): Promise<void> {
 /** What one generation produced: the paths whose bytes changed, and a hash of the backend's and the frontend's files. */
 interface Generated {
   changed: string[];
+  /** The destructive steps of migrations written by this generation (`path: message`). */
+  destructive: string[];
   backend: string;
   frontend: string;
 }
@@ -247,14 +260,20 @@ interface Generated {
 /** Generates `targets` into `output`. */
 function generate(ir: DomainIR, output: string, targets: string[]): Generated {
   const changed: string[] = [];
+  const destructive: string[] = [];
   const backend = createHash("sha256");
   const frontend = createHash("sha256");
   for (const target of targets) {
     const files = generateTarget(ir, target, output);
     for (const f of files) (target === "nextjs" ? frontend : backend).update(`\n${f.path}\n`).update(f.content);
-    changed.push(...writeFiles(output, files).written);
+    const written = writeFiles(output, files).written;
+    changed.push(...written);
+    for (const f of files) {
+      if (!f.permanent || !written.includes(f.path)) continue;
+      for (const w of f.warnings ?? []) if (w.kind === "destructive") destructive.push(`${f.path}: ${w.message}`);
+    }
   }
-  return { changed, backend: backend.digest("hex"), frontend: frontend.digest("hex") };
+  return { changed, destructive, backend: backend.digest("hex"), frontend: frontend.digest("hex") };
 }
 
 /** Contract file -> the text this generation was made from (what `markLive` compares fixes with). */

@@ -382,6 +382,10 @@ describe("semantic checks", () => {
       [true, 7, "/spec/table", "entity.system_table"],
     ]);
     expect(own.findings[0]?.message).toContain("applied migrations");
+    const held = checkFiles({ "entities/log.contract.yaml": entityYaml("log", undefined, "  table: schema_migrations_held\n") });
+    expect(held.ir).toBeNull();
+    expect(held.findings.map((f) => [f.path, f.code])).toEqual([["/spec/table", "entity.system_table"]]);
+    expect(held.findings[0]?.message).toContain("held back");
   });
 
   describe("agents and ai_integration", () => {

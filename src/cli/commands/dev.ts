@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
+import { terminalAsk } from "../../dev/destructive.js";
 import { DevError, type HealerLauncher, runDev } from "../../dev/dev.js";
 import { InstallError } from "../../dev/install.js";
 import { createLog } from "../../dev/log.js";
@@ -81,6 +82,7 @@ and installs the frontend's packages and production build (cached in CHARTER_CAC
           cacheDir: resolve(process.env.CHARTER_CACHE_DIR ?? join(output, ".cache")),
           env: process.env,
           log,
+          ask: terminalAsk(process.stdin, process.stdout),
           printFindings: (findings) => {
             for (const f of findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
           },

@@ -47,7 +47,7 @@ export function settingGroups(ir: DomainIR): SettingGroup[] {
           name: "DATABASE_MIGRATE",
           example: "auto",
           meaning:
-            "auto: the app applies its migrations on start, under a lock (compose's default); off (the app's own default): it only checks, and answers 503 naming `python -m app.migrate` while tables are missing",
+            "auto: the app applies its migrations on start, under a lock (compose's default), holding back destructive steps (dropped columns and tables, narrowed types) until `docker compose exec app python -m app.migrate --allow-destructive`; off (the app's own default): it only checks, and answers 503 naming `python -m app.migrate` while tables are missing",
         },
       ],
     },

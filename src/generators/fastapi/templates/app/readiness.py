@@ -8,12 +8,24 @@ dispatcher) needs the tables, and an orchestrator's health probe restarts it.
 from app.responses import ORJSONResponse
 
 _unready: list[str] = []
+_error: list[str] = ["database_not_ready"]
+# Destructive migration steps held back (`version: warning`): the app serves, /health says so.
+_held: list[str] = []
 # Paths served without the database: the API's documentation.
 _OPEN = ("/docs", "/redoc", "/openapi.json", "/static/")
 
 
-def set_unready(reason: str | None) -> None:
+def set_unready(reason: str | None, error: str = "database_not_ready") -> None:
     _unready[:] = [reason] if reason else []
+    _error[0] = error
+
+
+def set_held(steps: list[str]) -> None:
+    _held[:] = steps
+
+
+def held() -> list[str]:
+    return list(_held)
 
 
 def refusal(path: str) -> ORJSONResponse | None:
@@ -21,7 +33,7 @@ def refusal(path: str) -> ORJSONResponse | None:
     if not _unready or path.startswith(_OPEN):
         return None
     return ORJSONResponse(
-        {"error": "database_not_ready", "message": _unready[0]},
+        {"error": _error[0], "message": _unready[0]},
         status_code=503,
         headers={"Retry-After": "10"},
     )

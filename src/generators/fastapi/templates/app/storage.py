@@ -2,10 +2,11 @@
 
 import logging
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,10 @@ class Storage:
     outbox: list[dict[str, Any]] | None = None
     # Why the database cannot serve this app yet (its tables are missing), or None when it can.
     unready: str | None = None
+    # The error code of the 503 answered while unready.
+    unready_error: str = "database_not_ready"
+    # Destructive migration steps held back (`version: warning`), applied by DESTRUCTIVE_COMMAND.
+    held: list[str] = field(default_factory=list)
 
 
 def _json_text(value: object) -> str:
@@ -92,29 +97,140 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     )
 
 
-async def prepare_database(conn: asyncpg.Connection, db_dir: Path = DB_DIR) -> None:
-    """Applies pending migrations (each in a transaction, recorded), then schema.sql in full."""
+# The line the migrations target writes above every step that can lose data (postgres/convertor.ts).
+_DESTRUCTIVE = "-- charter: WARNING destructive: "
+# What applies the steps held back because they can lose data.
+DESTRUCTIVE_COMMAND = "python -m app.migrate --allow-destructive"
+# `ALTER TABLE "t" DROP COLUMN IF EXISTS "c";` as the migrations target writes it.
+_DROP_COLUMN = re.compile(r'^ALTER TABLE "((?:[^"]|"")+)" DROP COLUMN IF EXISTS "((?:[^"]|"")+)";$', re.MULTILINE)
+
+
+@dataclass
+class Prepared:
+    """What preparing the database left undone: the destructive steps held back (their warnings),
+    and whether a migration could not be applied at all without them."""
+
+    held: list[str]
+    blocked: str | None = None
+
+
+def migration_steps(sql: str) -> list[tuple[str, str | None]]:
+    """A migration's steps in order, each with its destructive warning or None. The migrations
+    target separates steps by a blank line and writes the warning as the first line of its step."""
+    steps: list[tuple[str, str | None]] = []
+    for block in sql.split("\n\n"):
+        # A block of comments alone (the header) is no step: PostgreSQL answers it with nothing.
+        if all(not line.strip() or line.lstrip().startswith("--") for line in block.split("\n")):
+            continue
+        first = block.lstrip().split("\n", 1)[0]
+        steps.append((block, first[len(_DESTRUCTIVE) :] if first.startswith(_DESTRUCTIVE) else None))
+    return steps
+
+
+def _unquote(name: str) -> str:
+    return name.replace('""', '"')
+
+
+async def _keep_dropped_columns_writable(conn: asyncpg.Connection, step: str) -> None:
+    """A column whose drop is held back stays, and the new code no longer writes it: it must not
+    refuse rows for lacking a value (NOT NULL is lifted; no data is lost)."""
+    for table, column in _DROP_COLUMN.findall(step):
+        table, column = _unquote(table), _unquote(column)
+        exists = await conn.fetchval(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = $1 AND column_name = $2 AND is_nullable = 'NO'",
+            table,
+            column,
+        )
+        if exists:
+            quoted = '"' + table.replace('"', '""') + '"', '"' + column.replace('"', '""') + '"'
+            await conn.execute(f"ALTER TABLE {quoted[0]} ALTER COLUMN {quoted[1]} DROP NOT NULL")
+
+
+async def prepare_database(
+    conn: asyncpg.Connection, db_dir: Path = DB_DIR, allow_destructive: bool = False
+) -> Prepared:
+    """Applies pending migrations (each in a transaction, recorded), then schema.sql in full.
+
+    Without `allow_destructive` a step marked destructive (a dropped column or table, a narrowed
+    type, NOT NULL filled on existing rows) is held back: the rest of its migration is applied and
+    the step recorded in schema_migrations_held, so the old column or table stays with its data
+    and the app serves the new contracts around it. When the rest cannot be applied without the
+    held step, nothing of that migration (or later ones) is applied and `blocked` says why.
+    With `allow_destructive` (`python -m app.migrate --allow-destructive`) the held steps are
+    applied first, in one transaction with the removal of their records, then every pending
+    migration in full."""
     await conn.execute("SELECT pg_advisory_lock($1)", _PREPARE_LOCK)
     try:
         await conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations ("
             "version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
         )
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations_held ("
+            "version TEXT NOT NULL, step INTEGER NOT NULL, warning TEXT NOT NULL, sql TEXT NOT NULL, "
+            "held_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (version, step))"
+        )
+        if allow_destructive:
+            rows = await conn.fetch(
+                "SELECT version, step, warning, sql FROM schema_migrations_held ORDER BY version, step"
+            )
+            if rows:
+                async with conn.transaction():
+                    for row in rows:
+                        logger.warning("applying destructive step of %s: %s", row["version"], row["warning"])
+                        await conn.execute(row["sql"])
+                    await conn.execute("DELETE FROM schema_migrations_held")
+        prepared = Prepared(held=[])
         migrations = db_dir / "migrations"
         if migrations.is_dir():
             applied = {row["version"] for row in await conn.fetch("SELECT version FROM schema_migrations")}
             for path in sorted(migrations.glob("*.sql")):
                 if path.stem in applied:
                     continue
-                logger.info("applying migration %s", path.name)
-                async with conn.transaction():
-                    await conn.execute(path.read_text(encoding="utf-8"))
-                    await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", path.stem)
+                steps = migration_steps(path.read_text(encoding="utf-8"))
+                held = [(i, step, warning) for i, (step, warning) in enumerate(steps) if warning is not None]
+                if allow_destructive or not held:
+                    logger.info("applying migration %s", path.name)
+                    async with conn.transaction():
+                        await conn.execute("\n\n".join(step for step, _ in steps))
+                        await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", path.stem)
+                    continue
+                logger.info("applying migration %s without its %d destructive step(s)", path.name, len(held))
+                try:
+                    async with conn.transaction():
+                        for step, warning in steps:
+                            if warning is None:
+                                await conn.execute(step)
+                            else:
+                                await _keep_dropped_columns_writable(conn, step)
+                        await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", path.stem)
+                        await conn.executemany(
+                            "INSERT INTO schema_migrations_held (version, step, warning, sql) VALUES ($1, $2, $3, $4)",
+                            [(path.stem, i, warning, step) for i, step, warning in held],
+                        )
+                except asyncpg.PostgresError as e:
+                    prepared.blocked = (
+                        f"migration {path.name} cannot be applied without its destructive step(s) "
+                        f"({'; '.join(w for _, _, w in held)}): {e}; run `{DESTRUCTIVE_COMMAND}`"
+                    )
+                    logger.error("%s", prepared.blocked)
+                    return prepared
         schema = db_dir / "schema.sql"
         if schema.is_file():
             await conn.execute(schema.read_text(encoding="utf-8"))
+        prepared.held = await held_steps(conn)
+        return prepared
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", _PREPARE_LOCK)
+
+
+async def held_steps(conn: asyncpg.Connection) -> list[str]:
+    """The destructive steps held back, as `version: warning`, in order (none before the table exists)."""
+    if await conn.fetchval("SELECT to_regclass('schema_migrations_held')") is None:
+        return []
+    rows = await conn.fetch("SELECT version, warning FROM schema_migrations_held ORDER BY version, step")
+    return [f"{row['version']}: {row['warning']}" for row in rows]
 
 
 async def missing_tables(conn: asyncpg.Connection, tables: Sequence[str]) -> list[str]:
@@ -150,12 +266,27 @@ def unready_message(missing: Sequence[str], migrate: bool, db_dir: Path = DB_DIR
     return f"{what}: run `{MIGRATE_COMMAND}` (or start with DATABASE_MIGRATE=auto), then restart the app"
 
 
-async def check_database(conn: asyncpg.Connection, entities: Sequence[EntityMeta], migrate: bool) -> str | None:
-    """Applies db/ when `migrate` (under the advisory lock), then names what is still missing."""
+@dataclass
+class DatabaseState:
+    # Why the database cannot serve this app, and the error code of the 503 that says so.
+    unready: str | None
+    error: str = "database_not_ready"
+    # Destructive migration steps held back (`version: warning`): the app serves without them.
+    held: list[str] = field(default_factory=list)
+
+
+async def check_database(conn: asyncpg.Connection, entities: Sequence[EntityMeta], migrate: bool) -> DatabaseState:
+    """Applies db/ when `migrate` (under the advisory lock, destructive steps held back), then
+    names what is still missing."""
     if migrate:
-        await prepare_database(conn)
+        prepared = await prepare_database(conn)
+        if prepared.blocked is not None:
+            return DatabaseState(prepared.blocked, "destructive_migration_pending", await held_steps(conn))
+        held = prepared.held
+    else:
+        held = await held_steps(conn)
     missing = await missing_tables(conn, [meta.table for meta in entities] + ["events"])
-    return unready_message(missing, migrate) if missing else None
+    return DatabaseState(unready_message(missing, migrate) if missing else None, held=held)
 
 
 @asynccontextmanager
@@ -186,7 +317,7 @@ async def open_storage(
     # connection may hold session state (app/pool.py).
     conn = await asyncpg.connect(database_url)
     try:
-        unready = await check_database(conn, entities, migrate)
+        state = await check_database(conn, entities, migrate)
         versioned = await versioned_tables(conn, [meta.table for meta in entities])
     finally:
         await conn.close()
@@ -197,6 +328,8 @@ async def open_storage(
         repositories: dict[str, Repository] = {
             meta.name: PostgresRepository(meta, pool, meta.table in versioned, batch_creates) for meta in entities
         }
-        yield Storage(repositories=repositories, pool=pool, unready=unready)
+        yield Storage(
+            repositories=repositories, pool=pool, unready=state.unready, unready_error=state.error, held=state.held
+        )
     finally:
         await pool.close()

@@ -21,7 +21,7 @@ from app.domain import DOMAIN, ENTITIES
 from app.edge import EdgeMiddleware
 from app.responses import ORJSONResponse
 from app.routes import ROUTERS
-from app.storage import open_storage
+from app.storage import DESTRUCTIVE_COMMAND, open_storage
 
 logger = logging.getLogger("app")
 
@@ -51,7 +51,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         observability.running(storage.pool, storage.outbox),
     ):
         deps.use_repositories(storage.repositories)
-        readiness.set_unready(storage.unready)
+        readiness.set_unready(storage.unready, storage.unready_error)
+        readiness.set_held(storage.held)
+        if storage.held:
+            # Held back by DATABASE_MIGRATE=auto: the old columns and tables stay, with their data.
+            logger.warning(
+                "destructive migration step(s) held back, run `%s` to apply them: %s",
+                DESTRUCTIVE_COMMAND,
+                "; ".join(storage.held),
+            )
         if storage.unready:
             # Serves 503 with the reason (app/readiness.py) instead of failing on every request.
             logger.error("not ready: %s", storage.unready)
@@ -128,6 +136,9 @@ async def redoc() -> HTMLResponse:
 class Health(BaseModel):
     status: Literal["ok"]
     domain: str
+    # Destructive migration steps held back (`version: warning`); `python -m app.migrate
+    # --allow-destructive` applies them.
+    pending_destructive: list[str] = []
 
 
 # 4XX: what a client gets for a request the server cannot parse (a malformed request line or
@@ -147,7 +158,7 @@ _REFUSED_BY_THE_SERVER: dict[int | str, dict[str, Any]] = {
     responses={**errors.error_responses(500, 503), **_REFUSED_BY_THE_SERVER},
 )
 async def health() -> Health:
-    return Health(status="ok", domain=DOMAIN)
+    return Health(status="ok", domain=DOMAIN, pending_destructive=readiness.held())
 
 
 # The generated routes are served as the app's own rather than through include_router, which makes
