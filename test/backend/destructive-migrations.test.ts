@@ -68,7 +68,13 @@ describe("destructive migrations are held back until the explicit command", () =
     const log = createLog((text) => {
       out += text;
     }, false);
-    const ask = answer === null ? null : async (q: string) => ((out += q), answer);
+    const ask =
+      answer === null
+        ? null
+        : async (q: string) => {
+            out += q;
+            return answer;
+          };
     const warnings = ["backend/db/migrations/0002_x.sql: drop column items.website (its data is lost)"];
     const applied = await confirmDestructive(warnings, ask, log, { python: VENV_PYTHON, cwd: backendDir, env: migrateEnv() });
     return { applied, out };
