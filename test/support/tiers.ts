@@ -39,6 +39,7 @@ export const UNIT_FILES = [
   "test/healer/server.test.ts",
   "test/healer/ticket-table.test.ts",
   "test/importers/enrich.test.ts",
+  "test/importers/openapi-classes.test.ts",
   "test/importers/shared.test.ts",
 ];
 
