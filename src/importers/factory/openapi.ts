@@ -331,6 +331,15 @@ class OpenApiReader {
       }
       for (const fk of t.foreignKeys) if (!main.foreignKeys.some((x) => x.columns[0] === fk.columns[0])) main.foreignKeys.push(fk);
     }
+    for (const v of variants)
+      if (v !== name)
+        this.notes.push({
+          kind: "changed",
+          subject: v,
+          reason: `a request or response variant of ${name}; folded into its entity`,
+          location: this.locate(`${this.base}${escapePointer(v)}`),
+          fact: "table",
+        });
     this.notes.push({
       kind: "changed",
       subject: name,
@@ -500,6 +509,13 @@ class OpenApiReader {
       if (target) {
         const col = `${snakeCase(prop)}_id`;
         fields.push({ name: col, type: "uuid", required: required.has(prop), description: `The ${prop} (${target})`, location });
+        this.notes.push({
+          kind: "changed",
+          subject: `${name}.${prop}`,
+          reason: `the embedded ${target} object becomes a reference ${col} to its record`,
+          location,
+          fact: "reference",
+        });
         foreignKeys.push({ columns: [col], table: target, targetColumns: [] });
         continue;
       }
