@@ -94,6 +94,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "changed",
       subject: c.raw,
       reason: `name collides with '${c.clashesWith}' after normalisation; entity named '${c.name}'`,
+      fact: "table",
     });
   }
   const byTable = new Map<string, ImportTable>();
@@ -159,6 +160,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       subject: e,
       reason: "no fields of its own besides the id and timestamps; a contract entity needs one, so it is left out",
       location: (built.get(e) as { table: ImportTable }).table.location,
+      fact: "table",
     });
   }
   const refs: RefEdge[] = [];
@@ -257,7 +259,17 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   const routes: { plan: RoutePlan; source: SourceLocation }[] = [];
   const operationsByEntity = groupOperations(model.operations, entityOf, notes);
   for (const [entity, b] of [...built].sort(([a], [c]) => compareText(a, c))) {
-    if (empty.has(entity)) continue;
+    if (empty.has(entity)) {
+      for (const op of operationsByEntity.get(entity) ?? [])
+        notes.push({
+          kind: "skipped",
+          subject: `${op.method.toUpperCase()} ${op.path}`,
+          reason: `its entity ${entity} is left out (no fields of its own); not served`,
+          location: op.location,
+          fact: "operation",
+        });
+      continue;
+    }
     const t = b.table;
     const spec: Record<string, unknown> = {};
     const table = t.tableName ?? t.name;
@@ -344,6 +356,17 @@ function buildFields(
     });
   const byName = new Map<string, ImportField>();
   for (const f of t.fields) byName.set(sourceNames.get(f.name) as string, f);
+  for (const f of t.fields) {
+    const s = snakeCase(f.name);
+    if (RESERVED_FIELD_NAMES.has(s) && sourceNames.get(f.name) === `${s}_value`)
+      notes.push({
+        kind: "changed",
+        subject: subject(f.name),
+        reason: `'${s}' is a name the generated app uses itself; the field is named '${s}_value'`,
+        location: f.location ?? t.location,
+        fact: "column",
+      });
+  }
 
   if (pk.length > 1) {
     const ends = joinTableEnds(t);
@@ -421,6 +444,14 @@ function buildFields(
   const tags = byName.get("tags");
   if (tags && tags.type === "array" && (tags.itemsType ?? "string") === "string") {
     mixins.push("mixin/stdlib/taggable");
+    if (tags.required)
+      notes.push({
+        kind: "changed",
+        subject: subject(tags.name),
+        reason: "the taggable mixin's tags are optional (an empty list when left out)",
+        location: tags.location ?? t.location,
+        fact: "nullability",
+      });
     drop.add("tags");
     recognised.push("tags -> mixin/stdlib/taggable");
   }

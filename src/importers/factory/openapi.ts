@@ -201,6 +201,8 @@ class OpenApiReader {
       }
       tables.push(this.table(name, schema, pointer));
     }
+    // Resources known only by their variants (no schema has the resource's own name).
+    for (const [name, variants] of groups) if (!(name in this.schemas)) tables.push(this.folded(name, variants));
     const names = new Set(tables.map((t) => t.name));
     this.idReferences(tables);
     const operations = this.operations(names);
@@ -253,7 +255,8 @@ class OpenApiReader {
     for (const [s, members] of byStem) {
       // A stem names a resource when a schema has that very name, or when several variants share it.
       if (members.length < 2 && !members.includes(s)) continue;
-      const canonical = members.includes(s) ? s : (members.find((m) => !REQUEST_VARIANT.test(m)) ?? s);
+      // The resource's own name: `GetBroadcastResponseSuccess` and `CreateBroadcastOptions` are a Broadcast.
+      const canonical = s;
       groups.set(
         canonical,
         members.sort((a, b) => (a === canonical ? -1 : b === canonical ? 1 : compareText(a, b))),
@@ -311,6 +314,8 @@ class OpenApiReader {
       : undefined;
     const fields: ImportField[] = [];
     const seen = new Set<string>();
+    // The schema named as the resource, when there is one: what its `required` says is compared.
+    const own = variants.includes(name) ? tableOf(name) : undefined;
     for (const v of [...responses, ...requests]) {
       const t = v === (responses[0] ?? variants[0]) ? main : tableOf(v);
       for (const f of t.fields) {
@@ -319,6 +324,17 @@ class OpenApiReader {
         const out = { ...f };
         if (requests.length > 0 && !requestFields.has(f.name) && f.name !== "id") out.required = false;
         else if (createRequired) out.required = createRequired.has(f.name);
+        const was = own?.fields.find((x) => x.name === f.name);
+        if (was && (was.required === true) !== (out.required === true) && f.name !== "id")
+          this.notes.push({
+            kind: "changed",
+            subject: `${name}.${f.name}`,
+            reason: out.required
+              ? `required: ${create ?? "the create request"} requires it, though ${name} does not`
+              : `optional: ${create ? `${create} does not require it` : "only responses carry it (read-only)"}, though ${name} does`,
+            location: f.location ?? main.location,
+            fact: "nullability",
+          });
         if (requests.length > 0 && !responses.some((r) => r === v) && responses.length > 0)
           this.notes.push({
             kind: "changed",
@@ -548,7 +564,11 @@ class OpenApiReader {
     const alternatives = all.filter((x) => !isNull(x));
     // Nullable: 3.1 `type: [T, "null"]`, 3.0 `nullable: true`, or a `null` alternative. A contract
     // field has no null apart from being optional, so a required nullable property is optional.
-    const nullable = (Array.isArray(p.type) && p.type.includes("null")) || p.nullable === true || alternatives.length < all.length;
+    const nullable =
+      (Array.isArray(p.type) && p.type.includes("null")) ||
+      p.nullable === true ||
+      p["x-nullable"] === true ||
+      alternatives.length < all.length;
     if (p.type === undefined && alternatives.length === 1 && alternatives.length < all.length) {
       p = { ...(alternatives[0] as Schema), ...(p.description ? { description: p.description } : {}) };
     }
@@ -573,7 +593,20 @@ class OpenApiReader {
       });
       return { name, type: "object", required: required && p.readOnly !== true, location };
     }
-    const declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
+    // Alternatives of different types (`oneOf: [string, number, object]`): one type cannot hold them all.
+    const kinds = [...new Set(alternatives.map((x) => (Array.isArray(x.type) ? x.type.find((t) => t !== "null") : x.type)))];
+    if (p.type === undefined && kinds.length > 1) {
+      this.notes.push({
+        kind: "changed",
+        subject,
+        reason: `oneOf/anyOf of ${kinds.map(String).join(", ")} becomes a string field (the other types are not kept)`,
+        location,
+        fact: "type",
+      });
+    }
+    let declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
+    // A map (`additionalProperties`) or an object without `type: object` is still an object.
+    if (declared === undefined && (p.additionalProperties !== undefined || p.properties !== undefined)) declared = "object";
     const { type, format } = mapOpenApiType(
       typeof declared === "string" ? declared : undefined,
       typeof p.format === "string" ? p.format : undefined,
@@ -583,6 +616,7 @@ class OpenApiReader {
     if (format) f.format = format;
     if (typeof p.description === "string") f.description = p.description;
     if (Array.isArray(p.enum)) f.enum = p.enum.filter((v): v is string | number => typeof v === "string" || typeof v === "number");
+    else if (typeof p.const === "string" || typeof p.const === "number") f.enum = [p.const];
     if (p.default !== undefined) f.default = p.default;
     if (type === "array") {
       const items = this.resolve(p.items, []);
