@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { FactKind, ImportNote } from "../../../src/importers/model.js";
+import { singularize, snakeCase } from "../../../src/importers/naming.js";
 import { type RunningBackend, startGeneratedBackend } from "../backend.js";
 
 /**
@@ -65,18 +66,18 @@ export async function judgeOpenApi(inputPath: string, importDir: string, notes: 
   }
 }
 
-/** `Domain.record_id`, `domain.recordId` and `Domains.RecordID` name the same thing. */
+/**
+ * `record_id`, `recordId` and `RecordIDs` name the same thing. Singular and plural are one name
+ * (English rules, `data` is `datum`): the naming convention of contracts, not a fact of the input.
+ */
+function nameKey(name: string): string {
+  return singularize(snakeCase(name)).replace(/_/g, "");
+}
+
+/** A note's subject, `<schema>.<property>`, compared by the name keys of its two parts. */
 function key(subject: string): string {
-  return subject
-    .split(".")
-    .map((part) =>
-      part
-        .toLowerCase()
-        .replace(/[^a-z0-9{}/ ]/g, "")
-        .replace(/(ies)$/, "y")
-        .replace(/s$/, ""),
-    )
-    .join(".");
+  const dot = subject.indexOf(".");
+  return dot < 0 || /^[A-Z]+ \//.test(subject) ? nameKey(subject) : `${nameKey(subject.slice(0, dot))}.${nameKey(subject.slice(dot + 1))}`;
 }
 
 /** The comparison itself, on two documents (the input already dereferenced). */
@@ -120,26 +121,33 @@ export function compareDocuments(input: Schema, generated: Schema, notes: readon
     const m = /^(.*)(Public|Response)$/.exec(name);
     if (!m) continue;
     const stem = m[1] as string;
-    models.set(key(stem), { pub: rec(s), create: rec(genSchemas[`${stem}Create`]) });
+    models.set(nameKey(stem), { pub: rec(s), create: rec(genSchemas[`${stem}Create`]) });
   }
   for (const [name, raw] of Object.entries(inputSchemas)) {
     const s = merged(raw);
     const props = rec(s.properties);
     if (Object.keys(props).length === 0) continue;
-    const model = models.get(key(name));
-    fact(name, "table", model !== undefined, true, model ? "" : `no model of ${name} in the app`);
+    // Two input schemas with one singular (`Activity`, `Activities`) cannot both be matched by name.
+    const ambiguous = Object.keys(inputSchemas).some((o) => o !== name && nameKey(o) === nameKey(name));
+    const model = ambiguous ? undefined : models.get(nameKey(name));
+    fact(name, "table", model !== undefined, true, model ? "" : `no model of ${name} in the app${ambiguous ? " by that name" : ""}`);
     if (!model) continue;
     const genProps = rec(model.pub.properties);
     const createProps = rec(model.create.properties);
     const createRequired = new Set(Array.isArray(model.create.required) ? model.create.required.map(String) : []);
     const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
-    const byKey = new Map(Object.keys(genProps).map((p) => [key(p), p]));
+    // `_links` is the app's own (HATEOAS), never an input property.
+    const byKey = new Map(
+      Object.keys(genProps)
+        .filter((p) => !p.startsWith("_"))
+        .map((p) => [nameKey(p), p]),
+    );
     for (const [prop, rawProp] of Object.entries(props)) {
       const subject = `${name}.${prop}`;
       const p = merged(rawProp);
       const isObjectRef = (p.type === "object" || p.type === undefined) && Object.keys(rec(p.properties)).length > 0;
-      const hit = byKey.get(key(prop)) ?? (isObjectRef ? byKey.get(key(`${prop}_id`)) : undefined);
-      if (prop === "id" || /^(created|updated)_?at$/i.test(prop)) {
+      const hit = byKey.get(nameKey(prop)) ?? (isObjectRef ? byKey.get(nameKey(`${prop}_id`)) : undefined);
+      if (/^id$/i.test(prop) || /^(created|updated)_?at$/i.test(prop)) {
         // The app's own id and timestamps: present whatever the input's type.
         fact(subject, "column", hit !== undefined, true, "");
         continue;
@@ -150,7 +158,7 @@ export function compareDocuments(input: Schema, generated: Schema, notes: readon
       const c = nonNull(rec(createProps[hit] ?? genProps[hit]));
       const inType = typeName(p);
       const genType = typeName(g);
-      if (hit !== prop && key(hit) === key(`${prop}_id`)) {
+      if (hit !== prop && nameKey(hit) === nameKey(`${prop}_id`)) {
         fact(subject, "reference", false, false, `an embedded ${inType} became ${hit} (${genType})`);
         continue;
       }
@@ -188,7 +196,7 @@ export function compareDocuments(input: Schema, generated: Schema, notes: readon
         if (typeof v !== "number" || (k === "minLength" && v === 0)) continue;
         fact(subject, kind, c[k] === v, c[k] === undefined, `${k} ${v} in the input, ${String(c[k] ?? "none")} in the app`);
       }
-      if (p.default !== undefined && !readOnly)
+      if (p.default !== undefined && p.default !== null && !readOnly)
         fact(
           subject,
           "default",
@@ -220,7 +228,7 @@ function merged(raw: unknown): Schema {
 }
 
 function nullable(s: Schema): boolean {
-  if (s.nullable === true) return true;
+  if (s.nullable === true || s["x-nullable"] === true) return true;
   if (Array.isArray(s.type) && s.type.includes("null")) return true;
   return [...(Array.isArray(s.anyOf) ? s.anyOf : []), ...(Array.isArray(s.oneOf) ? s.oneOf : [])].some((x) => rec(x).type === "null");
 }
@@ -240,7 +248,8 @@ function typeName(s0: Schema): string | undefined {
   const alts = [...(Array.isArray(s.oneOf) ? s.oneOf : []), ...(Array.isArray(s.anyOf) ? s.anyOf : [])].map(rec);
   if (alts.length > 0) {
     const types = new Set(alts.map((a) => typeName(a)).filter((t) => t !== "null"));
-    return types.size === 1 ? [...types][0] : "object";
+    if (types.size === 1) return [...types][0];
+    return [...types].every((t) => t === "object") ? "object" : [...types].sort().join("|");
   }
   if (s.enum) return typeof (s.enum as unknown[])[0] === "number" ? "number" : "string";
   return undefined;
