@@ -353,6 +353,7 @@ function buildFields(
       subject: subject(c.raw),
       reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`,
       location: t.location,
+      fact: "column",
     });
   const byName = new Map<string, ImportField>();
   for (const f of t.fields) byName.set(sourceNames.get(f.name) as string, f);

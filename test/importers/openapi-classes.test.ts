@@ -110,4 +110,31 @@ describe("OpenAPI import (issue 38 classes)", () => {
     expect(note("DomainRecord.answers")).toMatchObject({ kind: "changed", fact: "type" });
     expect(record.kind).toEqual({ type: "integer", description: "The record kind, as a number", required: true, enum: [1, 5, 28] });
   });
+
+  it("merges Swagger 2.0 allOf-composed definitions; an embedded record beside its id; names the app keeps", async () => {
+    const { byName, note, p, refused } = await plan("extras-swagger2.yaml");
+    expect(refused).toBeNull();
+    const vehicle = byName("Entity", "vehicle").fields as Record<string, Record<string, unknown>>;
+    expect(Object.keys(vehicle)).toEqual(["plate", "links_value", "permissions"]);
+    expect(note("NewVehicle")).toMatchObject({ kind: "changed", fact: "table" });
+    expect(note("vehicle.links")).toMatchObject({ kind: "changed", fact: "column" });
+    expect(vehicle.permissions).toEqual({ type: "integer", constraints: { max: Number.MAX_SAFE_INTEGER } });
+    expect(p.notes.filter((n) => n.subject === "Vehicle.permissions")).toHaveLength(1);
+    expect(note("Vehicle.permissions")).toMatchObject({ kind: "changed", fact: "bounds" });
+    const trip = byName("Entity", "trip").fields as Record<string, Record<string, unknown>>;
+    expect(trip).toEqual({ vehicle_id: { type: "string", required: true }, note: { type: "string" } });
+    expect(note("Trip.vehicle")).toMatchObject({ kind: "skipped", fact: "reference" });
+    expect(note("Trip.note")).toMatchObject({ kind: "changed", fact: "nullability" });
+  });
+
+  it("reads 3.1 const, always-null and mixed-type properties, maps and nullable references", async () => {
+    const { byName, note } = await plan("extras-31.yaml");
+    const event = byName("Entity", "event").fields as Record<string, Record<string, unknown>>;
+    expect(event.type).toEqual({ type: "string", required: true, enum: ["contact.created"] });
+    expect(event.counters).toEqual({ type: "object" });
+    expect(event.author_id?.references).toEqual({ entity: "entity/shop/author", display: "handle" });
+    expect(note("Event.author")).toMatchObject({ kind: "changed", fact: "reference" });
+    expect(note("Event.retired")).toMatchObject({ kind: "changed", fact: "type" });
+    expect(note("Event.fallback")).toMatchObject({ kind: "changed", fact: "type" });
+  });
 });

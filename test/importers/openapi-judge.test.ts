@@ -37,6 +37,8 @@ describe("the OpenAPI judge", () => {
   it.each([
     ["shapes.yaml", "shapes"],
     ["multi/api.yaml", "multi"],
+    ["extras-swagger2.yaml", "extras2"],
+    ["extras-31.yaml", "extras31"],
   ])(
     "finds no silent difference between %s and the app generated from its import",
     async (file, name) => {

@@ -108,6 +108,9 @@ class OpenApiReader {
     this.base = swagger2 ? "/definitions/" : "/components/schemas/";
   }
 
+  /** An `allOf` part -> the schema it is merged into: a reference to the part is one to the whole. */
+  private partOf: ReadonlyMap<string, string> = new Map();
+
   /** A schema name -> the resource (entity) it describes, for variants and list envelopes. */
   private readonly resourceOf = new Map<string, string>();
 
@@ -164,6 +167,7 @@ class OpenApiReader {
     this.usage();
     const tables: ImportTable[] = [];
     const parts = this.allOfParts();
+    this.partOf = parts;
     const groups = this.resources(parts);
     for (const name of Object.keys(this.schemas)) {
       const pointer = `${this.base}${escapePointer(name)}`;
@@ -216,7 +220,15 @@ class OpenApiReader {
         location: t.location,
       });
     }
-    return { format: "openapi", files: [this.file], tables, operations, notes: this.notes };
+    // A variant read for several folds notes the same thing once.
+    const seen = new Set<string>();
+    const notes = this.notes.filter((n) => {
+      const k = `${n.kind}\u0000${n.subject}\u0000${n.reason}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    return { format: "openapi", files: [this.file], tables, operations, notes };
   }
 
   /**
@@ -505,7 +517,8 @@ class OpenApiReader {
       .replace(/~0/g, "~");
     const target = this.resolve(schema, []);
     if (!isObjectSchema(target) || this.isError(name)) return undefined;
-    return this.resourceOf.get(name) ?? name;
+    const whole = this.partOf.get(name);
+    return this.resourceOf.get(whole ?? name) ?? whole ?? name;
   }
 
   private table(name: string, schema: Schema, pointer: string): ImportTable {
@@ -524,6 +537,17 @@ class OpenApiReader {
       const target = this.entityRef(raw) ?? (single.length === 1 && alternatives.length === 2 ? this.entityRef(single[0]) : undefined);
       if (target) {
         const col = `${snakeCase(prop)}_id`;
+        // `user_id` beside an embedded `user`: the object is the record the id names, not a second column.
+        if (Object.keys(rec(schema.properties)).some((o) => o !== prop && snakeCase(o) === col)) {
+          this.notes.push({
+            kind: "skipped",
+            subject: `${name}.${prop}`,
+            reason: `the embedded ${target} is the record ${col} names; left out, ${col} is kept as the input declares it`,
+            location,
+            fact: "reference",
+          });
+          continue;
+        }
         fields.push({ name: col, type: "uuid", required: required.has(prop), description: `The ${prop} (${target})`, location });
         this.notes.push({
           kind: "changed",
@@ -605,6 +629,14 @@ class OpenApiReader {
       });
     }
     let declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
+    if (declared === "null")
+      this.notes.push({
+        kind: "changed",
+        subject,
+        reason: "type null (always null) has no contract type; kept as an optional string",
+        location,
+        fact: "type",
+      });
     // A map (`additionalProperties`) or an object without `type: object` is still an object.
     if (declared === undefined && (p.additionalProperties !== undefined || p.properties !== undefined)) declared = "object";
     const { type, format } = mapOpenApiType(
@@ -661,6 +693,21 @@ class OpenApiReader {
         location,
         fact: "bounds",
       });
+    // Bounds beyond 2^53 - 1 (Discord's permission bit sets) are not exact JSON numbers: the
+    // contract keeps the safe integer.
+    for (const k of ["min", "max"] as const) {
+      const v = c[k];
+      if (v !== undefined && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+        c[k] = Math.sign(v) * Number.MAX_SAFE_INTEGER;
+        this.notes.push({
+          kind: "changed",
+          subject,
+          reason: `${k === "min" ? "minimum" : "maximum"} ${v} is beyond the exact integers of JSON (2^53 - 1); kept as ${c[k]}`,
+          location,
+          fact: "bounds",
+        });
+      }
+    }
     if (typeof p.minLength === "number") c.minLength = p.minLength;
     if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
     if (typeof p.pattern === "string") c.pattern = p.pattern;

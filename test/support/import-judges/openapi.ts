@@ -137,16 +137,18 @@ export function compareDocuments(input: Schema, generated: Schema, notes: readon
     const createRequired = new Set(Array.isArray(model.create.required) ? model.create.required.map(String) : []);
     const required = new Set(Array.isArray(s.required) ? s.required.map(String) : []);
     // `_links` is the app's own (HATEOAS), never an input property.
-    const byKey = new Map(
-      Object.keys(genProps)
-        .filter((p) => !p.startsWith("_"))
-        .map((p) => [nameKey(p), p]),
-    );
+    const own = Object.keys(genProps).filter((p) => !p.startsWith("_"));
+    // The exact name first: `color` and `colors` may both be properties.
+    const exact = (n: string): string => snakeCase(n).replace(/_/g, "");
+    const byExact = new Map(own.map((p) => [exact(p), p]));
+    const byKey = new Map(own.map((p) => [nameKey(p), p]));
+    const find = (n: string): string | undefined => byExact.get(exact(n)) ?? byKey.get(nameKey(n));
     for (const [prop, rawProp] of Object.entries(props)) {
       const subject = `${name}.${prop}`;
-      const p = merged(rawProp);
-      const isObjectRef = (p.type === "object" || p.type === undefined) && Object.keys(rec(p.properties)).length > 0;
-      const hit = byKey.get(nameKey(prop)) ?? (isObjectRef ? byKey.get(nameKey(`${prop}_id`)) : undefined);
+      const p = merged(nonNull(rec(rawProp)));
+      const isObjectRef =
+        typeof p.$ref === "string" || ((p.type === "object" || p.type === undefined) && Object.keys(rec(p.properties)).length > 0);
+      const hit = byExact.get(exact(prop)) ?? (isObjectRef ? find(`${prop}_id`) : undefined) ?? find(prop);
       if (/^id$/i.test(prop) || /^(created|updated)_?at$/i.test(prop)) {
         // The app's own id and timestamps: present whatever the input's type.
         fact(subject, "column", hit !== undefined, true, "");
@@ -233,10 +235,18 @@ function nullable(s: Schema): boolean {
   return [...(Array.isArray(s.anyOf) ? s.anyOf : []), ...(Array.isArray(s.oneOf) ? s.oneOf : [])].some((x) => rec(x).type === "null");
 }
 
-/** Pydantic writes an optional field as `anyOf: [T, {type: null}]`: the T. */
+/** `anyOf`/`oneOf: [T, {type: null}]` (pydantic's optional field, 3.1's nullable reference): the T. */
 function nonNull(s: Schema): Schema {
-  const alts = [...(Array.isArray(s.anyOf) ? s.anyOf : [])].map(rec).filter((x) => x.type !== "null");
-  return alts.length === 1 ? { ...s, ...(alts[0] as Schema), anyOf: undefined } : s;
+  for (const k of ["anyOf", "oneOf"] as const) {
+    const all = Array.isArray(s[k]) ? (s[k] as unknown[]).map(rec) : [];
+    const alts = all.filter((x) => x.type !== "null");
+    if (alts.length === 1 && all.length === 2) {
+      const out: Schema = { ...s, ...(alts[0] as Schema) };
+      delete out[k];
+      return out;
+    }
+  }
+  return s;
 }
 
 /** The JSON type of a schema, `object` for one with properties or alternatives of objects. */
