@@ -62,9 +62,18 @@ export function planRoute(entity: string, ops: readonly ImportOperation[], notes
   const defaultBase = `/${kebabCase(pluralize(entity))}`;
   if (ops.length === 0) return { entity, base: defaultBase, served: [], standard: true };
   const classified = ops.map((op) => ({ op, served: classify(op, entity) }));
+  // The base most operations use, a top-level one (no parameter taken out) before one nested under
+  // another resource: `/actions` rather than `/droplets/{id}/actions`.
   const counts = new Map<string, number>();
-  for (const c of classified) if (c.served) counts.set(c.served.base, (counts.get(c.served.base) ?? 0) + 1);
-  const best = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || compareText(a[0], b[0]))[0];
+  const plain = new Map<string, number>();
+  for (const c of classified) {
+    if (!c.served) continue;
+    counts.set(c.served.base, (counts.get(c.served.base) ?? 0) + 1);
+    if (c.served.dropped.length === 0) plain.set(c.served.base, (plain.get(c.served.base) ?? 0) + 1);
+  }
+  const best = [...counts].sort(
+    (a, b) => (plain.get(b[0]) ?? 0) - (plain.get(a[0]) ?? 0) || b[1] - a[1] || a[0].length - b[0].length || compareText(a[0], b[0]),
+  )[0];
   const served: Served[] = [];
   const seen = new Set<Operation>();
   for (const { op, served: s } of classified) {

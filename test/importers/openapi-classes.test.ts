@@ -137,4 +137,14 @@ describe("OpenAPI import (issue 38 classes)", () => {
     expect(note("Event.retired")).toMatchObject({ kind: "changed", fact: "type" });
     expect(note("Event.fallback")).toMatchObject({ kind: "changed", fact: "type" });
   });
+
+  it("unwraps a wrapper of one record and serves a resource at its top-level path", async () => {
+    const { byName, note } = await plan("extras-31.yaml");
+    expect(note("CreateKeyOutput")).toMatchObject({ kind: "changed", fact: "table", reason: "a wrapper of Key; unwrapped, not an entity" });
+    const route = byName("Route", "key_api");
+    expect(route.base_path).toBeUndefined();
+    expect((route.endpoints as { method: string; path: string }[]).map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "GET /{id}"]);
+    expect(note("GET /teams/{team_id}/keys")).toMatchObject({ kind: "skipped", fact: "operation" });
+    expect(note("POST /teams/{team_id}/keys")).toMatchObject({ kind: "skipped", fact: "operation" });
+  });
 });

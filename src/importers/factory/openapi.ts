@@ -251,7 +251,7 @@ class OpenApiReader {
         this.notes.push({
           kind: "changed",
           subject: n,
-          reason: `a list envelope of ${item} (pagination); unwrapped, not an entity`,
+          reason: `a ${Object.keys(rec(schema.properties)).length === 1 ? "wrapper" : "list envelope (pagination)"} of ${item}; unwrapped, not an entity`,
           fact: "table",
           location: this.locate(`${this.base}${escapePointer(n)}`),
         });
@@ -283,9 +283,21 @@ class OpenApiReader {
     return groups;
   }
 
-  /** The schema name of the records a list envelope holds (`{results: [Project], count}`), if it is one. */
+  /**
+   * The schema name of the records a list envelope holds (`{results: [Project], count}`), or of the
+   * one record a wrapper holds (`{api_key_info: ApiKeyInfo}`, its only property), if it is one.
+   */
   private envelopeOf(s: Schema): string | undefined {
     const props = rec(s.properties);
+    const only = Object.values(props);
+    if (only.length === 1) {
+      const ref = rec(only[0]).$ref;
+      if (typeof ref === "string" && ref.startsWith(`#${this.base}`) && isObjectSchema(this.resolve(only[0], [])))
+        return ref
+          .slice(this.base.length + 1)
+          .replace(/~1/g, "/")
+          .replace(/~0/g, "~");
+    }
     for (const key of ENVELOPE_KEYS) {
       const p = rec(props[key]);
       const items = p.type === "array" || p.items ? p.items : undefined;
