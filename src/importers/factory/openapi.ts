@@ -251,7 +251,10 @@ class OpenApiReader {
         this.notes.push({
           kind: "changed",
           subject: n,
-          reason: `a ${Object.keys(rec(schema.properties)).length === 1 ? "wrapper" : "list envelope (pagination)"} of ${item}; unwrapped, not an entity`,
+          reason:
+            Object.keys(rec(schema.properties)).length === 1
+              ? `a wrapper of ${item}; unwrapped, not an entity`
+              : `a list envelope of ${item} (pagination); unwrapped, not an entity`,
           fact: "table",
           location: this.locate(`${this.base}${escapePointer(n)}`),
         });
