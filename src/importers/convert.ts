@@ -1,6 +1,5 @@
 import { valueFitsType } from "../compiler/fields.js";
 import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
-import { reservedBasePath } from "../compiler/routes.js";
 import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
 import type {
@@ -16,6 +15,7 @@ import type {
 } from "./model.js";
 import { defaultTable, entityName, RESERVED_FIELD_NAMES, snakeCase, uniqueNames } from "./naming.js";
 import { breakCycles, joinTableEnds, pickDisplay, type RefEdge } from "./relations.js";
+import { planRoute, type RoutePlan, routeSpec, settleBasePaths } from "./routes.js";
 import { inferWorkflow } from "./workflows.js";
 
 export type ContractKind = "Entity" | "Workflow" | "Route" | "Page";
@@ -94,6 +94,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "changed",
       subject: c.raw,
       reason: `name collides with '${c.clashesWith}' after normalisation; entity named '${c.name}'`,
+      fact: "table",
     });
   }
   const byTable = new Map<string, ImportTable>();
@@ -159,6 +160,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       subject: e,
       reason: "no fields of its own besides the id and timestamps; a contract entity needs one, so it is left out",
       location: (built.get(e) as { table: ImportTable }).table.location,
+      fact: "table",
     });
   }
   const refs: RefEdge[] = [];
@@ -254,9 +256,20 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   }
 
   const contracts: PlannedContract[] = [];
+  const routes: { plan: RoutePlan; source: SourceLocation }[] = [];
   const operationsByEntity = groupOperations(model.operations, entityOf, notes);
   for (const [entity, b] of [...built].sort(([a], [c]) => compareText(a, c))) {
-    if (empty.has(entity)) continue;
+    if (empty.has(entity)) {
+      for (const op of operationsByEntity.get(entity) ?? [])
+        notes.push({
+          kind: "skipped",
+          subject: `${op.method.toUpperCase()} ${op.path}`,
+          reason: `its entity ${entity} is left out (no fields of its own); not served`,
+          location: op.location,
+          fact: "operation",
+        });
+      continue;
+    }
     const t = b.table;
     const spec: Record<string, unknown> = {};
     const table = t.tableName ?? t.name;
@@ -267,16 +280,24 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     spec.fields = Object.fromEntries(b.fields);
     if (workflowContract) contracts.push(workflowContract);
     contracts.push(plannedContract("Entity", entity, domain, entity, spec, t.description, t.location));
-    const ops = operationsByEntity.get(entity) ?? [];
-    let route: PlannedContract | undefined;
-    if (options.routes === "all" || (options.routes === "operations" && ops.length > 0)) {
-      route = buildRoute(entity, domain, options.routes === "all" ? [] : ops, notes);
-    }
+    const ops = options.routes === "none" ? [] : (operationsByEntity.get(entity) ?? []);
+    let route: RoutePlan | undefined;
+    if (options.routes === "all" || (options.routes === "operations" && ops.length > 0)) route = planRoute(entity, ops, notes);
     // A Page needs its entity served (the compiler refuses it otherwise): the standard endpoints.
-    if (!route && options.pages) route = buildRoute(entity, domain, [], notes);
-    if (route) contracts.push({ ...route, source: ops[0]?.location ?? t.location });
+    if (!route && (options.pages || options.routes === "all")) route = planRoute(entity, [], notes);
+    if (route) routes.push({ plan: route, source: ops[0]?.location ?? t.location });
     if (options.pages) contracts.push(buildPage(entity, domain, b.fields, workflowContract !== undefined));
   }
+  // Base paths are settled together: two Routes never share one.
+  settleBasePaths(
+    routes.map((r) => r.plan),
+    notes,
+  );
+  for (const r of routes)
+    contracts.push({
+      ...plannedContract("Route", `${r.plan.entity}_api`, domain, r.plan.entity, routeSpec(r.plan, domain)),
+      source: r.source,
+    });
   return { contracts, notes };
 }
 
@@ -332,9 +353,21 @@ function buildFields(
       subject: subject(c.raw),
       reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`,
       location: t.location,
+      fact: "column",
     });
   const byName = new Map<string, ImportField>();
   for (const f of t.fields) byName.set(sourceNames.get(f.name) as string, f);
+  for (const f of t.fields) {
+    const s = snakeCase(f.name);
+    if (RESERVED_FIELD_NAMES.has(s) && sourceNames.get(f.name) === `${s}_value`)
+      notes.push({
+        kind: "changed",
+        subject: subject(f.name),
+        reason: `'${s}' is a name the generated app uses itself; the field is named '${s}_value'`,
+        location: f.location ?? t.location,
+        fact: "column",
+      });
+  }
 
   if (pk.length > 1) {
     const ends = joinTableEnds(t);
@@ -412,6 +445,14 @@ function buildFields(
   const tags = byName.get("tags");
   if (tags && tags.type === "array" && (tags.itemsType ?? "string") === "string") {
     mixins.push("mixin/stdlib/taggable");
+    if (tags.required)
+      notes.push({
+        kind: "changed",
+        subject: subject(tags.name),
+        reason: "the taggable mixin's tags are optional (an empty list when left out)",
+        location: tags.location ?? t.location,
+        fact: "nullability",
+      });
     drop.add("tags");
     recognised.push("tags -> mixin/stdlib/taggable");
   }
@@ -543,8 +584,9 @@ function groupOperations(
       notes.push({
         kind: "skipped",
         subject: `${op.method} ${op.path}`,
-        reason: "no entity found for this operation (no schema it returns or accepts)",
+        reason: "no entity found for this operation (no schema it returns or accepts); not served",
         location: op.location,
+        fact: "operation",
       });
       continue;
     }
@@ -553,87 +595,6 @@ function groupOperations(
     out.set(entity, list);
   }
   return out;
-}
-
-type Operation = "list" | "create" | "get" | "update" | "delete";
-
-/**
- * A Route for an entity from the API's operations: the collection path is the one with no path
- * parameter, the item path the collection plus one parameter. Operations that are none of the
- * standard ones are noted (the generated app serves only those).
- */
-function buildRoute(entity: string, domain: string, ops: readonly ImportOperation[], notes: ImportNote[]): PlannedContract | undefined {
-  const defaultBase = `/${kebabCase(pluralize(entity))}`;
-  let base = defaultBase;
-  const endpoints: Record<string, unknown>[] = [];
-  if (ops.length === 0) {
-    const all: [Operation, string, string][] = [
-      ["list", "GET", "/"],
-      ["get", "GET", "/{id}"],
-      ["create", "POST", "/"],
-      ["update", "PATCH", "/{id}"],
-      ["delete", "DELETE", "/{id}"],
-    ];
-    for (const [op, method, path] of all)
-      endpoints.push({ method, path, summary: `${humanize(op)} ${humanize(op === "list" ? pluralize(entity) : entity).toLowerCase()}` });
-  } else {
-    const collections = ops.map((o) => o.path.replace(/\/+$/, "")).filter((p) => !/\{[^}]+\}/.test(p));
-    const counts = new Map<string, number>();
-    for (const p of collections) counts.set(p, (counts.get(p) ?? 0) + 1);
-    const itemParents = ops
-      .map((o) => /^(.*)\/\{[^}/]+\}\/?$/.exec(o.path)?.[1])
-      .filter((p): p is string => p !== undefined && !/\{/.test(p));
-    for (const p of itemParents) counts.set(p, (counts.get(p) ?? 0) + 1);
-    const best = [...counts].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || compareText(a[0], b[0]))[0];
-    if (best && /^\/[A-Za-z0-9_\-/]*$/.test(best[0])) base = best[0];
-    const seen = new Set<Operation>();
-    for (const o of ops) {
-      const path = o.path.replace(/\/+$/, "");
-      const method = o.method.toUpperCase();
-      let op: Operation | undefined;
-      if (path === base) op = method === "GET" ? "list" : method === "POST" ? "create" : undefined;
-      else if (/^\/\{[^}/]+\}$/.test(path.slice(base.length)) && path.startsWith(base)) {
-        op = method === "GET" ? "get" : method === "PUT" || method === "PATCH" ? "update" : method === "DELETE" ? "delete" : undefined;
-      }
-      if (!op) {
-        notes.push({
-          kind: "skipped",
-          subject: `${method} ${o.path}`,
-          reason: `not one of the standard operations of ${base} (list, get, create, update, delete)`,
-          location: o.location,
-        });
-        continue;
-      }
-      if (seen.has(op)) {
-        notes.push({
-          kind: "skipped",
-          subject: `${method} ${o.path}`,
-          reason: `a second ${op} operation for ${base}`,
-          location: o.location,
-        });
-        continue;
-      }
-      seen.add(op);
-      const e: Record<string, unknown> = { method, path: op === "list" || op === "create" ? "/" : "/{id}" };
-      if (o.summary) e.summary = o.summary.trim().split("\n")[0];
-      endpoints.push(e);
-    }
-  }
-  if (endpoints.length === 0) return undefined;
-  // The generated app serves /health, /auth, /docs... itself: a source path there moves aside.
-  if (reservedBasePath(base)) {
-    const moved = reservedBasePath(defaultBase) ? `/api${defaultBase}` : defaultBase;
-    notes.push({
-      kind: "changed",
-      subject: `${entity} base path ${base}`,
-      reason: `${base} is a path the generated app serves itself; the Route uses ${moved}`,
-    });
-    base = moved;
-  }
-  const spec: Record<string, unknown> = { entity: `entity/${domain}/${entity}` };
-  if (base !== defaultBase) spec.base_path = base;
-  spec.endpoints = endpoints;
-  return plannedContract("Route", `${entity}_api`, domain, entity, spec);
 }
 
 function buildPage(entity: string, domain: string, fields: ReadonlyMap<string, FieldDef>, hasWorkflow: boolean): PlannedContract {

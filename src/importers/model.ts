@@ -82,6 +82,8 @@ export interface ImportOperation {
   summary?: string;
   /** Source name of the table this operation reads or writes, when known. */
   table?: string;
+  /** The operation answers with a list of records (a JSON array, or a list envelope). */
+  returnsList?: boolean;
   location: SourceLocation;
 }
 

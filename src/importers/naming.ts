@@ -79,7 +79,8 @@ export function defaultTable(entity: string): string {
  * Field names a workflow owns (`state`): a source column with this name is renamed, unless it is
  * the status field the workflow replaces.
  */
-export const RESERVED_FIELD_NAMES = new Set(["state"]);
+// `links` is the generated app's own (its records' `_links`, HATEOAS): a field of that name would be lost.
+export const RESERVED_FIELD_NAMES = new Set(["state", "links"]);
 
 /**
  * Gives each raw name a unique normalised name. Collisions after normalisation (`userName` and

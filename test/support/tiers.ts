@@ -41,6 +41,7 @@ export const UNIT_FILES = [
   "test/healer/server.test.ts",
   "test/healer/ticket-table.test.ts",
   "test/importers/enrich.test.ts",
+  "test/importers/openapi-classes.test.ts",
   "test/importers/shared.test.ts",
   "test/importers/prisma-fidelity.test.ts",
   "test/importers/code-judges.test.ts",

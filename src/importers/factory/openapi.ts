@@ -5,6 +5,7 @@ import type { ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation,
 import { ImportError } from "../model.js";
 import { snakeCase } from "../naming.js";
 import { mapOpenApiType } from "../type-map.js";
+import { bundleOpenApi } from "./openapi-bundle.js";
 import { readSource } from "./read.js";
 
 type Schema = Record<string, unknown>;
@@ -12,21 +13,22 @@ type Schema = Record<string, unknown>;
 const rec = (v: unknown): Schema => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Schema) : {});
 const METHODS = ["get", "post", "put", "patch", "delete"];
 /** Schemas that describe an error payload, not a resource. */
-const ERROR_NAME = /(^|[^a-z])(error|problem)(s|details?)?$/i;
+const ERROR_WORDS = /(^|_)(error|problem|progress|failure)(s|_details?|_response|_info|_message|_body)?$/;
+const isErrorName = (name: string): boolean => ERROR_WORDS.test(snakeCase(name));
 /** Names of a resource's request and response variants: `ProjectReq`, `PatchedProject`, `UserCreate`, `UserPublic`. */
 const VARIANT_SUFFIX =
-  /(Create|Update|Patch|Partial|Put|Post|Upsert)?(Req|Request|Input|Body|Payload|Params|Create|Update|Patch|Response|Resp|Out|Output|Read|Detail|Details|Public|Private|Base|Dto|DTO|Fields)$/;
-const VARIANT_PREFIX = /^(Patched|Create|Update|New|Edit|Writable|Readonly|ReadOnly)(?=[A-Z])/;
+  /(Create|Update|Patch|Partial|Put|Post|Upsert)?(Req|Request|Input|Body|Payload|Params|Options|Create|Update|Patch|Response|Resp|Out|Output|Read|Detail|Details|Summary|Full|Public|Private|Base|Dto|DTO|Fields)?(Success|Ok|OK)?$/;
+const VARIANT_PREFIX = /^(Patched|Create|Update|New|Edit|Writable|Readonly|ReadOnly|Get|Retrieve|Fetch)(?=[A-Z])/;
 /** Properties of a list envelope that hold its records. */
 const ENVELOPE_KEYS = ["data", "results", "items", "content", "records", "rows", "list", "entries"];
 /** What a request variant is for: its fields are writable, its `required` is required-on-create. */
 const REQUEST_VARIANT =
-  /(Req|Request|Input|Body|Payload|Params|Create|Update|Patch|Put|Post|Upsert)$|^(Patched|Create|Update|New|Edit|Writable)/;
+  /(Req|Request|Input|Body|Payload|Params|Options|Create|Update|Patch|Put|Post|Upsert)$|^(Patched|Create|Update|New|Edit|Writable)/;
 
 /**
  * Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (YAML or JSON) into the neutral model.
- * swagger-parser validates it against the official schemas and bundles external `$ref`s into one
- * document; internal refs are kept and followed here, so schema names survive (they name the
+ * External `$ref`s are bundled into one document first (openapi-bundle.ts), then swagger-parser
+ * validates it against the official schemas; internal refs are kept and followed here, so schema names survive (they name the
  * entities) and a ref that only leads back to itself is reported with its place.
  */
 export async function readOpenApi(file: string): Promise<ImportModel> {
@@ -47,10 +49,10 @@ export async function readOpenApi(file: string): Promise<ImportModel> {
       column: 1,
     });
   }
-  let api: Schema;
+  const api = bundleOpenApi(file, root, locate);
   try {
-    await SwaggerParser.validate(file, { dereference: { circular: "ignore" } });
-    api = rec(await SwaggerParser.bundle(file));
+    // The bundled document has only local refs; the validator dereferences its own copy.
+    await SwaggerParser.validate(structuredClone(api) as never, { dereference: { circular: "ignore" } });
   } catch (e) {
     throw specError(e, file, locate);
   }
@@ -106,12 +108,66 @@ class OpenApiReader {
     this.base = swagger2 ? "/definitions/" : "/components/schemas/";
   }
 
+  /** An `allOf` part -> the schema it is merged into: a reference to the part is one to the whole. */
+  private partOf: ReadonlyMap<string, string> = new Map();
+
   /** A schema name -> the resource (entity) it describes, for variants and list envelopes. */
   private readonly resourceOf = new Map<string, string>();
 
+  /** Schema names by how operations use them: answered by a GET of one item, only in error answers. */
+  private readonly itemAnswers = new Set<string>();
+  private readonly errorOnly = new Set<string>();
+
+  /**
+   * How the operations use each named schema, which decides what it is: one a GET of a single item
+   * (`/things/{id}`) answers with is a resource even when it holds a list (`{id, records: [...]}`);
+   * one that only non-2xx answers carry is an error payload, whatever its name.
+   */
+  private usage(): void {
+    const good = new Set<string>();
+    const bad = new Set<string>();
+    const prefix = `#${this.base}`;
+    const refs = (v: unknown, into: Set<string>): void => {
+      const text = JSON.stringify(v ?? null);
+      for (const m of text.matchAll(/"\$ref":"([^"]+)"/g)) {
+        const r = m[1] as string;
+        if (r.startsWith(prefix)) into.add(r.slice(prefix.length).replace(/~1/g, "/").replace(/~0/g, "~"));
+      }
+    };
+    for (const [path, item] of Object.entries(rec(this.api.paths))) {
+      for (const method of METHODS) {
+        const op = rec(rec(item)[method]);
+        for (const [code, res] of Object.entries(rec(op.responses))) {
+          const r = this.resolveResponse(res);
+          if (/^2/.test(code)) {
+            refs(r, good);
+            if (method === "get" && /\/\{[^}/]+\}\/?$/.test(path)) {
+              for (const raw of [r.schema, ...Object.values(rec(r.content)).map((m) => rec(m).schema)]) {
+                const ref = rec(raw).$ref;
+                if (typeof ref === "string" && ref.startsWith(prefix))
+                  this.itemAnswers.add(ref.slice(prefix.length).replace(/~1/g, "/").replace(/~0/g, "~"));
+              }
+            }
+          } else refs(r, bad);
+        }
+        refs(op.requestBody, good);
+        refs(op.parameters, good);
+      }
+    }
+    // A schema another schema refers to is part of the data, not only an error.
+    for (const [name, raw] of Object.entries(this.schemas)) if (!bad.has(name)) refs(raw, good);
+    for (const n of bad) if (!good.has(n)) this.errorOnly.add(n);
+  }
+
+  private isError(name: string): boolean {
+    return isErrorName(name) || this.errorOnly.has(name);
+  }
+
   read(): ImportModel {
+    this.usage();
     const tables: ImportTable[] = [];
     const parts = this.allOfParts();
+    this.partOf = parts;
     const groups = this.resources(parts);
     for (const name of Object.keys(this.schemas)) {
       const pointer = `${this.base}${escapePointer(name)}`;
@@ -128,18 +184,29 @@ class OpenApiReader {
           kind: "changed",
           subject: name,
           reason: `only a part of ${whole} (allOf); merged into it`,
+          fact: "table",
           location: this.locate(pointer),
         });
         continue;
       }
       const schema = this.resolve({ $ref: `#${pointer}` }, []);
       if (!isObjectSchema(schema)) continue;
-      if (ERROR_NAME.test(name)) {
-        this.notes.push({ kind: "skipped", subject: name, reason: "an error payload, not a resource", location: this.locate(pointer) });
+      if (this.isError(name)) {
+        this.notes.push({
+          kind: "skipped",
+          subject: name,
+          reason: this.errorOnly.has(name)
+            ? "only error answers (4xx, 5xx, default) carry it: an error payload, not a resource"
+            : "an error or progress payload, not a resource",
+          location: this.locate(pointer),
+          fact: "table",
+        });
         continue;
       }
       tables.push(this.table(name, schema, pointer));
     }
+    // Resources known only by their variants (no schema has the resource's own name).
+    for (const [name, variants] of groups) if (!(name in this.schemas)) tables.push(this.folded(name, variants));
     const names = new Set(tables.map((t) => t.name));
     this.idReferences(tables);
     const operations = this.operations(names);
@@ -149,10 +216,19 @@ class OpenApiReader {
         kind: "changed",
         subject: name,
         reason: "no named schema: the entity is inferred from the inline schemas of its operations",
+        fact: "table",
         location: t.location,
       });
     }
-    return { format: "openapi", files: [this.file], tables, operations, notes: this.notes };
+    // A variant read for several folds notes the same thing once.
+    const seen = new Set<string>();
+    const notes = this.notes.filter((n) => {
+      const k = `${n.kind}\u0000${n.subject}\u0000${n.reason}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    return { format: "openapi", files: [this.file], tables, operations, notes };
   }
 
   /**
@@ -161,18 +237,25 @@ class OpenApiReader {
    * the resource's name; each variant and envelope is noted. Returns resource -> its schema names.
    */
   private resources(parts: ReadonlyMap<string, string>): Map<string, string[]> {
-    const names = Object.keys(this.schemas).filter((n) => !parts.has(n) && !ERROR_NAME.test(n));
+    const names = Object.keys(this.schemas).filter((n) => !parts.has(n) && !this.isError(n));
     const objects = new Set(names.filter((n) => isObjectSchema(this.resolve({ $ref: `#${this.base}${escapePointer(n)}` }, []))));
     const groups = new Map<string, string[]>();
     // List envelopes first: an object whose records property is an array of a named schema.
     for (const n of objects) {
-      const item = this.envelopeOf(this.resolve({ $ref: `#${this.base}${escapePointer(n)}` }, []));
+      const schema = this.resolve({ $ref: `#${this.base}${escapePointer(n)}` }, []);
+      // A schema with its own id, or what a GET of one item answers, is a resource holding a list.
+      if (this.itemAnswers.has(n) || "id" in rec(schema.properties)) continue;
+      const item = this.envelopeOf(schema);
       if (item !== undefined && item !== n) {
         this.resourceOf.set(n, item);
         this.notes.push({
           kind: "changed",
           subject: n,
-          reason: `a list envelope of ${item} (pagination); unwrapped, not an entity`,
+          reason:
+            Object.keys(rec(schema.properties)).length === 1
+              ? `a wrapper of ${item}; unwrapped, not an entity`
+              : `a list envelope of ${item} (pagination); unwrapped, not an entity`,
+          fact: "table",
           location: this.locate(`${this.base}${escapePointer(n)}`),
         });
       }
@@ -187,7 +270,8 @@ class OpenApiReader {
     for (const [s, members] of byStem) {
       // A stem names a resource when a schema has that very name, or when several variants share it.
       if (members.length < 2 && !members.includes(s)) continue;
-      const canonical = members.includes(s) ? s : (members.find((m) => !REQUEST_VARIANT.test(m)) ?? s);
+      // The resource's own name: `GetBroadcastResponseSuccess` and `CreateBroadcastOptions` are a Broadcast.
+      const canonical = s;
       groups.set(
         canonical,
         members.sort((a, b) => (a === canonical ? -1 : b === canonical ? 1 : compareText(a, b))),
@@ -202,9 +286,21 @@ class OpenApiReader {
     return groups;
   }
 
-  /** The schema name of the records a list envelope holds (`{results: [Project], count}`), if it is one. */
+  /**
+   * The schema name of the records a list envelope holds (`{results: [Project], count}`), or of the
+   * one record a wrapper holds (`{api_key_info: ApiKeyInfo}`, its only property), if it is one.
+   */
   private envelopeOf(s: Schema): string | undefined {
     const props = rec(s.properties);
+    const only = Object.values(props);
+    if (only.length === 1) {
+      const ref = rec(only[0]).$ref;
+      if (typeof ref === "string" && ref.startsWith(`#${this.base}`) && isObjectSchema(this.resolve(only[0], [])))
+        return ref
+          .slice(this.base.length + 1)
+          .replace(/~1/g, "/")
+          .replace(/~0/g, "~");
+    }
     for (const key of ENVELOPE_KEYS) {
       const p = rec(props[key]);
       const items = p.type === "array" || p.items ? p.items : undefined;
@@ -245,6 +341,8 @@ class OpenApiReader {
       : undefined;
     const fields: ImportField[] = [];
     const seen = new Set<string>();
+    // The schema named as the resource, when there is one: what its `required` says is compared.
+    const own = variants.includes(name) ? tableOf(name) : undefined;
     for (const v of [...responses, ...requests]) {
       const t = v === (responses[0] ?? variants[0]) ? main : tableOf(v);
       for (const f of t.fields) {
@@ -253,21 +351,43 @@ class OpenApiReader {
         const out = { ...f };
         if (requests.length > 0 && !requestFields.has(f.name) && f.name !== "id") out.required = false;
         else if (createRequired) out.required = createRequired.has(f.name);
+        const was = own?.fields.find((x) => x.name === f.name);
+        if (was && (was.required === true) !== (out.required === true) && f.name !== "id")
+          this.notes.push({
+            kind: "changed",
+            subject: `${name}.${f.name}`,
+            reason: out.required
+              ? `required: ${create ?? "the create request"} requires it, though ${name} does not`
+              : `optional: ${create ? `${create} does not require it` : "only responses carry it (read-only)"}, though ${name} does`,
+            location: f.location ?? main.location,
+            fact: "nullability",
+          });
         if (requests.length > 0 && !responses.some((r) => r === v) && responses.length > 0)
           this.notes.push({
             kind: "changed",
             subject: `${name}.${f.name}`,
             reason: `write-only (only in ${v}); kept as a field`,
+            fact: "column",
             location: f.location ?? main.location,
           });
         fields.push(out);
       }
       for (const fk of t.foreignKeys) if (!main.foreignKeys.some((x) => x.columns[0] === fk.columns[0])) main.foreignKeys.push(fk);
     }
+    for (const v of variants)
+      if (v !== name)
+        this.notes.push({
+          kind: "changed",
+          subject: v,
+          reason: `a request or response variant of ${name}; folded into its entity`,
+          location: this.locate(`${this.base}${escapePointer(v)}`),
+          fact: "table",
+        });
     this.notes.push({
       kind: "changed",
       subject: name,
       reason: `one entity for the schemas of one resource: ${variants.join(", ")}${requests.length > 0 ? " (fields only in responses are read-only, not required)" : ""}`,
+      fact: "table",
       location: main.location,
     });
     return { ...main, fields, primaryKey: fields.some((f) => f.name === "id") ? ["id"] : [] };
@@ -369,7 +489,7 @@ class OpenApiReader {
       return this.resolve(this.at(ref.slice(1)), [...seen, ref]);
     }
     if (Array.isArray(s.allOf)) {
-      const merged: Schema = { ...s, type: "object", properties: {}, required: [] };
+      const merged: Schema = { ...s, type: "object", properties: {}, required: Array.isArray(s.required) ? [...s.required] : [] };
       delete merged.allOf;
       for (const part of s.allOf) {
         const p = this.resolve(part, seen);
@@ -378,6 +498,15 @@ class OpenApiReader {
         if (!merged.description && p.description) merged.description = p.description;
       }
       merged.properties = { ...rec(merged.properties), ...rec(s.properties) };
+      // `allOf: [{$ref: IntegerEnum}]` (a discriminator, a described enum) keeps the part's type and values.
+      const typed = s.allOf.map((part) => this.resolve(part, seen)).find((x) => typeof x.type === "string" && x.type !== "object");
+      if (typed && Object.keys(rec(merged.properties)).length === 0) {
+        merged.type = typed.type;
+        for (const k of ["enum", "format", "minimum", "maximum", "minLength", "maxLength", "pattern", "default"])
+          if (merged[k] === undefined && typed[k] !== undefined) merged[k] = typed[k];
+        delete merged.properties;
+        delete merged.required;
+      }
       return merged;
     }
     return s;
@@ -402,8 +531,9 @@ class OpenApiReader {
       .replace(/~1/g, "/")
       .replace(/~0/g, "~");
     const target = this.resolve(schema, []);
-    if (!isObjectSchema(target) || ERROR_NAME.test(name)) return undefined;
-    return this.resourceOf.get(name) ?? name;
+    if (!isObjectSchema(target) || this.isError(name)) return undefined;
+    const whole = this.partOf.get(name);
+    return this.resourceOf.get(whole ?? name) ?? whole ?? name;
   }
 
   private table(name: string, schema: Schema, pointer: string): ImportTable {
@@ -413,15 +543,39 @@ class OpenApiReader {
     for (const [prop, raw] of Object.entries(rec(schema.properties))) {
       const at = `${pointer}/properties/${escapePointer(prop)}`;
       const location = this.locate(at);
-      const target = this.entityRef(raw);
+      // `anyOf: [{$ref: Owner}, {type: "null"}]` is an optional reference to Owner.
+      const alternatives = [
+        ...(Array.isArray(rec(raw).anyOf) ? (rec(raw).anyOf as unknown[]) : []),
+        ...(Array.isArray(rec(raw).oneOf) ? (rec(raw).oneOf as unknown[]) : []),
+      ];
+      const single = alternatives.filter((x) => rec(x).type !== "null");
+      const target = this.entityRef(raw) ?? (single.length === 1 && alternatives.length === 2 ? this.entityRef(single[0]) : undefined);
       if (target) {
         const col = `${snakeCase(prop)}_id`;
+        // `user_id` beside an embedded `user`: the object is the record the id names, not a second column.
+        if (Object.keys(rec(schema.properties)).some((o) => o !== prop && snakeCase(o) === col)) {
+          this.notes.push({
+            kind: "skipped",
+            subject: `${name}.${prop}`,
+            reason: `the embedded ${target} is the record ${col} names; left out, ${col} is kept as the input declares it`,
+            location,
+            fact: "reference",
+          });
+          continue;
+        }
         fields.push({ name: col, type: "uuid", required: required.has(prop), description: `The ${prop} (${target})`, location });
+        this.notes.push({
+          kind: "changed",
+          subject: `${name}.${prop}`,
+          reason: `the embedded ${target} object becomes a reference ${col} to its record`,
+          location,
+          fact: "reference",
+        });
         foreignKeys.push({ columns: [col], table: target, targetColumns: [] });
         continue;
       }
       const p = this.resolve(raw, []);
-      const field = this.field(prop, p, required.has(prop), location);
+      const field = this.field(prop, p, required.has(prop), location, `${name}.${prop}`);
       if (field.type === "array") {
         const itemTarget = this.entityRef(p.items);
         if (itemTarget) {
@@ -442,20 +596,64 @@ class OpenApiReader {
     return t;
   }
 
-  private field(name: string, p: Schema, required: boolean, location: SourceLocation): ImportField {
-    const alternatives = [...(Array.isArray(p.oneOf) ? p.oneOf : []), ...(Array.isArray(p.anyOf) ? p.anyOf : [])].map((x) =>
-      this.resolve(x, []),
-    );
-    if (p.type === undefined && alternatives.length > 0 && alternatives.every((x) => isObjectSchema(x) || x.type === "object")) {
+  private field(name: string, p0: Schema, required0: boolean, location: SourceLocation, subject: string): ImportField {
+    let p = p0;
+    const all = [...(Array.isArray(p.oneOf) ? p.oneOf : []), ...(Array.isArray(p.anyOf) ? p.anyOf : [])].map((x) => this.resolve(x, []));
+    const isNull = (x: Schema): boolean => x.type === "null" || (Array.isArray(x.enum) && x.enum.length === 1 && x.enum[0] === null);
+    const alternatives = all.filter((x) => !isNull(x));
+    // Nullable: 3.1 `type: [T, "null"]`, 3.0 `nullable: true`, or a `null` alternative. A contract
+    // field has no null apart from being optional, so a required nullable property is optional.
+    const nullable =
+      (Array.isArray(p.type) && p.type.includes("null")) ||
+      p.nullable === true ||
+      p["x-nullable"] === true ||
+      alternatives.length < all.length;
+    if (p.type === undefined && alternatives.length === 1 && alternatives.length < all.length) {
+      p = { ...(alternatives[0] as Schema), ...(p.description ? { description: p.description } : {}) };
+    }
+    let required = required0;
+    if (nullable && required) {
+      required = false;
       this.notes.push({
         kind: "changed",
-        subject: name,
+        subject,
+        reason: "required but nullable: a contract field cannot hold null, so it is optional (absent stands for null)",
+        location,
+        fact: "nullability",
+      });
+    }
+    if (p.type === undefined && alternatives.length > 1 && alternatives.every((x) => isObjectSchema(x) || x.type === "object")) {
+      this.notes.push({
+        kind: "changed",
+        subject,
         reason: `oneOf/anyOf of ${alternatives.length} object schemas becomes an object field (the alternatives are not checked)`,
         location,
+        fact: "type",
       });
       return { name, type: "object", required: required && p.readOnly !== true, location };
     }
-    const declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
+    // Alternatives of different types (`oneOf: [string, number, object]`): one type cannot hold them all.
+    const kinds = [...new Set(alternatives.map((x) => (Array.isArray(x.type) ? x.type.find((t) => t !== "null") : x.type)))];
+    if (p.type === undefined && kinds.length > 1) {
+      this.notes.push({
+        kind: "changed",
+        subject,
+        reason: `oneOf/anyOf of ${kinds.map(String).join(", ")} becomes a string field (the other types are not kept)`,
+        location,
+        fact: "type",
+      });
+    }
+    let declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
+    if (declared === "null")
+      this.notes.push({
+        kind: "changed",
+        subject,
+        reason: "type null (always null) has no contract type; kept as an optional string",
+        location,
+        fact: "type",
+      });
+    // A map (`additionalProperties`) or an object without `type: object` is still an object.
+    if (declared === undefined && (p.additionalProperties !== undefined || p.properties !== undefined)) declared = "object";
     const { type, format } = mapOpenApiType(
       typeof declared === "string" ? declared : undefined,
       typeof p.format === "string" ? p.format : undefined,
@@ -465,14 +663,30 @@ class OpenApiReader {
     if (format) f.format = format;
     if (typeof p.description === "string") f.description = p.description;
     if (Array.isArray(p.enum)) f.enum = p.enum.filter((v): v is string | number => typeof v === "string" || typeof v === "number");
+    else if (typeof p.const === "string" || typeof p.const === "number") f.enum = [p.const];
     if (p.default !== undefined) f.default = p.default;
     if (type === "array") {
       const items = this.resolve(p.items, []);
       const it = Array.isArray(items.type) ? items.type.find((t) => t !== "null") : items.type;
-      f.itemsType = mapOpenApiType(
-        typeof it === "string" ? it : undefined,
-        typeof items.format === "string" ? items.format : undefined,
-      ).type;
+      const choices = [...(Array.isArray(items.oneOf) ? items.oneOf : []), ...(Array.isArray(items.anyOf) ? items.anyOf : [])]
+        .map((x) => this.resolve(x, []))
+        .filter((x) => x.type !== "null");
+      if (it === undefined && choices.length > 0 && choices.every((x) => isObjectSchema(x) || x.type === "object")) {
+        // An array of `oneOf` objects holds objects (never strings); which alternative is not checked.
+        f.itemsType = "object";
+        if (choices.length > 1)
+          this.notes.push({
+            kind: "changed",
+            subject,
+            reason: `an array of oneOf/anyOf ${choices.length} object schemas becomes an array of objects (the alternatives are not checked)`,
+            location,
+            fact: "type",
+          });
+      } else
+        f.itemsType = mapOpenApiType(
+          typeof it === "string" ? it : typeof choices[0]?.type === "string" ? choices[0].type : undefined,
+          typeof items.format === "string" ? items.format : undefined,
+        ).type;
     }
     const c: ImportField["constraints"] = {};
     if (typeof p.minimum === "number") c.min = p.minimum;
@@ -492,7 +706,23 @@ class OpenApiReader {
         subject: name,
         reason: "an exclusive bound on a number is kept as an inclusive min/max",
         location,
+        fact: "bounds",
       });
+    // Bounds beyond 2^53 - 1 (Discord's permission bit sets) are not exact JSON numbers: the
+    // contract keeps the safe integer.
+    for (const k of ["min", "max"] as const) {
+      const v = c[k];
+      if (v !== undefined && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+        c[k] = Math.sign(v) * Number.MAX_SAFE_INTEGER;
+        this.notes.push({
+          kind: "changed",
+          subject,
+          reason: `${k === "min" ? "minimum" : "maximum"} ${v} is beyond the exact integers of JSON (2^53 - 1); kept as ${c[k]}`,
+          location,
+          fact: "bounds",
+        });
+      }
+    }
     if (typeof p.minLength === "number") c.minLength = p.minLength;
     if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
     if (typeof p.pattern === "string") c.pattern = p.pattern;
@@ -514,10 +744,27 @@ class OpenApiReader {
         if (summary) o.summary = summary;
         const table = this.operationSchema(op, entities) ?? fromPath(path, entities) ?? this.inlineTable(path, op, pointer, entities);
         if (table) o.table = table;
+        if (method === "get" && this.returnsList(op)) o.returnsList = true;
         out.push(o);
       }
     }
     return out;
+  }
+
+  /** Whether the operation's 2xx JSON answer is a list: an array, or an object wrapping one (an envelope). */
+  private returnsList(op: Schema): boolean {
+    for (const [code, res] of Object.entries(rec(op.responses))) {
+      if (!/^2/.test(code)) continue;
+      const r = this.resolveResponse(res);
+      for (const raw of [r.schema, ...Object.values(rec(r.content)).map((m) => rec(m).schema)]) {
+        if (raw === undefined) continue;
+        const s = this.resolve(raw, []);
+        if (s.type === "array" || (Array.isArray(s.type) && s.type.includes("array"))) return true;
+        const props = rec(s.properties);
+        if (!("id" in props) && ENVELOPE_KEYS.some((k) => this.resolve(props[k], []).type === "array")) return true;
+      }
+    }
+    return false;
   }
 
   /** The entity an operation returns or accepts: its 2xx response, then its request body. */
