@@ -165,7 +165,8 @@ export async function runDev(o: DevOptions): Promise<void> {
       command: o.healer.command,
       args: [...o.healer.args, "--no-regenerate", "--host", o.host, "--port", String(o.healerPort), resolve(o.contracts)],
       cwd: project.root,
-      env: { ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
+      // A development Healer, like the development app, tolerates a short token.
+      env: { APP_ENV: "development", ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
     });
     watchExit(healer);
     if (!(await step(waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {

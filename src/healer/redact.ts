@@ -89,7 +89,7 @@ export function redactStacktrace(trace: string): string {
 /** A runtime report's context with every string value redacted; the stack trace by `redactStacktrace`. */
 export function redactContext(context: TicketContext): TicketContext {
   const walk = (value: unknown, key: string | null): unknown => {
-    if (typeof value === "string") return key === "stacktrace" ? redactStacktrace(value) : redactText(value);
+    if (typeof value === "string") return key === "stacktrace" ? redactStacktrace(redactSecrets(value)) : redactText(redactSecrets(value));
     if (Array.isArray(value)) return value.map((v) => walk(v, null));
     if (value !== null && typeof value === "object") {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
@@ -106,14 +106,25 @@ export function redactContext(context: TicketContext): TicketContext {
  */
 const KEYED = /((?:password|passwd|pwd|secret|token|api[_-]?key|authorization)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&}\]]+)/gi;
 const BEARER = /\b(Bearer\s+)[\w.~+/=-]+/gi;
+/** The password of a URL's user info (`postgresql://app:<pw>@db/app`): the user and host classify, the password goes. */
+const URL_PASSWORD = /\b([a-z][\w+.-]*:\/\/[^\s:/@'"]*:)[^\s@/'"]+@/gi;
 const SECRET_ENV = /(TOKEN|SECRET|PASSWORD|API_KEY)$/;
 
 export function redactSecrets(text: string, env: NodeJS.ProcessEnv = process.env): string {
-  let out = text.replace(BEARER, `$1${REDACTED}`).replace(KEYED, `$1${REDACTED}`);
+  let out = text.replace(URL_PASSWORD, `$1${REDACTED}@`).replace(BEARER, `$1${REDACTED}`).replace(KEYED, `$1${REDACTED}`);
   for (const [name, value] of Object.entries(env)) {
     if (value && value.length >= 8 && SECRET_ENV.test(name)) out = out.split(value).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * What a person typed into a report (a manual report, a validation message sent over HTTP) may
+ * name people: e-mail addresses and phone numbers go, besides the secrets.
+ */
+const PHONE = /(?<![\w.:/-])\+?\d[\d ()-]{6,}\d(?![\w.:/-])/g;
+export function redactPersonal(text: string, env: NodeJS.ProcessEnv = process.env): string {
+  return redactSecrets(text, env).replace(EMAIL, REDACTED).replace(PHONE, REDACTED);
 }
 
 /** `redactSecrets` on every string of a JSON value. */
@@ -122,5 +133,14 @@ export function redactValue<T>(value: T, env: NodeJS.ProcessEnv = process.env): 
   if (Array.isArray(value)) return value.map((v) => redactValue(v, env)) as T;
   if (value !== null && typeof value === "object")
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, env)])) as T;
+  return value;
+}
+
+/** `redactPersonal` on every string of a JSON value. */
+export function redactPersonalValue<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
+  if (typeof value === "string") return redactPersonal(value, env) as T;
+  if (Array.isArray(value)) return value.map((v) => redactPersonalValue(v, env)) as T;
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactPersonalValue(v, env)])) as T;
   return value;
 }

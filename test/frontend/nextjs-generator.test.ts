@@ -404,6 +404,12 @@ describe("nextjs generator", () => {
       "/login",
       "/login?next=/x",
       "\n/x",
+      // Paths that normalise to `//host`: a browser reads those as another site.
+      "/..//evil.example/x",
+      "/.//evil.example/x",
+      "/a/..//evil.example/x",
+      "/%2e%2e//evil.example/x",
+      "/tickets/../..//evil.example",
     ]) {
       const next = safeNext(bad);
       expect(next, String(bad)).toBe(bad === "/%2F/evil.example" ? "/%2F/evil.example" : "/");

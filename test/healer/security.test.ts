@@ -19,7 +19,7 @@ import { type HealerProcess, startHealerProcess } from "./serve-process.js";
  * SQLite and on PostgreSQL where the store is involved.
  */
 
-const TOKEN = "t0ken-for-the-security-tests";
+const TOKEN = "t0ken-for-the-security-tests-32-bytes-long";
 const MISSING_FIELD = brokenShop("missing_type");
 const CUSTOMER = "domains/shop/entities/customer.contract.yaml";
 const ORDER = "domains/shop/entities/order.contract.yaml";

@@ -322,6 +322,19 @@ in seconds, default 60); a person approves it. Without a provider they fail with
 }
 
 /** Runs the service until SIGINT or SIGTERM, then closes it and the store. */
+/** Shortest Healer token accepted outside development, in bytes (as the app's AUTH_SECRET). */
+export const MIN_TOKEN_BYTES = 32;
+
+/**
+ * A token short enough to guess is refused, as the generated app refuses a weak AUTH_SECRET:
+ * only an explicit APP_ENV=development tolerates it. Null when the token is acceptable.
+ */
+export function weakTokenReason(token: string | undefined, env: NodeJS.ProcessEnv): string | null {
+  if (token === undefined || Buffer.byteLength(token) >= MIN_TOKEN_BYTES) return null;
+  if (env.APP_ENV?.trim().toLowerCase() === "development") return null;
+  return `SVC_HEALER_TOKEN is ${Buffer.byteLength(token)} bytes; outside development (APP_ENV=development) it must be at least ${MIN_TOKEN_BYTES} bytes, e.g. openssl rand -hex 32`;
+}
+
 async function serveHealer(h: Healer, host: string, port: number): Promise<void> {
   const { buildHealerServer } = await import("../../healer/server/app.js");
   try {
@@ -337,6 +350,11 @@ async function serveHealer(h: Healer, host: string, port: number): Promise<void>
     throw new UserError(`another Healer service is already serving ${h.layout.root}; one process owns its store`);
   }
   const token = h.env.SVC_HEALER_TOKEN?.trim() || undefined;
+  const weak = weakTokenReason(token, h.env);
+  if (weak) {
+    await h.close();
+    throw new UserError(weak);
+  }
   const app = buildHealerServer({ healer: h, token, host, logger: h.env.SVC_HEALER_LOG === "1" });
   try {
     await app.listen({ host, port });

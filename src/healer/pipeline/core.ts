@@ -87,6 +87,8 @@ interface DomainView {
   infra: ReadonlySet<string>;
   /** `table\u0000name` and `column\u0000name` of the generated schema; null when the domain does not compile. */
   names: Set<string> | null;
+  /** The domain's error findings as `<absolute file>\u0000<message>` and `<fqn>\u0000<message>`: what a validation report may claim. */
+  failures: ReadonlySet<string>;
 }
 
 /** Settings, stores and helpers shared by the stages; `Healer` (review.ts) is the class to use. */
@@ -204,8 +206,14 @@ export abstract class HealerCore {
     let routes: RouteEntry[] = [];
     let infra = new Set<string>();
     let names: Set<string> | null = null;
+    const failures = new Set<string>();
     try {
       const check = existsSync(this.scanDir) ? checkDomain(this.scanDir, { cache: this.parseCache }) : undefined;
+      for (const f of check?.findings ?? []) {
+        if (f.severity !== "error") continue;
+        failures.add(`${resolve(f.file)}\u0000${f.message}`);
+        if (f.fqn) failures.add(`${f.fqn}\u0000${f.message}`);
+      }
       infra = new Set((check?.loaded ?? []).filter((c) => String(c.data.kind).toLowerCase() === "infra").map((c) => c.absPath));
       const ir = check?.ir;
       if (ir) {
@@ -226,7 +234,7 @@ export abstract class HealerCore {
       routes = [];
       names = null;
     }
-    this.domainView = { at: now, routes, infra, names };
+    this.domainView = { at: now, routes, infra, names, failures };
     return this.domainView;
   }
 

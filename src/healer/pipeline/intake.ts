@@ -8,7 +8,7 @@ import { HealerError } from "../errors.js";
 import { fingerprintOf } from "../fingerprint.js";
 import { projectPath } from "../normalise.js";
 import { NO_PROVIDER_NOTE } from "../proposer.js";
-import { redactContext, redactSecrets, redactText, redactValue } from "../redact.js";
+import { redactContext, redactPersonal, redactPersonalValue, redactSecrets, redactText, redactValue } from "../redact.js";
 import { realPathInside, unsafeFqnReason } from "../safety.js";
 import { type IngestResult, type NewTicket, takeRequestIds } from "../store.js";
 import { type ErrorReport, TICKET_SOURCES, type Ticket, type TicketContext } from "../types.js";
@@ -75,7 +75,10 @@ export abstract class HealerIntake extends HealerCore {
    * its request path maps to (whatever FQN it names), a validation report's file must lie in the
    * domains directory, and its text is redacted of secrets.
    */
-  protected newTicket(report: ErrorReport, domain?: { routes: readonly RouteEntry[]; infra: ReadonlySet<string> }): NewTicket {
+  protected newTicket(
+    report: ErrorReport,
+    domain?: { routes: readonly RouteEntry[]; infra: ReadonlySet<string>; failures: ReadonlySet<string> },
+  ): NewTicket {
     if (!(TICKET_SOURCES as readonly string[]).includes(report.source)) {
       throw new HealerError("invalid_report", `source must be one of ${TICKET_SOURCES.join(", ")}`);
     }
@@ -88,8 +91,11 @@ export abstract class HealerIntake extends HealerCore {
     let rawError = report.error;
     if (domain) {
       delete context.scan_root;
-      context = redactValue(context, this.env);
-      if (report.source === "runtime" || report.source === "manual") rawError = redactSecrets(rawError, this.env);
+      // Every kind of report from the wire is redacted before it is stored: secrets from all, and
+      // people's addresses and numbers from the texts a person or a client wrote.
+      const personal = report.source !== "runtime";
+      context = personal ? redactPersonalValue(context, this.env) : redactValue(context, this.env);
+      rawError = personal ? redactPersonal(rawError, this.env) : redactSecrets(rawError, this.env);
       // Marks the ticket's text as the reporter's: the prompt quotes it as untrusted data.
       context.origin = "ingest";
       if (report.source === "runtime" || report.source === "manual") {
@@ -118,7 +124,7 @@ export abstract class HealerIntake extends HealerCore {
     }
     // A runtime report quotes the rows it failed on: the ticket keeps none of their values.
     if (report.source === "runtime") {
-      rawError = redactText(rawError);
+      rawError = redactText(redactSecrets(rawError, this.env));
       context = redactContext(context);
     }
     const status = typeof context.status_code === "number" ? context.status_code : undefined;
@@ -129,6 +135,21 @@ export abstract class HealerIntake extends HealerCore {
       if (why) throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: it ${why}`);
       if (domain && fqn.toLowerCase().startsWith("infra/"))
         throw new HealerError("invalid_report", `contract_fqn ${JSON.stringify(fqn)} is refused: a report cannot target an Infra contract`);
+    }
+    // A validation or compilation report from the wire is a claim about the contracts: it is
+    // checked against the Healer's own validation, so made-up text never costs a model call.
+    if (domain && (report.source === "validation" || report.source === "compilation")) {
+      const file = typeof context.source_path === "string" ? resolve(this.layout.root, context.source_path) : undefined;
+      const key = file ?? fqn;
+      const claimed =
+        key !== null && key !== undefined
+          ? domain.failures.has(`${key}\u0000${report.error}`)
+          : [...domain.failures].some((f) => f.endsWith(`\u0000${report.error}`));
+      if (!claimed)
+        throw new HealerError(
+          "invalid_report",
+          `this ${report.source} report is refused: ${file ? `context.source_path ${JSON.stringify(context.source_path)}` : fqn ? `contract ${JSON.stringify(fqn)}` : "the domains directory"} does not fail validation with this error (the Healer validated it again)`,
+        );
     }
     return {
       source: report.source,

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
+import { isIP } from "node:net";
 import { join } from "node:path";
 import formbody from "@fastify/formbody";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
@@ -23,6 +24,9 @@ export const MAX_JSON_DEPTH = 8;
 /** How long a view-page session lasts after the token login. */
 const SESSION_SECONDS = 12 * 3600;
 const SESSION_COOKIE = "charter_healer_session";
+/** Failed token sign-ins one client address may make per window before it is answered 429. */
+const LOGIN_FAILURES_PER_WINDOW = 10;
+const LOGIN_WINDOW_MS = 60_000;
 
 export interface HealerServerOptions {
   healer: Healer;
@@ -154,6 +158,7 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   const metrics = serviceMetrics(healer.store);
   app.get("/metrics", async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
 
+  const loginThrottle = new FailureWindow(LOGIN_FAILURES_PER_WINDOW, LOGIN_WINDOW_MS);
   app.get("/healer/login", async (request, reply) => {
     const next = safeNext((request.query as { next?: string }).next);
     if (!sessions) return reply.redirect(next, 303);
@@ -164,7 +169,18 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const form = request.body as { token: string; next?: string };
     const next = safeNext(form.next);
     if (!sessions || !token) return reply.redirect(next, 303);
-    if (!safeEqual(form.token, token)) return sendPage(reply.code(401), loginPage(next, "That is not this Healer's token."));
+    // Keyed by the connection's address, never by a header the client writes.
+    const client = request.socket.remoteAddress ?? "";
+    const wait = loginThrottle.blockedFor(client);
+    if (wait > 0)
+      return reply
+        .code(429)
+        .header("retry-after", String(wait))
+        .send({ error: "too_many_requests", message: `too many failed sign-ins from this address; try again in ${wait} s` });
+    if (!safeEqual(form.token, token)) {
+      loginThrottle.failed(client);
+      return sendPage(reply.code(401), loginPage(next, "That is not this Healer's token."));
+    }
     const secure = publicUrl?.protocol === "https:" ? "; Secure" : "";
     return reply
       .header(
@@ -206,7 +222,9 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
 
   app.get("/healer", async (_request, reply) => {
     const [tickets, status] = await Promise.all([healer.store.list({}, 500), healer.status()]);
-    return sendPage(reply, indexPage(tickets, status, await healer.waitingForBudget()));
+    // Shown redacted like every other answer: a ticket stored by an older version may hold secrets.
+    const shown = tickets.map((t) => redactValue(t, healer.env));
+    return sendPage(reply, indexPage(shown, status, await healer.waitingForBudget()));
   });
 
   app.post("/healer/approve/:ticket_id", { schema: { params: fullIdParams } }, async (request) => {
@@ -304,10 +322,15 @@ function decide(request: FastifyRequest, s: AuthSettings): Denial | null {
     }
     return { status: 401, message: "this Healer requires its token (SVC_HEALER_TOKEN) as a bearer token" };
   }
-  if (access === "ingest") return null;
+  const host = request.headers.host ?? "";
+  if (access === "ingest") {
+    // Open to the app, but not to a page of another site whose name now resolves to this machine
+    // (DNS rebinding): its Host is that name. An address literal cannot be rebound.
+    if (hostAllowed(host, request.socket.localPort ?? 0, s) || isAddressLiteral(host)) return null;
+    return { status: 403, message: `Host ${JSON.stringify(host)} is not this Healer's address` };
+  }
   if (!isLoopback(request.socket.remoteAddress))
     return { status: 403, message: "without SVC_HEALER_TOKEN, tickets are read and decided only from this machine" };
-  const host = request.headers.host ?? "";
   if (!hostAllowed(host, request.socket.localPort ?? 0, s))
     return { status: 403, message: `Host ${JSON.stringify(host)} is not this Healer's address` };
   if (access === "read") return null;
@@ -338,6 +361,39 @@ function hostAllowed(host: string, localPort: number, s: AuthSettings): boolean 
   if (port !== localPort) return false;
   const listen = s.host && s.host !== "0.0.0.0" && s.host !== "::" ? s.host.toLowerCase() : undefined;
   return LOOPBACK_NAMES.has(name) || name === listen || `[${listen}]` === name;
+}
+
+/**
+ * A fixed window of failures per key: after `limit` failures a key waits out the rest of its
+ * window. Other keys are unaffected, so one client's guessing never locks out another's sign-in.
+ */
+class FailureWindow {
+  private readonly windows = new Map<string, { failures: number; endsAt: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+  /** Seconds the key must still wait; 0 when it may try. */
+  blockedFor(key: string, now = Date.now()): number {
+    const w = this.windows.get(key);
+    if (!w || w.endsAt <= now) return 0;
+    return w.failures >= this.limit ? Math.ceil((w.endsAt - now) / 1000) : 0;
+  }
+  failed(key: string, now = Date.now()): void {
+    const w = this.windows.get(key);
+    if (w && w.endsAt > now) w.failures++;
+    else {
+      // Expired windows go first, so many addresses cannot grow the map without bound.
+      if (this.windows.size >= 10_000) for (const [k, v] of this.windows) if (v.endsAt <= now) this.windows.delete(k);
+      this.windows.set(key, { failures: 1, endsAt: now + this.windowMs });
+    }
+  }
+}
+
+/** `10.0.0.5:8070`, `[fe80::1]:8070`: a Host naming an address rather than a name. */
+function isAddressLiteral(host: string): boolean {
+  const url = parseUrl(`http://${host}`);
+  return url !== undefined && host !== "" && (isIP(url.hostname) !== 0 || /^\[[\da-f:.]+\]$/i.test(url.hostname));
 }
 
 /**

@@ -3,7 +3,9 @@
  * Where sign-in sends the user back to: the page they asked for, carried in `/login?next=`. Only a
  * path of this app is followed; anything that could lead elsewhere (`//host`, `/\host`, a scheme,
  * control characters) or back to the sign-in page itself becomes "/". Browsers read `\` as `/`
- * and drop tabs and newlines from addresses, hence those checks.
+ * and drop tabs and newlines from addresses, hence those checks. The path is judged again after
+ * normalisation: `/..//evil.example/x` resolves to `//evil.example/x`, which a browser reads as
+ * another site.
  */
 export function safeNext(value: string | null | undefined): string {
   if (!value?.startsWith("/") || value.startsWith("//")) return "/";
@@ -15,7 +17,7 @@ export function safeNext(value: string | null | undefined): string {
   } catch {
     return "/";
   }
-  if (url.origin !== base || url.pathname === "/login") return "/";
+  if (url.origin !== base || url.pathname === "/login" || url.pathname.startsWith("//")) return "/";
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
