@@ -1,4 +1,4 @@
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter, parse, parseDocument } from "yaml";
 import { toPointer } from "../contracts/findings.js";
 import { locate } from "../contracts/locate.js";
 
@@ -431,4 +431,27 @@ function agentRules(b: Obj, a: Obj, out: Raw[]): void {
 /** The list shown before the diff and carried by JSON and notifications: one line per finding. */
 export function consequenceLines(findings: readonly RiskFinding[]): string[] {
   return findings.map((f) => `[${f.level}] ${f.message} (${f.file}:${f.line}:${f.column})`);
+}
+
+/** The review of every file a proposal rewrites (a deterministic fix may touch related contracts). */
+export function editsRisk(edits: readonly { file: string; before: string; after: string }[]): RiskFinding[] {
+  const all = edits.flatMap((e) => {
+    const before = obj(parse(e.before));
+    const after = obj(parse(e.after));
+    return reviewContractRisk(before, after, e.file, e.after);
+  });
+  return all.sort((x, y) => RISK_LEVELS.indexOf(x.level) - RISK_LEVELS.indexOf(y.level));
+}
+
+/**
+ * Why `accepted` does not confirm the findings that need it, or null. `accepted` holds finding ids
+ * (`true`: every finding, the CLI's `--accept-risk`); the refusal names each missing finding.
+ */
+export function unacceptedRisk(findings: readonly RiskFinding[] | undefined, accepted: readonly string[] | true): string | null {
+  if (accepted === true) return null;
+  const missing = needsConfirmation(findings ?? []).filter((f) => !accepted.includes(f.id));
+  if (missing.length === 0) return null;
+  return `approving needs an explicit confirmation of ${missing.length} finding(s): ${missing
+    .map((f) => `${f.id} (${f.level}: ${f.message} at ${f.file}:${f.line}:${f.column})`)
+    .join("; ")}`;
 }
