@@ -137,6 +137,13 @@ describe("each weakening reply is caught, shown first and needs its confirmation
       const t = await propose(name);
       const risk = t.proposal?.risk as RiskFinding[];
       expect(risk.map((f) => f.id)).toEqual(w.expected);
+      // The console notification of the proposal carries the same list.
+      const line =
+        proc
+          .output()
+          .split("\n")
+          .find((l) => l.startsWith(`[healer:proposed] ${t.id.slice(0, 8)}`)) ?? "";
+      expect(line).toContain(`approving it: [${(risk[0] as RiskFinding).level}] ${(risk[0] as RiskFinding).message}`);
       const confirm = risk.filter((f) => f.level !== "info").map((f) => f.id);
       expect(confirm.length).toBeGreaterThan(0);
       for (const f of risk)
