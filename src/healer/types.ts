@@ -1,3 +1,5 @@
+import type { RiskFinding } from "./risk.js";
+
 /**
  * The Healer's records: tickets, their states and transitions, events. Field names
  * are the wire names of the ticket object, so the CLI's JSON output and the HTTP service (a later
@@ -71,6 +73,11 @@ export interface Proposal {
   attempts?: number;
   /** The proposal regenerated in a scratch directory before anyone approves it. */
   verification?: Verification;
+  /**
+   * What approving does, judged by meaning (risk.ts), most severe first. A `destroys data` or
+   * `weakens` finding must be confirmed by name before the proposal may be approved.
+   */
+  risk?: RiskFinding[];
 }
 
 /** Whether a proposal, applied to a copy of the domain, validates and generates every target. */
@@ -157,6 +164,8 @@ export interface Notification {
   tier: number;
   priority: Priority;
   message: string;
+  /** A proposal's consequences (risk.ts `consequenceLines`), the same list the review page leads with. */
+  consequences?: string[];
 }
 
 /** A diff record under `.forge/diffs/`: one per applied fix. */

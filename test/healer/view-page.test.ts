@@ -143,17 +143,18 @@ describe("the ticket view page in Chromium", () => {
 
   it("reads in the order of a decision and is operable by keyboard: skip link, Tab to Approve, Enter, the result flashes", async () => {
     const { url, id, page } = await proposedTicket((s) => s, { bypassCSP: true });
-    // Decision and diff first, then the error, then the trace and the full contract, collapsed.
+    // What approving does first, then decision and diff, then the error, then the trace and the full contract, collapsed.
     const order = await page.$$eval("main > section, main > details", (els) => els.map((e) => e.id));
-    expect(order).toEqual(["decision", "diff", "error-section", "trace", "after"]);
+    expect(order).toEqual(["consequences", "decision", "diff", "error-section", "trace", "after"]);
     expect(await page.$eval("#trace", (d) => (d as HTMLDetailsElement).open)).toBe(false);
     expect(await page.$eval("#after", (d) => (d as HTMLDetailsElement).open)).toBe(false);
     expect(await page.locator("#diff pre").isVisible()).toBe(true);
     await expect(page.locator("#diff pre .add").first().textContent()).resolves.toBe("+      type: email");
     await expect(page.locator("#decision #verification").textContent()).resolves.toMatch(/domain validates.*every target generates/s);
     const headings = await page.$$eval("h1, h2", (hs) => hs.map((h) => `${h.tagName} ${h.textContent?.trim()}`));
-    expect(headings.slice(0, 4)).toEqual([
+    expect(headings.slice(0, 5)).toEqual([
       `H1 Ticket ${id} proposed`,
+      "H2 What approving does",
       "H2 Decision",
       "H2 Diff of domains/shop/entities/customer.contract.yaml",
       "H2 Error",

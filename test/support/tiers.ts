@@ -37,6 +37,7 @@ export const UNIT_FILES = [
   "test/healer/normalise.test.ts",
   "test/healer/notify.test.ts",
   "test/healer/pipeline.test.ts",
+  "test/healer/risk.test.ts",
   "test/healer/safety.test.ts",
   "test/healer/server.test.ts",
   "test/healer/ticket-table.test.ts",

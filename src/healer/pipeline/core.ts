@@ -14,6 +14,7 @@ import { LlmProposer } from "../llm-proposer.js";
 import { Notifier } from "../notify.js";
 import { openTicketStore } from "../open-store.js";
 import { NO_PROVIDER_NOTE, type Proposer } from "../proposer.js";
+import { consequenceLines } from "../risk.js";
 import type { TicketStore } from "../store.js";
 import type { NotificationEvent, Proposal, Ticket, TicketContext } from "../types.js";
 
@@ -260,6 +261,7 @@ export abstract class HealerCore {
   }
 
   protected emit(event: NotificationEvent, t: Ticket, message: string): void {
+    const risk = event === "proposed" ? (t.proposal?.risk ?? []) : [];
     this.notifier.notify({
       timestamp: isoWithOffset(this.clock()),
       event,
@@ -268,7 +270,8 @@ export abstract class HealerCore {
       status: t.status,
       tier: t.tier,
       priority: t.priority,
-      message,
+      message: risk.length ? `${message}; approving it: ${consequenceLines(risk).join("; ")}` : message,
+      ...(risk.length ? { consequences: consequenceLines(risk) } : {}),
     });
   }
 }

@@ -11,6 +11,7 @@ import { HealerError } from "../errors.js";
 import { diffJson } from "../json-patch.js";
 import { normaliseContract, projectPath } from "../normalise.js";
 import type { Proposer, ProposerInput } from "../proposer.js";
+import { editsRisk, reviewContractRisk } from "../risk.js";
 import type { Proposal, Ticket, TicketStatus } from "../types.js";
 import { candidateProblems, verifyCandidate } from "../verify.js";
 import { findingOf, fqnOfLoaded, type Outcome, type RunSummary } from "./core.js";
@@ -132,6 +133,7 @@ export abstract class HealerProcessing extends HealerIntake {
       confidence: 1,
       method: "deterministic",
       created_at: isoWithOffset(this.clock()),
+      risk: editsRisk([main, ...result.edits.filter((e) => e !== main)]),
     };
     // Journal first: the proposal is in the database before any file is touched.
     const journaled = (await this.store.update(t.id, "analyzing", { proposal })) ?? t;
@@ -195,6 +197,7 @@ export abstract class HealerProcessing extends HealerIntake {
       created_at: isoWithOffset(this.clock()),
       ...(result.attempts !== undefined ? { attempts: result.attempts } : {}),
       verification,
+      risk: reviewContractRisk(target.data, parsed.contract.data, file, result.after),
     };
     const proposed = await this.store.transition(t.id, "analyzing", "proposed", { proposal, resolution_note: "" });
     if (!proposed) return { ticket: (await this.store.get(t.id)) ?? t };

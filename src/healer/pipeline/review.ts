@@ -3,6 +3,7 @@ import { checkDomain } from "../../compiler/index.js";
 import { HealerError } from "../errors.js";
 import { type HealerStatus, healerStatus } from "../metrics.js";
 import { projectPath } from "../normalise.js";
+import { unacceptedRisk } from "../risk.js";
 import { PROCESS_OWNER } from "../store.js";
 import { type DiffRecord, OPEN_STATUSES, type Ticket } from "../types.js";
 import type { FixSummary } from "./core.js";
@@ -16,11 +17,17 @@ import { HealerProcessing } from "./process.js";
  * here prints except through the notifier.
  */
 export class Healer extends HealerProcessing {
-  /** `proposed` -> `approved` -> apply -> `applied` or `failed`. */
-  async approve(idOrPrefix: string): Promise<Ticket> {
+  /**
+   * `proposed` -> `approved` -> apply -> `applied` or `failed`. A proposal that destroys data or
+   * weakens a rule is approved only when `acceptRisk` names each such finding (its id; `true`
+   * for all, the CLI's `--accept-risk`): the check is here, so every caller enforces it.
+   */
+  async approve(idOrPrefix: string, acceptRisk: readonly string[] | true = []): Promise<Ticket> {
     const t = await this.store.resolve(idOrPrefix);
     if (t.status !== "proposed")
       throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} is ${t.status}; only a proposed ticket can be approved`);
+    const unaccepted = unacceptedRisk(t.proposal?.risk, acceptRisk);
+    if (unaccepted) throw new HealerError("risk_not_accepted", `ticket ${t.id.slice(0, 8)}: ${unaccepted}`);
     const approved = await this.store.transition(t.id, "proposed", "approved", { claimed_by: PROCESS_OWNER });
     if (!approved) throw new HealerError("invalid_state", `ticket ${t.id.slice(0, 8)} changed state meanwhile; look at it again`);
     return (await this.applyApproved(approved)).ticket;

@@ -9,6 +9,7 @@ import { readLive } from "../live.js";
 import type { Healer } from "../pipeline/index.js";
 import { serviceMetrics } from "../prom.js";
 import { redactValue } from "../redact.js";
+import { unacceptedRisk } from "../risk.js";
 import type { IngestResult } from "../store.js";
 import { traceUrl } from "../trace-link.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
@@ -229,7 +230,7 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
 
   app.post("/healer/approve/:ticket_id", { schema: { params: fullIdParams } }, async (request) => {
     const t = await requireProposed(healer, (request.params as { ticket_id: string }).ticket_id, "approved");
-    const done = await healer.approve(t.id);
+    const done = await healer.approve(t.id, acceptedRisk(request.body));
     // The status is `approved`; the apply runs at once, so its outcome comes with it.
     return { ticket_id: done.id, status: "approved", outcome: done.status, resolution_note: done.resolution_note };
   });
@@ -257,7 +258,12 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
   app.post("/healer/approve/:ticket_id/action", { schema: { params: fullIdParams } }, async (request, reply) => {
     const t = await healer.store.resolve((request.params as { ticket_id: string }).ticket_id);
     let done = "not-proposed";
-    if (t.status === "proposed") done = (await healer.approve(t.id)).status;
+    if (t.status === "proposed") {
+      // The form's checkboxes, one per finding that needs confirming; the store decides.
+      const unaccepted = unacceptedRisk(t.proposal?.risk, acceptedRisk(request.body));
+      if (unaccepted) return reply.redirect(`/healer/tickets/${t.id}/view?done=risk-not-accepted`, 303);
+      done = (await healer.approve(t.id, acceptedRisk(request.body))).status;
+    }
     return reply.redirect(`/healer/tickets/${t.id}/view?done=${done}`, 303);
   });
 
@@ -483,6 +489,13 @@ function groupCommit(healer: Healer): (report: ErrorReport) => Promise<IngestRes
     });
 }
 
+/** `accept_risk` of a JSON body or form: one finding id or a list of them (never "all" over HTTP). */
+function acceptedRisk(body: unknown): string[] {
+  const v = (body ?? {}) as { accept_risk?: unknown };
+  const list = Array.isArray(v.accept_risk) ? v.accept_risk : v.accept_risk === undefined ? [] : [v.accept_risk];
+  return list.filter((x): x is string => typeof x === "string");
+}
+
 async function requireProposed(healer: Healer, id: string, action: string): Promise<Ticket> {
   const t = await healer.store.resolve(id);
   if (t.status !== "proposed") {
@@ -520,6 +533,8 @@ function flashOf(done: string, status: string, note: string): string {
   if (done === "applied") return "Approved: the fix was applied and the code regenerated.";
   if (done === "failed") return `Approved, but applying failed: ${note}`;
   if (done === "rejected") return "Rejected.";
+  if (done === "risk-not-accepted")
+    return "Not approved: tick every finding that destroys data or weakens a rule to confirm it, then approve again.";
   return `Done: ${status}.`;
 }
 

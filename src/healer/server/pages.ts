@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from "diff";
 import type { HealerStatus } from "../metrics.js";
+import { needsConfirmation, type RiskFinding } from "../risk.js";
 import type { Change, Ticket, Verification } from "../types.js";
 import { html, SafeHtml } from "./html.js";
 
@@ -118,6 +119,36 @@ ${v.errors.length ? html`<ul>${v.errors.map((e) => html`<li>${e}</li>`)}</ul>` :
 }
 
 /**
+ * What approving does, before anything else of the proposal: one line per risk finding, most
+ * severe first, with where it happens in the proposed contract.
+ */
+function consequencesBlock(risk: readonly RiskFinding[] | undefined): SafeHtml {
+  const items = risk ?? [];
+  return html`<section id="consequences" aria-labelledby="consequences-h">
+<h2 id="consequences-h">What approving does</h2>
+${
+  items.length === 0
+    ? html`<p class="muted">No weakened rule, removed data or client-breaking change found in the proposed contract.</p>`
+    : html`<ul class="consequences">${items.map(
+        (f) =>
+          html`<li class="risk" data-level="${f.level}" data-id="${f.id}"><strong>${f.level}</strong>: ${f.message} <span class="muted">(<code>${f.file}:${f.line}:${f.column}</code>)</span></li>`,
+      )}</ul>`
+}
+</section>`;
+}
+
+/** One required checkbox per finding that must be confirmed by name; the server checks them again. */
+function riskChecks(risk: readonly RiskFinding[] | undefined): SafeHtml {
+  const need = needsConfirmation(risk ?? []);
+  if (need.length === 0) return html``;
+  return html`<fieldset id="accept-risk"><legend>Confirm each consequence to approve</legend>
+${need.map(
+  (f, i) =>
+    html`<div><input type="checkbox" name="accept_risk" value="${f.id}" id="accept-${i}" required><label for="accept-${i}">I accept: ${f.level}: ${f.message}</label></div>`,
+)}</fieldset>`;
+}
+
+/**
  * `/healer/tickets/{id}/view`, in the order a reviewer works: what to decide (the forms, the
  * verification, the proposal's summary) and the diff first; then the error it answers; the stack
  * trace and the full proposed contract last, collapsed. The skip link jumps to the decision.
@@ -130,7 +161,7 @@ export function ticketPage(t: Ticket, options: PageOptions): string {
     t.status === "proposed"
       ? html`<div class="actions">
 <form method="post" action="/healer/approve/${t.id}/action" id="approve-form" aria-labelledby="approve">
-<p>Apply this change to the contract and regenerate the code.</p>${formFields(options)}
+<p>Apply this change to the contract and regenerate the code.</p>${riskChecks(p?.risk)}${formFields(options)}
 <button type="submit" class="approve" id="approve">Approve and apply</button>
 </form>
 <form method="post" action="/healer/reject/${t.id}/action" id="reject-form" aria-labelledby="reject">
@@ -140,7 +171,7 @@ export function ticketPage(t: Ticket, options: PageOptions): string {
 </div>`
       : "";
   const decision = p
-    ? html`<section id="decision" tabindex="-1" aria-labelledby="decision-h">
+    ? html`${consequencesBlock(p.risk)}<section id="decision" tabindex="-1" aria-labelledby="decision-h">
 <h2 id="decision-h">${t.status === "proposed" ? "Decision" : "Proposed fix"}</h2>
 <div class="card" id="proposal">
 <table>
