@@ -43,9 +43,22 @@ export interface ConvertOptions {
   workflows: boolean;
 }
 
+/** How the conversion named a source table and its columns (convert.ts fills it). */
+export interface TableTrace {
+  entity: string;
+  /** Source column -> the field name it was given (a name absent from the entity's fields was absorbed or dropped). */
+  columns: Record<string, string>;
+  /** Fields a mixin, the implicit id or a workflow stand for: carried, though not among the fields. */
+  absorbed: Record<string, string>;
+}
+
+export type ConversionTrace = Record<string, TableTrace>;
+
 export interface Conversion {
   contracts: PlannedContract[];
   notes: ImportNote[];
+  /** How each source table and column was named, for the fidelity report. */
+  trace: ConversionTrace;
 }
 
 type FieldDef = Record<string, unknown>;
@@ -94,6 +107,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "changed",
       subject: c.raw,
       reason: `name collides with '${c.clashesWith}' after normalisation; entity named '${c.name}'`,
+      fact: "table",
     });
   }
   const byTable = new Map<string, ImportTable>();
@@ -111,7 +125,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   // Fields first (names, types, mixins), references after, once every entity's fields are known.
   const built = new Map<
     string,
-    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> }
+    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string>; absorbed: Map<string, string> }
   >();
   for (const t of tables) {
     const entity = entityNames.get(t.name) as string;
@@ -136,6 +150,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       ),
     );
     b.fields.delete(wf.field);
+    for (const [raw, n] of b.sourceNames) if (n === wf.field) b.absorbed.set(raw, `workflow ${wf.name}`);
     notes.push({
       kind: "changed",
       subject: `${entity}.${wf.field}`,
@@ -146,7 +161,13 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (clash) {
       b.fields.delete("state");
       b.fields.set("state_value", clash);
-      notes.push({ kind: "changed", subject: `${entity}.state`, reason: "'state' is the workflow's; the column is named 'state_value'" });
+      for (const [raw, n] of b.sourceNames) if (n === "state") b.sourceNames.set(raw, "state_value");
+      notes.push({
+        kind: "changed",
+        subject: `${entity}.state`,
+        reason: "'state' is the workflow's; the column is named 'state_value'",
+        fact: "column",
+      });
     }
   }
 
@@ -158,6 +179,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "skipped",
       subject: e,
       reason: "no fields of its own besides the id and timestamps; a contract entity needs one, so it is left out",
+      fact: "table",
       location: (built.get(e) as { table: ImportTable }).table.location,
     });
   }
@@ -174,6 +196,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "skipped",
           subject: `${entity}.${cols.join(", ")}`,
           reason: `references '${fk.table}', which is ${found ? "left out (no fields of its own)" : "not in the input"}; kept as a plain field`,
+          fact: "reference",
           location: t.location,
         });
         continue;
@@ -183,6 +206,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "skipped",
           subject: `${entity}.(${cols.join(", ")})`,
           reason: `composite foreign key to ${target} cannot be a contract reference (references point at the id); the columns are kept as plain fields`,
+          fact: "reference",
           location: t.location,
         });
         continue;
@@ -197,6 +221,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "changed",
           subject: `${entity}.${field}`,
           reason: `references ${fk.table}.${fk.targetColumns[0]}, not its key; a contract reference points at the record (its id)`,
+          fact: "reference",
           location: t.location,
         });
       }
@@ -205,6 +230,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "changed",
           subject: `${entity}.${field}`,
           reason: `${String(def.type)} foreign key becomes a uuid reference to ${target} (every contract entity has a UUID id)`,
+          fact: "type",
         });
       }
       refs.push({ from: entity, field, to: target, required: def.required === true });
@@ -218,6 +244,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "changed",
       subject: `${r.from}.${r.field}`,
       reason: `reference to ${r.to} dropped to break a dependency cycle (${r.from} and ${r.to} reference each other); the field stays a plain uuid`,
+      fact: "reference",
     });
   }
   for (const r of refs) {
@@ -249,6 +276,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
         kind: "changed",
         subject: entity,
         reason: `many-to-many join table between ${entityOf(ends[0]) ?? ends[0]} and ${entityOf(ends[1]) ?? ends[1]}; kept as an entity with two references`,
+        fact: "primary_key",
       });
     }
   }
@@ -277,7 +305,10 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (route) contracts.push({ ...route, source: ops[0]?.location ?? t.location });
     if (options.pages) contracts.push(buildPage(entity, domain, b.fields, workflowContract !== undefined));
   }
-  return { contracts, notes };
+  const trace: ConversionTrace = {};
+  for (const [entity, b] of built)
+    trace[b.table.name] = { entity, columns: Object.fromEntries(b.sourceNames), absorbed: Object.fromEntries(b.absorbed) };
+  return { contracts, notes, trace };
 }
 
 /**
@@ -298,6 +329,7 @@ function onDeleteRule(
       kind: "changed",
       subject,
       reason: `ON DELETE ${fk.onDeleteSource ?? "SET NULL"} on a required column cannot clear it; on_delete is restrict`,
+      fact: "on_delete",
       location,
     });
     rule = "restrict";
@@ -306,6 +338,7 @@ function onDeleteRule(
       kind: "changed",
       subject,
       reason: `ON DELETE ${fk.onDeleteSource} has no contract equivalent; on_delete is restrict`,
+      fact: "on_delete",
       location,
     });
   }
@@ -316,7 +349,13 @@ function buildFields(
   t: ImportTable,
   entity: string,
   notes: ImportNote[],
-): { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> } {
+): {
+  table: ImportTable;
+  fields: Map<string, FieldDef>;
+  mixins: string[];
+  sourceNames: Map<string, string>;
+  absorbed: Map<string, string>;
+} {
   const subject = (f: string): string => `${entity}.${f}`;
   const pk = t.primaryKey;
   const { names: sourceNames, collisions } = uniqueNames(
@@ -331,6 +370,7 @@ function buildFields(
       kind: "changed",
       subject: subject(c.raw),
       reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`,
+      fact: "column",
       location: t.location,
     });
   const byName = new Map<string, ImportField>();
@@ -343,6 +383,7 @@ function buildFields(
         kind: "changed",
         subject: entity,
         reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`,
+        fact: "primary_key",
         location: t.location,
       });
     }
@@ -361,6 +402,7 @@ function buildFields(
         kind: "changed",
         subject: subject("id"),
         reason: `${idField.sourceType ?? idField.type} primary key becomes the implicit UUID id`,
+        fact: "type",
         location: idField.location ?? t.location,
       });
     }
@@ -374,6 +416,7 @@ function buildFields(
       kind: "changed",
       subject: subject("id"),
       reason: "an 'id' that is not the primary key is renamed 'source_id' (every entity has its own UUID id)",
+      fact: "column",
       location: t.location,
     });
   } else if (pk.length === 1) {
@@ -382,6 +425,7 @@ function buildFields(
       subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])),
       reason:
         "primary key kept as a required field; the entity's id is an implicit UUID, and the column's uniqueness is not kept (a contract cannot say unique)",
+      fact: "primary_key",
       location: t.location,
     });
   }
@@ -427,16 +471,22 @@ function buildFields(
         kind: "changed",
         subject: subject(name),
         reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`,
+        fact: "type",
         location: f.location ?? t.location,
       });
     }
     fields.set(name, fieldDefinition(f, isKey || pk.includes(f.name), subject(name), notes, t.location));
   }
+  // What the implicit id and the mixins stand for: carried, though not among the fields.
+  const absorbed = new Map<string, string>();
+  for (const [raw, n] of sourceNames)
+    if (drop.has(n)) absorbed.set(raw, n === "id" ? "the implicit id" : mixins.join(", ") || `the implicit ${n}`);
   return {
     table: t,
     fields,
     mixins,
     sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])),
+    absorbed,
   };
 }
 
@@ -462,6 +512,7 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
       kind: "changed",
       subject,
       reason: "auto-increment column kept as a plain integer (sequences are for the identifiable mixin's number)",
+      fact: "default",
       location,
     });
     required = false;
@@ -475,18 +526,30 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
         kind: "skipped",
         subject,
         reason: `default ${JSON.stringify(f.default)} does not fit a ${f.type} field; left out`,
+        fact: "default",
         location,
       });
     }
   }
   if (required) def.required = true;
+  else if ((f.required === true || key) && def.computed !== "now" && def.computed !== "now_on_update") {
+    // The generated schema makes a column NOT NULL only for a required field, and a field with a
+    // default (or filled by the database) is not required: the column then accepts NULL.
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: "NOT NULL column with a default is an optional field (the default fills it); the generated column accepts NULL",
+      location,
+      fact: "nullability",
+    });
+  }
   if (f.format && !["date-time", "date", "uuid", "email"].includes(f.format)) def.format = f.format;
   if (f.enum && f.enum.length > 0) {
     const fits = f.enum.filter((v) =>
       f.type === "integer" ? Number.isInteger(v) : NUMERIC.has(f.type) ? typeof v === "number" : typeof v === "string",
     );
     if (fits.length === f.enum.length && f.type !== "boolean" && f.type !== "array" && f.type !== "object") def.enum = [...new Set(f.enum)];
-    else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location });
+    else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location, fact: "enum" });
   }
   if (f.type === "array") def.items_type = f.itemsType ?? "string";
   const c = f.constraints ?? {};
@@ -504,6 +567,7 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
         kind: "skipped",
         subject,
         reason: `pattern ${JSON.stringify(c.pattern)} is not a JavaScript regular expression; left out`,
+        fact: "check",
         location,
       });
   }
@@ -512,7 +576,14 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     delete constraints.max;
   }
   if (Object.keys(constraints).length > 0) def.constraints = constraints;
-  if (f.unique) notes.push({ kind: "changed", subject, reason: "unique constraint is not expressible in a contract; left out", location });
+  if (f.unique)
+    notes.push({
+      kind: "skipped",
+      subject,
+      reason: "unique constraint is not expressible in a contract; left out",
+      location,
+      fact: "unique",
+    });
   return def;
 }
 
@@ -544,6 +615,7 @@ function groupOperations(
         kind: "skipped",
         subject: `${op.method} ${op.path}`,
         reason: "no entity found for this operation (no schema it returns or accepts)",
+        fact: "operation",
         location: op.location,
       });
       continue;
@@ -600,6 +672,7 @@ function buildRoute(entity: string, domain: string, ops: readonly ImportOperatio
           kind: "skipped",
           subject: `${method} ${o.path}`,
           reason: `not one of the standard operations of ${base} (list, get, create, update, delete)`,
+          fact: "operation",
           location: o.location,
         });
         continue;
@@ -609,6 +682,7 @@ function buildRoute(entity: string, domain: string, ops: readonly ImportOperatio
           kind: "skipped",
           subject: `${method} ${o.path}`,
           reason: `a second ${op} operation for ${base}`,
+          fact: "operation",
           location: o.location,
         });
         continue;

@@ -85,6 +85,24 @@ export interface ImportOperation {
   location: SourceLocation;
 }
 
+/** The kinds of fact of an input that an import carries, changes or leaves out (issue 38). */
+export type FactKind =
+  | "table"
+  | "column"
+  | "type"
+  | "length"
+  | "bounds"
+  | "nullability"
+  | "default"
+  | "enum"
+  | "unique"
+  | "primary_key"
+  | "reference"
+  | "on_delete"
+  | "check"
+  | "soft_delete"
+  | "operation";
+
 export type NoteKind = "skipped" | "changed" | "error";
 
 /** Something the user must know: an item left out, renamed, or turned into something else, and why. */
@@ -93,6 +111,8 @@ export interface ImportNote {
   subject: string;
   reason: string;
   location?: SourceLocation;
+  /** Which fact of the input the note is about, for the fidelity report (src/importers/fidelity.ts). */
+  fact?: FactKind;
 }
 
 export interface ImportModel {

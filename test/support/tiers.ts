@@ -40,6 +40,7 @@ export const UNIT_FILES = [
   "test/healer/ticket-table.test.ts",
   "test/importers/enrich.test.ts",
   "test/importers/shared.test.ts",
+  "test/importers/fidelity.test.ts",
 ];
 
 /**
