@@ -501,9 +501,11 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
   if (f.generated === "now" && (f.type === "datetime" || f.type === "date")) {
     def.computed = "now";
     required = false;
+    if (f.required !== true && !key) nowIsNotNull(subject, notes, location);
   } else if (f.generated === "now_on_update" && (f.type === "datetime" || f.type === "date")) {
     def.computed = "now_on_update";
     required = false;
+    if (f.required !== true && !key) nowIsNotNull(subject, notes, location);
   } else if (f.generated === "uuid" && (f.type === "uuid" || f.type === "string")) {
     def.computed = "uuid";
     required = false;
@@ -585,6 +587,17 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
       fact: "unique",
     });
   return def;
+}
+
+/** A time the app fills is always there: the generated column is NOT NULL though the source allowed NULL. */
+function nowIsNotNull(subject: string, notes: ImportNote[], location: SourceLocation): void {
+  notes.push({
+    kind: "changed",
+    subject,
+    reason: "a nullable column filled with the current time becomes a computed field; the generated column is NOT NULL",
+    location,
+    fact: "nullability",
+  });
 }
 
 function validPattern(p: string): boolean {
