@@ -108,6 +108,15 @@ export function applyDefault(
       f.default = iso;
       return;
     }
+    if ((f.type === "object" || f.type === "array") && typeof value === "string") {
+      // A JSON column's default is JSON text ('{}', '[]'): carried as the value it denotes.
+      try {
+        f.default = JSON.parse(value);
+      } catch {
+        state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} is not JSON; left out`, at, "skipped", "default");
+      }
+      return;
+    }
     f.default = value;
   } else if ("expression" in d) {
     if (/^nextval\(/i.test(d.expression)) f.generated = "increment";
