@@ -213,7 +213,18 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       }
       const field = cols[0] as string;
       const def = b.fields.get(field);
-      if (!def) continue;
+      if (!def) {
+        // The column became the implicit id (or a mixin's field): a key that is also a reference
+        // (Supabase's `id uuid references auth.users`) cannot point anywhere in a contract.
+        notes.push({
+          kind: "skipped",
+          subject: `${entity}.${field}`,
+          reason: `foreign key to ${fk.table} on '${fk.columns[0]}', which is the entity's implicit id or a mixin's field; the reference is left out`,
+          location: t.location,
+          fact: "reference",
+        });
+        continue;
+      }
       const targetTable = built.get(target)?.table;
       const targetKey = targetTable?.primaryKey.length === 1 ? targetTable.primaryKey[0] : undefined;
       if (fk.targetColumns.length === 1 && targetKey && fk.targetColumns[0] !== targetKey) {

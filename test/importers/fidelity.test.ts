@@ -79,4 +79,25 @@ describe("fidelity report", () => {
       true,
     );
   });
+
+  it("names a key that is also a reference (Supabase's id uuid references auth.users) as left out", () => {
+    const m = model();
+    m.tables.push({
+      name: "profile",
+      location: at,
+      primaryKey: ["id"],
+      foreignKeys: [{ columns: ["id"], table: "author", targetColumns: ["id"], onDelete: "cascade" }],
+      fields: [
+        { name: "id", type: "uuid", required: true },
+        { name: "full_name", type: "text" },
+      ],
+    });
+    const c = convertModel(m, options);
+    const r = fidelityReport(m, c.contracts, c.notes, c.trace);
+    expect(r.silent).toBe(0);
+    expect(r.facts.find((f) => f.subject === "profile.id" && f.fact === "reference")).toMatchObject({
+      status: "left_out",
+      reason: expect.stringContaining("implicit id"),
+    });
+  });
 });
