@@ -5,6 +5,7 @@ import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
 import type {
   ContractType,
+  FactKind,
   ForeignKey,
   ImportField,
   ImportModel,
@@ -150,6 +151,12 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       ),
     );
     b.fields.delete(wf.field);
+    notes.push({
+      kind: "changed",
+      subject: `${entity}.${wf.field}`,
+      reason: `the column is the workflow's 'state' column`,
+      fact: "column",
+    });
     for (const [raw, n] of b.sourceNames) if (n === wf.field) b.absorbed.set(raw, `workflow ${wf.name}`);
     notes.push({
       kind: "changed",
@@ -471,6 +478,7 @@ function buildFields(
     recognised.push("tags -> mixin/stdlib/taggable");
   }
   if (recognised.length > 0) notes.push({ kind: "changed", subject: entity, reason: `recognised ${recognised.join("; ")}` });
+  absorbedDifferences(byName, drop, entity, notes, t.location);
 
   const fields = new Map<string, FieldDef>();
   for (const [name0, f] of byName) {
@@ -598,6 +606,38 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
       fact: "unique",
     });
   return def;
+}
+
+/**
+ * The columns a mixin or the implicit timestamps stand for are generated as the mixin says
+ * (timestamps TIMESTAMPTZ NOT NULL DEFAULT now(), tags a list defaulting to []): where the source
+ * said otherwise, one note per fact, so the judge of the catalogs finds no silent difference.
+ */
+function absorbedDifferences(
+  byName: ReadonlyMap<string, ImportField>,
+  drop: ReadonlySet<string>,
+  entity: string,
+  notes: ImportNote[],
+  location: SourceLocation,
+): void {
+  const note = (n: string, fact: FactKind, reason: string): void => {
+    notes.push({ kind: "changed", subject: `${entity}.${n}`, reason, location: byName.get(n)?.location ?? location, fact });
+  };
+  for (const n of ["created_at", "updated_at"]) {
+    const f = byName.get(n);
+    if (!f || !drop.has(n)) continue;
+    if (f.type !== "datetime") note(n, "type", `${f.sourceType ?? f.type} ${n} becomes the implicit ${n}, a timestamp with time zone`);
+    if (f.required !== true) note(n, "nullability", `nullable ${n} becomes the implicit ${n}, NOT NULL (the app fills it)`);
+    if (f.generated !== "now" && f.generated !== "now_on_update")
+      note(
+        n,
+        "default",
+        `${n} gets the implicit ${n}'s DEFAULT now()${f.default !== undefined ? ` instead of ${JSON.stringify(f.default)}` : ""}`,
+      );
+  }
+  const tags = byName.get("tags");
+  if (tags && drop.has("tags") && !Array.isArray(tags.default))
+    note("tags", "default", "tags become the taggable mixin's, defaulting to an empty list");
 }
 
 /** A time the app fills is always there: the generated column is NOT NULL though the source allowed NULL. */

@@ -12,6 +12,8 @@ const INPUTS: [string, string][] = [
   ["chinook-postgres", "input/Chinook_PostgreSql.sql"],
   ["northwind-postgres", "input"],
   ["sakila-postgres", "input"],
+  // Prisma migrations: enum defaults, timestamps the mixin stands for, status columns that become workflows.
+  ["documenso-migrations", "input"],
 ];
 
 const work = mkdtempSync(join(tmpdir(), "charter-sql-judge-"));

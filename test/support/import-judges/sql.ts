@@ -143,7 +143,7 @@ function family(type: string): string {
 function normalDefault(d: string | null): string | null {
   if (d === null) return null;
   const s = d
-    .replace(/::[a-z_ ]+(\(\d+(,\d+)?\))?(\[\])?/gi, "")
+    .replace(/::("[^"]+"|[a-z_ ]+)(\(\d+(,\d+)?\))?(\[\])?/gi, "")
     .replace(/^\((.*)\)$/, "$1")
     .trim();
   if (/^('now'|now\(\)|CURRENT_TIMESTAMP|CURRENT_DATE|statement_timestamp\(\)|transaction_timestamp\(\)|LOCALTIMESTAMP)$/i.test(s))
