@@ -4,6 +4,7 @@ import { compareText } from "../contracts/findings.js";
 import { API_VERSION } from "../contracts/fqn.js";
 import type {
   ContractType,
+  FactKind,
   ForeignKey,
   ImportField,
   ImportModel,
@@ -43,9 +44,22 @@ export interface ConvertOptions {
   workflows: boolean;
 }
 
+/** How the conversion named a source table and its columns (convert.ts fills it). */
+export interface TableTrace {
+  entity: string;
+  /** Source column -> the field name it was given (a name absent from the entity's fields was absorbed or dropped). */
+  columns: Record<string, string>;
+  /** Fields a mixin, the implicit id or a workflow stand for: carried, though not among the fields. */
+  absorbed: Record<string, string>;
+}
+
+export type ConversionTrace = Record<string, TableTrace>;
+
 export interface Conversion {
   contracts: PlannedContract[];
   notes: ImportNote[];
+  /** How each source table and column was named, for the fidelity report. */
+  trace: ConversionTrace;
 }
 
 type FieldDef = Record<string, unknown>;
@@ -112,7 +126,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   // Fields first (names, types, mixins), references after, once every entity's fields are known.
   const built = new Map<
     string,
-    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> }
+    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string>; absorbed: Map<string, string> }
   >();
   for (const t of tables) {
     const entity = entityNames.get(t.name) as string;
@@ -140,6 +154,13 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     notes.push({
       kind: "changed",
       subject: `${entity}.${wf.field}`,
+      reason: `the column is the workflow's 'state' column`,
+      fact: "column",
+    });
+    for (const [raw, n] of b.sourceNames) if (n === wf.field) b.absorbed.set(raw, `workflow ${wf.name}`);
+    notes.push({
+      kind: "changed",
+      subject: `${entity}.${wf.field}`,
       reason: `status-like enum became workflow ${wf.name} (the entity's 'state')${wf.lowercased ? "; its UPPER_CASE values are lower-case states" : ""}`,
     });
     // The workflow owns `state`; a column of that name is kept under another name.
@@ -147,7 +168,13 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (clash) {
       b.fields.delete("state");
       b.fields.set("state_value", clash);
-      notes.push({ kind: "changed", subject: `${entity}.state`, reason: "'state' is the workflow's; the column is named 'state_value'" });
+      for (const [raw, n] of b.sourceNames) if (n === "state") b.sourceNames.set(raw, "state_value");
+      notes.push({
+        kind: "changed",
+        subject: `${entity}.state`,
+        reason: "'state' is the workflow's; the column is named 'state_value'",
+        fact: "column",
+      });
     }
   }
 
@@ -159,8 +186,8 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "skipped",
       subject: e,
       reason: "no fields of its own besides the id and timestamps; a contract entity needs one, so it is left out",
-      location: (built.get(e) as { table: ImportTable }).table.location,
       fact: "table",
+      location: (built.get(e) as { table: ImportTable }).table.location,
     });
   }
   const refs: RefEdge[] = [];
@@ -176,6 +203,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "skipped",
           subject: `${entity}.${cols.join(", ")}`,
           reason: `references '${fk.table}', which is ${found ? "left out (no fields of its own)" : "not in the input"}; kept as a plain field`,
+          fact: "reference",
           location: t.location,
         });
         continue;
@@ -185,13 +213,25 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "skipped",
           subject: `${entity}.(${cols.join(", ")})`,
           reason: `composite foreign key to ${target} cannot be a contract reference (references point at the id); the columns are kept as plain fields`,
+          fact: "reference",
           location: t.location,
         });
         continue;
       }
       const field = cols[0] as string;
       const def = b.fields.get(field);
-      if (!def) continue;
+      if (!def) {
+        // The column became the implicit id (or a mixin's field): a key that is also a reference
+        // (Supabase's `id uuid references auth.users`) cannot point anywhere in a contract.
+        notes.push({
+          kind: "skipped",
+          subject: `${entity}.${field}`,
+          reason: `foreign key to ${fk.table} on '${fk.columns[0]}', which is the entity's implicit id or a mixin's field; the reference is left out`,
+          location: t.location,
+          fact: "reference",
+        });
+        continue;
+      }
       const targetTable = built.get(target)?.table;
       const targetKey = targetTable?.primaryKey.length === 1 ? targetTable.primaryKey[0] : undefined;
       if (fk.targetColumns.length === 1 && targetKey && fk.targetColumns[0] !== targetKey) {
@@ -199,6 +239,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "changed",
           subject: `${entity}.${field}`,
           reason: `references ${fk.table}.${fk.targetColumns[0]}, not its key; a contract reference points at the record (its id)`,
+          fact: "reference",
           location: t.location,
         });
       }
@@ -207,6 +248,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
           kind: "changed",
           subject: `${entity}.${field}`,
           reason: `${String(def.type)} foreign key becomes a uuid reference to ${target} (every contract entity has a UUID id)`,
+          fact: "type",
         });
       }
       refs.push({ from: entity, field, to: target, required: def.required === true });
@@ -220,6 +262,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       kind: "changed",
       subject: `${r.from}.${r.field}`,
       reason: `reference to ${r.to} dropped to break a dependency cycle (${r.from} and ${r.to} reference each other); the field stays a plain uuid`,
+      fact: "reference",
     });
   }
   for (const r of refs) {
@@ -251,6 +294,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
         kind: "changed",
         subject: entity,
         reason: `many-to-many join table between ${entityOf(ends[0]) ?? ends[0]} and ${entityOf(ends[1]) ?? ends[1]}; kept as an entity with two references`,
+        fact: "primary_key",
       });
     }
   }
@@ -298,7 +342,10 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       ...plannedContract("Route", `${r.plan.entity}_api`, domain, r.plan.entity, routeSpec(r.plan, domain)),
       source: r.source,
     });
-  return { contracts, notes };
+  const trace: ConversionTrace = {};
+  for (const [entity, b] of built)
+    trace[b.table.name] = { entity, columns: Object.fromEntries(b.sourceNames), absorbed: Object.fromEntries(b.absorbed) };
+  return { contracts, notes, trace };
 }
 
 /**
@@ -319,6 +366,7 @@ function onDeleteRule(
       kind: "changed",
       subject,
       reason: `ON DELETE ${fk.onDeleteSource ?? "SET NULL"} on a required column cannot clear it; on_delete is restrict`,
+      fact: "on_delete",
       location,
     });
     rule = "restrict";
@@ -327,6 +375,7 @@ function onDeleteRule(
       kind: "changed",
       subject,
       reason: `ON DELETE ${fk.onDeleteSource} has no contract equivalent; on_delete is restrict`,
+      fact: "on_delete",
       location,
     });
   }
@@ -337,7 +386,13 @@ function buildFields(
   t: ImportTable,
   entity: string,
   notes: ImportNote[],
-): { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string> } {
+): {
+  table: ImportTable;
+  fields: Map<string, FieldDef>;
+  mixins: string[];
+  sourceNames: Map<string, string>;
+  absorbed: Map<string, string>;
+} {
   const subject = (f: string): string => `${entity}.${f}`;
   const pk = t.primaryKey;
   const { names: sourceNames, collisions } = uniqueNames(
@@ -352,8 +407,8 @@ function buildFields(
       kind: "changed",
       subject: subject(c.raw),
       reason: `collides with '${c.clashesWith}' after normalisation; field named '${c.name}'`,
-      location: t.location,
       fact: "column",
+      location: t.location,
     });
   const byName = new Map<string, ImportField>();
   for (const f of t.fields) byName.set(sourceNames.get(f.name) as string, f);
@@ -376,6 +431,7 @@ function buildFields(
         kind: "changed",
         subject: entity,
         reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`,
+        fact: "primary_key",
         location: t.location,
       });
     }
@@ -394,6 +450,7 @@ function buildFields(
         kind: "changed",
         subject: subject("id"),
         reason: `${idField.sourceType ?? idField.type} primary key becomes the implicit UUID id`,
+        fact: "type",
         location: idField.location ?? t.location,
       });
     }
@@ -407,6 +464,7 @@ function buildFields(
       kind: "changed",
       subject: subject("id"),
       reason: "an 'id' that is not the primary key is renamed 'source_id' (every entity has its own UUID id)",
+      fact: "column",
       location: t.location,
     });
   } else if (pk.length === 1) {
@@ -415,6 +473,7 @@ function buildFields(
       subject: subject(sourceNames.get(pk[0] as string) ?? String(pk[0])),
       reason:
         "primary key kept as a required field; the entity's id is an implicit UUID, and the column's uniqueness is not kept (a contract cannot say unique)",
+      fact: "primary_key",
       location: t.location,
     });
   }
@@ -457,6 +516,7 @@ function buildFields(
     recognised.push("tags -> mixin/stdlib/taggable");
   }
   if (recognised.length > 0) notes.push({ kind: "changed", subject: entity, reason: `recognised ${recognised.join("; ")}` });
+  absorbedDifferences(byName, drop, entity, notes, t.location);
 
   const fields = new Map<string, FieldDef>();
   for (const [name0, f] of byName) {
@@ -468,16 +528,22 @@ function buildFields(
         kind: "changed",
         subject: subject(name),
         reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`,
+        fact: "type",
         location: f.location ?? t.location,
       });
     }
     fields.set(name, fieldDefinition(f, isKey || pk.includes(f.name), subject(name), notes, t.location));
   }
+  // What the implicit id and the mixins stand for: carried, though not among the fields.
+  const absorbed = new Map<string, string>();
+  for (const [raw, n] of sourceNames)
+    if (drop.has(n)) absorbed.set(raw, n === "id" ? "the implicit id" : mixins.join(", ") || `the implicit ${n}`);
   return {
     table: t,
     fields,
     mixins,
     sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])),
+    absorbed,
   };
 }
 
@@ -492,9 +558,11 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
   if (f.generated === "now" && (f.type === "datetime" || f.type === "date")) {
     def.computed = "now";
     required = false;
+    if (f.required !== true && !key) nowIsNotNull(subject, notes, location);
   } else if (f.generated === "now_on_update" && (f.type === "datetime" || f.type === "date")) {
     def.computed = "now_on_update";
     required = false;
+    if (f.required !== true && !key) nowIsNotNull(subject, notes, location);
   } else if (f.generated === "uuid" && (f.type === "uuid" || f.type === "string")) {
     def.computed = "uuid";
     required = false;
@@ -503,6 +571,7 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
       kind: "changed",
       subject,
       reason: "auto-increment column kept as a plain integer (sequences are for the identifiable mixin's number)",
+      fact: "default",
       location,
     });
     required = false;
@@ -516,18 +585,30 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
         kind: "skipped",
         subject,
         reason: `default ${JSON.stringify(f.default)} does not fit a ${f.type} field; left out`,
+        fact: "default",
         location,
       });
     }
   }
   if (required) def.required = true;
+  else if ((f.required === true || key) && def.computed !== "now" && def.computed !== "now_on_update") {
+    // The generated schema makes a column NOT NULL only for a required field, and a field with a
+    // default (or filled by the database) is not required: the column then accepts NULL.
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: "NOT NULL column with a default is an optional field (the default fills it); the generated column accepts NULL",
+      location,
+      fact: "nullability",
+    });
+  }
   if (f.format && !["date-time", "date", "uuid", "email"].includes(f.format)) def.format = f.format;
   if (f.enum && f.enum.length > 0) {
     const fits = f.enum.filter((v) =>
       f.type === "integer" ? Number.isInteger(v) : NUMERIC.has(f.type) ? typeof v === "number" : typeof v === "string",
     );
     if (fits.length === f.enum.length && f.type !== "boolean" && f.type !== "array" && f.type !== "object") def.enum = [...new Set(f.enum)];
-    else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location });
+    else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location, fact: "enum" });
   }
   if (f.type === "array") def.items_type = f.itemsType ?? "string";
   const c = f.constraints ?? {};
@@ -545,6 +626,7 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
         kind: "skipped",
         subject,
         reason: `pattern ${JSON.stringify(c.pattern)} is not a JavaScript regular expression; left out`,
+        fact: "check",
         location,
       });
   }
@@ -553,8 +635,58 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     delete constraints.max;
   }
   if (Object.keys(constraints).length > 0) def.constraints = constraints;
-  if (f.unique) notes.push({ kind: "changed", subject, reason: "unique constraint is not expressible in a contract; left out", location });
+  if (f.unique)
+    notes.push({
+      kind: "skipped",
+      subject,
+      reason: "unique constraint is not expressible in a contract; left out",
+      location,
+      fact: "unique",
+    });
   return def;
+}
+
+/**
+ * The columns a mixin or the implicit timestamps stand for are generated as the mixin says
+ * (timestamps TIMESTAMPTZ NOT NULL DEFAULT now(), tags a list defaulting to []): where the source
+ * said otherwise, one note per fact, so the judge of the catalogs finds no silent difference.
+ */
+function absorbedDifferences(
+  byName: ReadonlyMap<string, ImportField>,
+  drop: ReadonlySet<string>,
+  entity: string,
+  notes: ImportNote[],
+  location: SourceLocation,
+): void {
+  const note = (n: string, fact: FactKind, reason: string): void => {
+    notes.push({ kind: "changed", subject: `${entity}.${n}`, reason, location: byName.get(n)?.location ?? location, fact });
+  };
+  for (const n of ["created_at", "updated_at"]) {
+    const f = byName.get(n);
+    if (!f || !drop.has(n)) continue;
+    if (f.type !== "datetime") note(n, "type", `${f.sourceType ?? f.type} ${n} becomes the implicit ${n}, a timestamp with time zone`);
+    if (f.required !== true) note(n, "nullability", `nullable ${n} becomes the implicit ${n}, NOT NULL (the app fills it)`);
+    if (f.generated !== "now" && f.generated !== "now_on_update")
+      note(
+        n,
+        "default",
+        `${n} gets the implicit ${n}'s DEFAULT now()${f.default !== undefined ? ` instead of ${JSON.stringify(f.default)}` : ""}`,
+      );
+  }
+  const tags = byName.get("tags");
+  if (tags && drop.has("tags") && !Array.isArray(tags.default))
+    note("tags", "default", "tags become the taggable mixin's, defaulting to an empty list");
+}
+
+/** A time the app fills is always there: the generated column is NOT NULL though the source allowed NULL. */
+function nowIsNotNull(subject: string, notes: ImportNote[], location: SourceLocation): void {
+  notes.push({
+    kind: "changed",
+    subject,
+    reason: "a nullable column filled with the current time becomes a computed field; the generated column is NOT NULL",
+    location,
+    fact: "nullability",
+  });
 }
 
 function validPattern(p: string): boolean {

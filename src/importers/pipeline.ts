@@ -1,7 +1,8 @@
 import type { Finding } from "../contracts/findings.js";
 import { selectProvider } from "../llm/providers.js";
 import { type CheckedPlan, checkPlanned } from "./check.js";
-import { type ConvertOptions, convertModel, type PlannedContract } from "./convert.js";
+import { type ConversionTrace, type ConvertOptions, convertModel, type PlannedContract } from "./convert.js";
+import { type FidelityReport, fidelityReport } from "./fidelity.js";
 import type { ImportModel, ImportNote } from "./model.js";
 import { refuseOverwrite, writeContracts } from "./write.js";
 
@@ -25,6 +26,16 @@ export interface ImportSummary {
   refused: string | null;
   /** Whether an LLM was asked, and what came of it. */
   llmStatus: string;
+  /** Every fact of the input carried, changed or left out (issue 38); `silent` counts the bugs. */
+  fidelity: FidelityReport;
+}
+
+/** A plan: the checked contracts, every note, the LLM's status and the conversion's naming. */
+export interface Plan {
+  checked: CheckedPlan;
+  notes: ImportNote[];
+  llm: string;
+  trace: ConversionTrace;
 }
 
 export interface PlanOptions extends ConvertOptions {
@@ -35,13 +46,10 @@ export interface PlanOptions extends ConvertOptions {
  * Converts, enriches with the LLM when one is configured (and not turned off), and validates;
  * nothing is written. Without a provider the deterministic conversion is the result.
  */
-export async function planImport(
-  model: ImportModel,
-  options: PlanOptions & { llm: boolean },
-): Promise<{ checked: CheckedPlan; notes: ImportNote[]; llm: string }> {
+export async function planImport(model: ImportModel, options: PlanOptions & { llm: boolean }): Promise<Plan> {
   const conversion = convertModel(model, options);
   const { contracts, notes, llm } = await maybeEnrich(conversion.contracts, options, options.llm, model.files.join(", "));
-  return { checked: checkPlanned(contracts, options.directory), notes: [...conversion.notes, ...notes], llm };
+  return { checked: checkPlanned(contracts, options.directory), notes: [...conversion.notes, ...notes], llm, trace: conversion.trace };
 }
 
 /** The LLM step shared by the factory and the extractor. */
@@ -64,11 +72,7 @@ export async function maybeEnrich(
  * written and the summary says why; otherwise overwrites are refused (unless forced) and every
  * contract is written at once.
  */
-export function writeImport(
-  model: ImportModel,
-  plan: { checked: CheckedPlan; notes: ImportNote[]; llm: string },
-  options: PlanOptions & { force: boolean; dryRun: boolean },
-): ImportSummary {
+export function writeImport(model: ImportModel, plan: Plan, options: PlanOptions & { force: boolean; dryRun: boolean }): ImportSummary {
   const refused = refusal(plan.checked);
   if (refused !== null) return { ...summarise(model, plan, options, []), refused };
   refuseOverwrite(plan.checked.accepted, options.directory, options.force || options.dryRun);
@@ -84,12 +88,7 @@ export function refusal(checked: CheckedPlan): string | null {
   return null;
 }
 
-export function summarise(
-  model: ImportModel,
-  plan: { checked: CheckedPlan; notes: ImportNote[]; llm: string },
-  options: PlanOptions & { dryRun: boolean },
-  written: string[],
-): ImportSummary {
+export function summarise(model: ImportModel, plan: Plan, options: PlanOptions & { dryRun: boolean }, written: string[]): ImportSummary {
   const { checked, notes } = plan;
   const names = (k: PlannedContract["kind"]): string[] => checked.accepted.filter((c) => c.kind === k).map((c) => c.name);
   const allNotes = [
@@ -99,6 +98,7 @@ export function summarise(
         kind: "changed",
         subject: u.split(" -> ")[0] ?? u,
         reason: `reference to ${u.split(" -> ")[1]} removed: that contract was not written`,
+        fact: "reference",
       }),
     ),
   ];
@@ -118,5 +118,7 @@ export function summarise(
     dryRun: options.dryRun,
     refused: null,
     llmStatus: plan.llm,
+    // A refused plan is judged as planned: the report says what the import would have carried.
+    fidelity: fidelityReport(model, [...checked.accepted, ...checked.rejected.map((r) => r.contract)], allNotes, plan.trace),
   };
 }

@@ -1,4 +1,5 @@
 import { formatFinding } from "../contracts/findings.js";
+import { fidelityLines } from "./fidelity.js";
 import { formatLocation } from "./model.js";
 import type { ImportSummary } from "./pipeline.js";
 
@@ -32,6 +33,7 @@ export function summaryText(s: ImportSummary): string {
     }
   }
   out.push(...llmLines(s.llm));
+  out.push(...fidelityLines(s.fidelity));
   return `${out.join("\n")}\n`;
 }
 

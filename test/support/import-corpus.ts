@@ -1,12 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checkDomain } from "../../src/compiler/compile-path.js";
 import { generateTarget } from "../../src/generators/registry.js";
 import { TEST_REQUIREMENTS } from "../../src/generators/tests/index.js";
 import { writeFiles } from "../../src/generators/writer.js";
+import { detectDialect } from "../../src/importers/factory/sql.js";
+import type { ImportNote } from "../../src/importers/model.js";
 import { startGeneratedBackend } from "./backend.js";
+import { inputFiles } from "./import-judges/sql.js";
 import { databaseUrl, freshDatabase } from "./postgres.js";
 import { ensureVenv, VENV_PYTHON } from "./python.js";
 
@@ -19,6 +22,10 @@ export const CORPUS_DIR = resolve("test/fixtures/import-corpus");
 
 export interface CorpusInput {
   name: string;
+  /** The folder the command's path is relative to (the fixture's, or .cache/import-corpus/<name>). */
+  dir: string;
+  /** Listed in bench/import-corpus-external/, its files brought to .cache/import-corpus/ (never committed). */
+  external?: boolean;
   format: string;
   /** `factory:<path>` or `extract:<path>`, the path inside the input's folder. */
   command: string;
@@ -41,6 +48,12 @@ export interface CorpusResult {
   totalMs: number;
   /** pytest's counts (passed / failed / skipped) when the suite ran. */
   suite: { passed: number; failed: number; skipped: number } | null;
+  /** The import's fidelity report (--report), counts only. */
+  fidelity: { carried: number; changed: number; left_out: number; silent: number } | null;
+  /** The independent judge of the input's format, when there is one for it. */
+  judged: { compared: number; silent: { subject: string; fact: string; detail: string }[] } | null;
+  /** Why no judge ran, when none did. */
+  unjudged?: string;
   detail: string;
 }
 
@@ -50,7 +63,42 @@ export function corpusInputs(): CorpusInput[] {
     .sort()
     .map((name) => {
       const s = JSON.parse(readFileSync(join(CORPUS_DIR, name, "SOURCE.json"), "utf8")) as Record<string, string>;
-      return { name, format: String(s.format), command: String(s.command), repository: String(s.repository), commit: String(s.commit) };
+      return {
+        name,
+        dir: join(CORPUS_DIR, name),
+        format: String(s.format),
+        command: String(s.command),
+        repository: String(s.repository),
+        commit: String(s.commit),
+      };
+    });
+}
+
+/** Manifests of inputs kept out of the repository: `{name, repository, commit, paths, license, format, command}`. */
+export const EXTERNAL_DIR = resolve("bench/import-corpus-external");
+export const EXTERNAL_CACHE = resolve(".cache/import-corpus");
+
+/** The external inputs, each with whether its files are present under .cache/import-corpus/<name>/. */
+export function externalInputs(): (CorpusInput & { present: boolean })[] {
+  if (!existsSync(EXTERNAL_DIR)) return [];
+  return readdirSync(EXTERNAL_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => {
+      const s = JSON.parse(readFileSync(join(EXTERNAL_DIR, f), "utf8")) as Record<string, string>;
+      const name = String(s.name);
+      const dir = join(EXTERNAL_CACHE, name);
+      const rel = String(s.command).split(":")[1] ?? "";
+      return {
+        name,
+        dir,
+        external: true,
+        present: existsSync(join(dir, rel)),
+        format: String(s.format),
+        command: String(s.command),
+        repository: String(s.repository),
+        commit: String(s.commit),
+      };
     });
 }
 
@@ -61,7 +109,7 @@ export async function runCorpusInput(input: CorpusInput): Promise<CorpusResult> 
   const started = Date.now();
   const root = mkdtempSync(join(tmpdir(), `charter-corpus-${input.name}-`));
   const domain = input.name.replace(/[^a-z0-9]+/g, "_");
-  const domainDir = join(root, "domain");
+  const domainDir = join(root, domain);
   const result: CorpusResult = {
     name: input.name,
     format: input.format,
@@ -73,29 +121,41 @@ export async function runCorpusInput(input: CorpusInput): Promise<CorpusResult> 
     importMs: 0,
     totalMs: 0,
     suite: null,
+    fidelity: null,
+    judged: null,
     detail: "",
   };
   try {
     const [kind, rel] = input.command.split(":") as [string, string];
-    const source = join(CORPUS_DIR, input.name, rel);
+    const source = join(input.dir, rel);
+    const reportFile = join(root, "fidelity.json");
     const args =
       kind === "extract"
         ? [CLI, "extract", source, "--yes", "--routes"]
         : [CLI, "factory", "migrate", source, ...(input.format === "openapi" ? [] : ["--from", input.format]), "--routes"];
     const t0 = Date.now();
-    const imp = spawnSync(process.execPath, [...args, "--domain", domain, "--output", domainDir, "--no-llm", "--format", "json"], {
-      encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1" },
-      timeout: 120_000,
-    });
+    const imp = spawnSync(
+      process.execPath,
+      [...args, "--domain", domain, "--output", domainDir, "--no-llm", "--format", "json", "--report", reportFile],
+      {
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1" },
+        timeout: 120_000,
+      },
+    );
     result.importMs = Date.now() - t0;
     if (imp.status !== 0) {
       result.detail = lastLines(`${imp.stdout}\n${imp.stderr}`, 6);
       return result;
     }
-    const summary = JSON.parse(imp.stdout) as { entities?: string[]; accepted?: string[]; routes?: string[]; notes: unknown[] };
+    const summary = JSON.parse(imp.stdout) as { entities?: string[]; accepted?: string[]; routes?: string[]; notes: ImportNote[] };
     result.entities = (summary.entities ?? summary.accepted ?? []).length;
     result.notes = summary.notes.length;
+    if (existsSync(reportFile)) {
+      const f = JSON.parse(readFileSync(reportFile, "utf8")) as NonNullable<CorpusResult["fidelity"]>;
+      result.fidelity = { carried: f.carried, changed: f.changed, left_out: f.left_out, silent: f.silent };
+    }
+    await runJudge(input, source, domainDir, summary.notes, result);
     result.failedAt = "validate";
     const { ir, findings } = checkDomain(domainDir);
     const errors = findings.filter((f) => f.severity === "error");
@@ -153,6 +213,37 @@ export async function runCorpusInput(input: CorpusInput): Promise<CorpusResult> 
     else rmSync(root, { recursive: true, force: true });
   }
   return result;
+}
+
+/**
+ * The independent judge of the input's format (test/support/import-judges/<format>.ts), when one
+ * exists; a judge that fails is reported, never fatal to the working-app stages.
+ */
+async function runJudge(input: CorpusInput, source: string, domainDir: string, notes: ImportNote[], result: CorpusResult): Promise<void> {
+  const judgeName = input.format === "sql" ? "sql" : input.command.startsWith("extract:") ? "extract" : input.format;
+  if (input.format === "sql" && sqlDialectOf(source) === "mysql") {
+    result.unjudged = "MySQL input: the judge reads PostgreSQL catalogs only";
+    return;
+  }
+  const file = resolve(`test/support/import-judges/${judgeName}.ts`);
+  if (!existsSync(file)) {
+    result.unjudged = `no judge for ${judgeName}`;
+    return;
+  }
+  try {
+    const mod = (await import(`./import-judges/${judgeName}.js`)) as {
+      judge: (a: { inputPath: string; domainDir: string; notes: ImportNote[] }) => Promise<NonNullable<CorpusResult["judged"]>>;
+    };
+    const r = await mod.judge({ inputPath: source, domainDir, notes });
+    result.judged = { compared: r.compared, silent: r.silent };
+  } catch (e) {
+    result.unjudged = `judge failed: ${lastLines(e instanceof Error ? e.message : String(e), 2)}`;
+  }
+}
+
+function sqlDialectOf(source: string): "postgres" | "mysql" {
+  const files = statSync(source).isDirectory() ? inputFiles(source) : [source];
+  return detectDialect(files.map((f) => readFileSync(f, "utf8")).join("\n"));
 }
 
 function lastLines(text: string, n: number): string {

@@ -46,6 +46,7 @@ export const UNIT_FILES = [
   "test/importers/shared.test.ts",
   "test/importers/prisma-fidelity.test.ts",
   "test/importers/code-judges.test.ts",
+  "test/importers/fidelity.test.ts",
 ];
 
 /**

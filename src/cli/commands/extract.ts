@@ -4,7 +4,7 @@ import { formatFinding } from "../../contracts/findings.js";
 import type { PlannedContract } from "../../importers/convert.js";
 import { ImportError } from "../../importers/model.js";
 import { UserError } from "../output.js";
-import { importTarget, withImportOptions } from "./factory.js";
+import { importTarget, withImportOptions, writeFidelityReport } from "./factory.js";
 
 interface ExtractOptions {
   domain: string;
@@ -16,6 +16,7 @@ interface ExtractOptions {
   pages?: boolean;
   workflows: boolean;
   llm: boolean;
+  report?: string;
 }
 
 /** `charter extract PATH --domain D`: reverse-engineer a code base into contracts, entity by entity. */
@@ -71,6 +72,15 @@ export function extractCommand(): Command {
         // With --format json, stdout carries only the JSON summary; the review talks on stderr.
         output: target.json ? process.stderr : process.stdout,
       });
+      const { fidelityReport, fidelityLines } = await import("../../importers/fidelity.js");
+      const accepted = new Set(outcome.accepted);
+      const fidelity = fidelityReport(
+        model,
+        checked.accepted.filter((c) => accepted.has(c.entity)),
+        conversion.notes,
+        conversion.trace,
+      );
+      if (opts.report) writeFidelityReport(opts.report, fidelity);
       const summary = {
         path,
         domain: opts.domain,
@@ -83,6 +93,7 @@ export function extractCommand(): Command {
         interrupted: outcome.interrupted,
         llm: outcome.llm,
         notes: conversion.notes,
+        fidelity,
       };
       if (target.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
       else {
@@ -90,6 +101,7 @@ export function extractCommand(): Command {
           `\n${outcome.interrupted ? "Interrupted" : "Done"}: ${outcome.accepted.length} accepted, ${outcome.skipped.length} skipped, ${units.length - outcome.accepted.length - outcome.skipped.length} not reviewed; ${outcome.written.length} files in ${target.directory}\n`,
         );
         for (const n of conversion.notes) process.stdout.write(`  ${n.kind}: ${n.subject}: ${n.reason}\n`);
+        process.stdout.write(`${fidelityLines(fidelity).join("\n")}\n`);
       }
       if (outcome.interrupted) process.exitCode = 130;
     } catch (e) {

@@ -1,10 +1,12 @@
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { parse } from "yaml";
 import { NAME_PATTERN } from "../../contracts/fqn.js";
 import { detectFormat, FACTORY_FORMATS, type FactoryFormat, readModel } from "../../importers/factory/index.js";
 import { readSource } from "../../importers/factory/read.js";
 import type { SqlDialect } from "../../importers/factory/sql.js";
+import type { FidelityReport } from "../../importers/fidelity.js";
 import { ImportError } from "../../importers/model.js";
 import { summaryJson, summaryText } from "../../importers/report.js";
 import { compareOpenApi, roundTripText } from "../../importers/round-trip.js";
@@ -22,6 +24,7 @@ interface MigrateOptions {
   workflows: boolean;
   dryRun?: boolean;
   llm: boolean;
+  report?: string;
 }
 
 /** `charter factory migrate`: an API spec, SQL schema or Prisma schema -> contracts. */
@@ -59,6 +62,7 @@ export function factoryCommand(): Command {
       const plan = await planImport(model, { ...options, llm: opts.llm });
       const summary = writeImport(model, plan, { ...options, force: opts.force === true, dryRun: opts.dryRun === true });
       process.stdout.write(target.json ? summaryJson(summary) : summaryText(summary));
+      if (opts.report) writeFidelityReport(opts.report, summary.fidelity);
       if (summary.refused !== null) process.exitCode = 1;
     } catch (e) {
       if (e instanceof ImportError) throw new UserError(e.message);
@@ -112,7 +116,14 @@ export function withImportOptions(cmd: Command): Command {
     .option("--force", "replace contract files that already exist")
     .option("--pages", "a Page per entity")
     .option("--no-workflows", "never turn status enums into workflows")
-    .option("--no-llm", "never ask an LLM, even when one is configured");
+    .option("--no-llm", "never ask an LLM, even when one is configured")
+    .option("--report <file>", "write the fidelity report (every fact carried, changed or left out) as JSON");
+}
+
+/** `--report FILE`: the fidelity report as JSON, for a bench or a reviewer to read. */
+export function writeFidelityReport(file: string, report: FidelityReport): void {
+  mkdirSync(dirname(resolve(file)), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** Where an import writes (`--output`, a folder) and whether it reports in JSON (`--format`). */

@@ -23,6 +23,28 @@ export interface ColumnFacts {
   defaultValue?: { constant: string | number | boolean } | { expression: string } | { null: true };
 }
 
+/**
+ * Native types a contract has no word for, read as a string (or text): binary data, network
+ * addresses, time spans, search vectors. Said in a note, since the generated column is text.
+ */
+const NATIVE_ONLY = new Set([
+  "bytea",
+  "blob",
+  "longblob",
+  "mediumblob",
+  "tinyblob",
+  "binary",
+  "varbinary",
+  "inet",
+  "cidr",
+  "macaddr",
+  "tsvector",
+  "interval",
+  "time",
+  "timetz",
+  "xml",
+]);
+
 /** Types, lengths, defaults: the same rules for both dialects. */
 export function columnField(state: SchemaState, t: ImportTable, c: ColumnFacts, at: SourceLocation): ImportField {
   const rawType = c.rawType.toLowerCase();
@@ -37,8 +59,16 @@ export function columnField(state: SchemaState, t: ImportTable, c: ColumnFacts, 
   } else if (mapped) {
     f.type = rawType === "tinyint" && c.length === 1 ? "boolean" : mapped;
   } else {
-    state.note(`${t.name}.${c.name}`, `type ${rawType} has no contract type; read as string`, at, "changed");
+    state.note(`${t.name}.${c.name}`, `type ${rawType} has no contract type; read as string`, at, "changed", "type");
   }
+  if (NATIVE_ONLY.has(rawType))
+    state.note(
+      `${t.name}.${c.name}`,
+      `type ${rawType} has no contract type; stored as ${f.type === "text" ? "text" : "a string"}`,
+      at,
+      "changed",
+      "type",
+    );
   if (/serial$/.test(rawType) || c.autoIncrement) f.generated = "increment";
   if (c.length !== undefined && f.type === "string" && /char/.test(rawType)) f.constraints = { maxLength: c.length };
   if (c.notNull) f.required = true;
@@ -70,11 +100,21 @@ export function applyDefault(
       }
       const iso = isoTime(value, f.type);
       if (iso === undefined) {
-        state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} is not a ${f.type}; left out`, at);
+        state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} is not a ${f.type}; left out`, at, "skipped", "default");
         return;
       }
-      if (iso !== value) state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} written as ${iso} (ISO 8601)`, at, "changed");
+      if (iso !== value)
+        state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} written as ${iso} (ISO 8601)`, at, "changed", "default");
       f.default = iso;
+      return;
+    }
+    if ((f.type === "object" || f.type === "array") && typeof value === "string") {
+      // A JSON column's default is JSON text ('{}', '[]'): carried as the value it denotes.
+      try {
+        f.default = JSON.parse(value);
+      } catch {
+        state.note(`${t.name}.${f.name}`, `default ${JSON.stringify(value)} is not JSON; left out`, at, "skipped", "default");
+      }
       return;
     }
     f.default = value;
@@ -83,7 +123,7 @@ export function applyDefault(
     else {
       const g = generatedDefault(d.expression);
       if (g) f.generated = g === "now" && onUpdate ? "now_on_update" : g;
-      else state.note(`${t.name}.${f.name}`, `default expression ${d.expression} is not a constant; left out`, at);
+      else state.note(`${t.name}.${f.name}`, `default expression ${d.expression} is not a constant; left out`, at, "skipped", "default");
     }
   }
 }

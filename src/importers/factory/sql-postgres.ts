@@ -103,6 +103,7 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
             `${node.partbound ? "a partition" : "inherits the rows"} of ${parent}: its rows are ${parent}'s, not a separate entity`,
             loc(rel.location),
             "changed",
+            "table",
           );
           break;
         }
@@ -144,6 +145,7 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
               `a partition of ${t.name} (ATTACH PARTITION): its rows are ${t.name}'s, not a separate entity`,
               at,
               "changed",
+              "table",
             );
           } else if (c.subtype === "AT_AddConstraint") constraint(state, t, rec(def.Constraint), loc);
           else if (c.subtype === "AT_SetNotNull" || c.subtype === "AT_DropNotNull") {

@@ -1,5 +1,5 @@
 import { compareText } from "../../contracts/findings.js";
-import type { FieldConstraints, ImportField, ImportNote, ImportTable, SourceLocation } from "../model.js";
+import type { FactKind, FieldConstraints, ImportField, ImportNote, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 
 /** A CHECK constraint reduced to what a contract can say; each dialect's reader builds these. */
@@ -47,8 +47,10 @@ export class SchemaState {
     else this.skipped.set(kind, { count: 1, first: at });
   }
 
-  note(subject: string, reason: string, at: SourceLocation, kind: ImportNote["kind"] = "skipped"): void {
-    this.notes.push({ kind, subject, reason, location: at });
+  note(subject: string, reason: string, at: SourceLocation, kind: ImportNote["kind"] = "skipped", fact?: FactKind): void {
+    const n: ImportNote = { kind, subject, reason, location: at };
+    if (fact) n.fact = fact;
+    this.notes.push(n);
   }
 
   addEnumType(name: string, values: string[]): void {
@@ -123,6 +125,8 @@ export class SchemaState {
         `unique (${columns.join(", ")}) on ${t.name}`,
         "a unique constraint over several columns is not expressible in a contract",
         at,
+        "skipped",
+        "unique",
       );
   }
 
@@ -180,7 +184,7 @@ export class SchemaState {
       default:
         break;
     }
-    this.note(`CHECK on ${t.name}`, `${describe(check)} is not expressible as enum, min/max or length`, at);
+    this.note(`CHECK on ${t.name}`, `${describe(check)} is not expressible as enum, min/max or length`, at, "skipped", "check");
   }
 }
 

@@ -63,8 +63,18 @@ function lockedDialect(path: string): SqlDialect | undefined {
   return provider === "mysql" ? "mysql" : provider === "postgresql" ? "postgres" : undefined;
 }
 
-/** MySQL's tell-tale signs, outside comments: backquoted names, AUTO_INCREMENT, ENGINE=. */
+/**
+ * MySQL's tell-tale signs, outside comments and strings: backquoted names, AUTO_INCREMENT, ENGINE=,
+ * `USE db;`, `UNIQUE KEY` / `KEY name (...)` inside a table, `/*!40101 ... *\/` version comments.
+ */
 export function detectDialect(text: string): SqlDialect {
-  const code = text.replace(/--[^\n]*/g, "").replace(/\/\*[\s\S]*?\*\//g, "");
-  return /`|\bAUTO_INCREMENT\b|\bENGINE\s*=/i.test(code) ? "mysql" : "postgres";
+  if (/\/\*![0-9]{5}/.test(text)) return "mysql";
+  const code = text
+    .replace(/--[^\n]*/g, "")
+    .replace(/#[^\n]*/g, "")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/'(?:[^'\\]|\\.|'')*'/g, "''");
+  return /`|\bAUTO_INCREMENT\b|\bENGINE\s*=|^\s*USE\s+\w+\s*;|\bUNIQUE\s+KEY\b|^\s*(?:UNIQUE\s+|FULLTEXT\s+)?KEY\s+\w+\s*\(/im.test(code)
+    ? "mysql"
+    : "postgres";
 }
