@@ -11,6 +11,7 @@ import { findCycles, topologicalOrder } from "./graph.js";
 import { buildAgent, buildAuth, buildInfra } from "./infra.js";
 import type { AgentIR, ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, Operation, PageIR, RouteIR, WorkflowIR } from "./ir.js";
 import { IR_VERSION } from "./ir.js";
+import { MAX_IDENTIFIER_BYTES } from "./naming.js";
 import { buildPage } from "./pages.js";
 import { buildRoute, checkRouteRoles, reservedBasePath, routeBasePath, servedOperations } from "./routes.js";
 import { buildWorkflow, checkWorkflowFields } from "./workflows.js";
@@ -146,6 +147,7 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
   });
   checkUnique(reporter, pageContracts, (c) => asString(c.spec.route), "page.duplicate_route", "route", ["spec", "route"]);
   checkUnique(reporter, ofKind("Entity"), (c) => entities.get(c.fqn)?.table ?? "", "entity.duplicate_table", "table", ["metadata", "name"]);
+  checkIdentifierLengths(reporter, [...ofKind("Entity"), ...ofKind("Mixin")], entities);
 
   const agentContracts = ofKind("Agent");
   const agents = agentContracts.map((c) => buildAgent(reporter, c, entities));
@@ -387,6 +389,30 @@ function checkEventNames(
     for (const event of Object.keys(asRecord(c.spec.ai_integration))) {
       if (!emitted.has(event)) warn(c, ["spec", "ai_integration", event], event);
     }
+  }
+}
+
+/**
+ * Tables and columns longer than PostgreSQL's identifier limit are refused, not shortened: their
+ * names are the API's field names and the queries' columns, and a silent cut (PostgreSQL's) or a
+ * hashed name (ours) would make the database differ from the contract. Derived names (indexes,
+ * constraints, sequences) are shortened instead: nobody reads them but the database.
+ */
+function checkIdentifierLengths(reporter: Reporter, contracts: readonly Contract[], entities: ReadonlyMap<string, EntityIR>): void {
+  const tooLong = (c: Contract, path: PathSegments, what: string, name: string): void => {
+    const bytes = Buffer.byteLength(name, "utf8");
+    if (bytes <= MAX_IDENTIFIER_BYTES) return;
+    reporter.report(
+      c,
+      path,
+      "name.too_long",
+      `${what} ${pyRepr(name)} is ${bytes} bytes long; PostgreSQL keeps only ${MAX_IDENTIFIER_BYTES} bytes of a name and would cut it: choose a name of at most ${MAX_IDENTIFIER_BYTES} bytes`,
+    );
+  };
+  for (const c of contracts) {
+    const table = c.kind === "Entity" ? entities.get(c.fqn)?.table : undefined;
+    if (table !== undefined) tooLong(c, typeof c.spec.table === "string" ? ["spec", "table"] : ["metadata", "name"], "table name", table);
+    for (const name of Object.keys(asRecord(c.spec.fields))) tooLong(c, ["spec", "fields", name], "field name", name);
   }
 }
 

@@ -2,6 +2,7 @@ import { pyRepr } from "../contracts/py-repr.js";
 import type { Contract, PathSegments, Reporter } from "./context.js";
 import { asRecord } from "./context.js";
 import type { ComputedIR, ConstraintsIR, FieldIR, FieldType } from "./ir.js";
+import { limitIdentifier } from "./naming.js";
 
 const SCALAR_TYPES = new Set<FieldType>(["string", "integer", "number", "boolean", "text", "datetime", "date", "uuid", "email"]);
 const STRING_TYPES = new Set<FieldType>(["string", "text", "email", "uuid", "date", "datetime"]);
@@ -14,7 +15,7 @@ export function parseComputed(value: string, entityName: string, prefix: string 
     const raw = seq[1] ?? "";
     // Without a prefix the `{prefix}` placeholder and the separator after it drop out: `{n:05}`.
     const format = prefix ? raw : raw.replace(/\{prefix\}[-_./ ]?/g, "");
-    return { kind: "sequence", format: format || "{n}", prefix, sequenceName: `${entityName}_number_seq` };
+    return { kind: "sequence", format: format || "{n}", prefix, sequenceName: limitIdentifier(`${entityName}_number_seq`) };
   }
   return { kind: value as "now" | "now_on_update" | "current_user" | "uuid" };
 }

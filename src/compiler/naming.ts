@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /** Name derivations shared by the compiler and generators; pure and locale-independent. */
 
 export function pascalCase(snake: string): string {
@@ -68,4 +70,24 @@ export const SYSTEM_TABLES: Readonly<Record<string, string>> = {
 export function defaultTable(name: string): string {
   const plural = pluralize(name);
   return Object.hasOwn(SYSTEM_TABLES, plural) ? `${name}_records` : plural;
+}
+
+/**
+ * PostgreSQL keeps this many bytes of an identifier (NAMEDATALEN - 1) and silently cuts the rest,
+ * so a longer table or column name would no longer be the name the API and the queries use.
+ */
+export const MAX_IDENTIFIER_BYTES = 63;
+
+/**
+ * Keeps a derived name (an index, a constraint, a sequence) within the identifier limit
+ * deterministically: a long name becomes its first bytes, `_` and 8 hex digits of its SHA-256, so
+ * two long names sharing a prefix stay distinct. Names the API shows (tables, columns) are never
+ * shortened: validation refuses them instead (`name.too_long`).
+ */
+export function limitIdentifier(name: string): string {
+  if (Buffer.byteLength(name, "utf8") <= MAX_IDENTIFIER_BYTES) return name;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  let head = name;
+  while (Buffer.byteLength(head, "utf8") > MAX_IDENTIFIER_BYTES - 9) head = head.slice(0, -1);
+  return `${head}_${hash}`;
 }

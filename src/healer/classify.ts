@@ -101,6 +101,9 @@ function ruleForCode(code: string, schemaPath: string, message: string): Rule | 
       return structural("missing_reference", "unresolved reference", "high");
     case "graph.cycle":
       return structural("dependency_cycle", "dependency cycle", "high");
+    case "name.too_long":
+      // Not a pattern a mechanical rename can satisfy: someone has to choose the shorter name.
+      return structural("schema_mismatch", "a name longer than PostgreSQL's 63-byte identifier limit");
     case "expr.syntax":
       return structural("invalid_expression", "an expression that does not parse");
   }

@@ -156,6 +156,27 @@ describe("migration diff", () => {
     expect(diff(after, after)).toEqual([]);
   });
 
+  it("names a migration by whole words: too long a name drops whole changes and names, never part of one", () => {
+    const rename = { type: "rename_column", table: "customers", from: "company_name", to: "organisation_name" } as Statement;
+    const longRename = {
+      type: "rename_column",
+      table: "customers",
+      from: "company_legal_name",
+      to: "organisation_legal_name",
+    } as Statement;
+    const drop = { type: "drop_column", table: "customers", column: "legacy_identifier" } as Statement;
+    expect(migrationSlug([rename])).toBe("rename_customers_company_name_to_organisation_name");
+    // 66 characters: the second change goes, then the words of the first from its end.
+    expect(migrationSlug([longRename])).toBe("rename_customers_company_legal_name");
+    expect(migrationSlug([rename, drop])).toBe("rename_customers_company_name_to_organisation_name_and_more");
+    expect(migrationSlug([drop, rename])).toBe("drop_customers_legacy_identifier_and_more");
+    expect(migrationSlug([drop, rename])).toBe(migrationSlug([drop, rename]));
+    for (const slug of [migrationSlug([longRename, drop, rename]), migrationSlug([rename, drop])]) {
+      expect(slug.length).toBeLessThanOrEqual(60);
+      expect(slug).not.toMatch(/_to$|_and$/);
+    }
+  });
+
   it("changes types: widenings pass silently, narrowings are flagged destructive, data is converted", () => {
     const after = edit((ir) => {
       field(ir, "ticket", "story_points").type = "number"; // BIGINT -> DOUBLE PRECISION

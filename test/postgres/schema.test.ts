@@ -7,6 +7,7 @@ import { generateTarget } from "../../src/generators/index.js";
 import { buildSchemaModel } from "../../src/generators/postgres/model.js";
 import { limitIdentifier, SCHEMA_SQL_PATH } from "../../src/generators/postgres/types.js";
 import { REPO_ROOT, runCharter } from "../support/cli.js";
+import { entityYaml, writeDomain } from "../support/domain.js";
 import { expectGolden } from "../support/golden.js";
 import { freshDatabase } from "../support/postgres.js";
 import { applyScript, describeSchema, query, scalar } from "./db.js";
@@ -85,6 +86,63 @@ describe("postgres target", () => {
     expect(model.sequences).toEqual(["customer_number_seq", "events_seq_seq", "ticket_number_seq"]);
     const runs = model.tables.find((t) => t.name === "agent_runs");
     expect(runs?.indexes.find((i) => i.unique)?.columns).toEqual(["agent", "event_id"]);
+  });
+
+  it("keeps tables and columns of exactly 63 bytes whole on PostgreSQL, and every derived name within the limit", () => {
+    // 63 bytes is the most PostgreSQL keeps: the longest names a contract may use. Every name the
+    // schema derives from them (check, index, foreign key, unique index, sequence) is longer.
+    const field = `a${"_long_name".repeat(6)}_x`;
+    const ref = `r${"_reference".repeat(6)}_y`;
+    const entity = `e${"_entity".repeat(8)}_z`;
+    expect([field, ref].map((n) => Buffer.byteLength(n))).toEqual([63, 63]);
+    const ir = (() => {
+      const dir = writeDomain({
+        "entities/target.contract.yaml": entityYaml("target"),
+        "entities/long.contract.yaml": entityYaml(
+          entity,
+          `    ${field}:\n      type: string\n      enum: [one, two]\n      constraints: {minLength: 1, maxLength: 9}\n` +
+            `    ${ref}:\n      type: uuid\n      references:\n        entity: entity/shop/target\n`,
+        ),
+      });
+      const r = checkDomain(dir);
+      if (r.ir === null) throw new Error(JSON.stringify(r.findings));
+      return r.ir;
+    })();
+    const table = ir.entities.find((e) => e.name === entity)?.table ?? "";
+    expect(Buffer.byteLength(table)).toBeGreaterThan(55);
+    const sql = schemaSql(ir);
+    const db = freshDatabase("charter_long_names");
+    applyScript(db, sql);
+    const columns = query(db, `SELECT column_name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY column_name`);
+    expect(columns).toContain(field);
+    expect(columns).toContain(ref);
+    const derived = query(
+      db,
+      `SELECT conname FROM pg_constraint WHERE conrelid = '"${table}"'::regclass UNION ALL SELECT indexname FROM pg_indexes WHERE tablename = '${table}'`,
+    );
+    // The primary key's name is PostgreSQL's own (it shortens it itself); the rest are ours, and
+    // each is as the generator wrote it: PostgreSQL cut none of them.
+    const ours = derived.filter((n) => /^(ix|uq|ck|fk)_/.test(n));
+    expect(ours.length).toBeGreaterThan(5);
+    for (const name of ours) expect(sql).toContain(`"${name}"`);
+    const sequences = buildSchemaModel(ir).sequences;
+    for (const n of sequences) expect(Buffer.byteLength(n)).toBeLessThanOrEqual(63);
+    expect(query(db, "SELECT relname FROM pg_class WHERE relkind = 'S'")).toEqual(expect.arrayContaining(sequences));
+  });
+
+  it("refuses a 64-byte field or table name with a located name.too_long error", () => {
+    const field = `a${"_long_name".repeat(6)}_xy`;
+    const dir = writeDomain({
+      "entities/t.contract.yaml": entityYaml("t", `    ok:\n      type: string\n    ${field}:\n      type: string\n`),
+    });
+    const r = checkDomain(dir);
+    const found = r.findings.filter((f) => f.code === "name.too_long");
+    expect(found.map((f) => [f.line, f.column, f.severity])).toEqual([[11, 7, "error"]]);
+    expect(found[0]?.file).toBe(join(dir, "entities/t.contract.yaml"));
+    expect(found[0]?.message).toContain(`field name '${field}' is 64 bytes long`);
+    const table = writeDomain({ "entities/t.contract.yaml": entityYaml("t", undefined, `  table: ${"t".repeat(64)}\n`) });
+    const t = checkDomain(table).findings.filter((f) => f.code === "name.too_long");
+    expect(t.map((f) => [f.line, f.column])).toEqual([[7, 10]]);
   });
 
   it("keeps generated names within PostgreSQL's 63-byte limit, deterministically", () => {

@@ -70,7 +70,7 @@ const tail = (s: string, n = 6000): string => (s.length > n ? `…${s.slice(-n)}
  * The frontend's npm packages are installed once, in a folder keyed by its package.json with the
  * domain's name taken out (it is the only part that varies), and each domain's sources are synced in.
  */
-function typecheckFolder(outDir: string): string {
+export function typecheckFolder(outDir: string, slot = "typecheck"): string {
   const files: { path: string; content: string }[] = [];
   const walk = (rel: string): void => {
     const abs = join(outDir, rel);
@@ -84,7 +84,7 @@ function typecheckFolder(outDir: string): string {
   const pkgFile = files.find((f) => f.path === "frontend/package.json");
   if (!pkgFile) throw new Error("no frontend/package.json was generated");
   pkgFile.content = `${JSON.stringify({ ...JSON.parse(pkgFile.content), name: "charter-typecheck" }, null, 2)}\n`;
-  const { appDir } = prepareNextApp(files, { slot: "typecheck" });
+  const { appDir } = prepareNextApp(files, { slot });
   // What `next build` would write first: the types of image and CSS imports.
   const env = join(appDir, "next-env.d.ts");
   if (!existsSync(env)) writeFileSync(env, '/// <reference types="next" />\n/// <reference types="next/image-types/global" />\n');

@@ -80,32 +80,34 @@ export function columnRenames(ir: DomainIR): ColumnRenames {
  * `drop_notes_and_rename_support_agents_to_agents_and_more`).
  */
 export function migrationSlug(statements: readonly Statement[]): string {
-  const parts: string[] = [];
-  const add = (p: string): void => {
-    if (!parts.includes(p)) parts.push(p);
+  // Each part is a list of whole words: a verb, the names (a name keeps its own underscores), `to`.
+  const parts: string[][] = [];
+  const add = (...words: string[]): void => {
+    const clean = words.map((w) => w.replace(/[^a-z0-9_]/g, "_"));
+    if (!parts.some((p) => p.join(" ") === clean.join(" "))) parts.push(clean);
   };
   for (const st of statements) {
     switch (st.type) {
       case "create_table":
-        add(`create_${st.table}`);
+        add("create", st.table);
         break;
       case "drop_table":
-        add(`drop_${st.table}`);
+        add("drop", st.table);
         break;
       case "rename_table":
-        add(`rename_${st.from}_to_${st.to}`);
+        add("rename", st.from, "to", st.to);
         break;
       case "add_column":
-        add(`add_${st.table}_${st.column.name}`);
+        add("add", st.table, st.column.name);
         break;
       case "drop_column":
-        add(`drop_${st.table}_${st.column}`);
+        add("drop", st.table, st.column);
         break;
       case "rename_column":
-        add(`rename_${st.table}_${st.from}_to_${st.to}`);
+        add("rename", st.table, st.from, "to", st.to);
         break;
       case "alter_column_type":
-        add(`alter_${st.table}_${st.column}_type`);
+        add("alter", st.table, st.column, "type");
         break;
       default:
         break;
@@ -113,13 +115,28 @@ export function migrationSlug(statements: readonly Statement[]): string {
   }
   // Changes with no headline of their own (checks, defaults, indexes) name their tables.
   if (parts.length === 0) {
-    for (const st of statements) add("table" in st ? `alter_${st.table}` : "alter_schema");
+    for (const st of statements)
+      if ("table" in st) add("alter", st.table);
+      else add("alter", "schema");
   }
-  let slug = parts.slice(0, 2).join("_and_");
-  if (parts.length > 2) slug += "_and_more";
-  slug = slug.replace(/[^a-z0-9_]/g, "_");
-  if (slug.length > MAX_SLUG) slug = slug.slice(0, MAX_SLUG).replace(/_[^_]*$/, "");
-  return slug === "" ? "change" : slug;
+  // Too long a name drops whole words from its end, never part of a name, and never ends on a
+  // dangling `to`: first the second change, then the last words of the first one.
+  const more = parts.length > 2 ? ["and", "more"] : [];
+  const candidates: string[][] = [];
+  const [first = [], second] = parts;
+  if (second) candidates.push([...first, "and", ...second, ...more]);
+  const rest = second ? ["and", "more"] : more;
+  for (let n = first.length; n >= 1; n--) {
+    const head = first.slice(0, n);
+    if (head[head.length - 1] === "to") continue;
+    candidates.push([...head, ...rest]);
+  }
+  for (const words of candidates) {
+    const slug = words.join("_");
+    if (slug.length <= MAX_SLUG) return slug;
+  }
+  // A single name longer than the limit: its first characters, as a last resort.
+  return (first[0] ?? "change").slice(0, MAX_SLUG);
 }
 
 export const migrationsGenerator: Generator = {

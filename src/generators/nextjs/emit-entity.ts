@@ -65,12 +65,14 @@ function list(ui: UiEntity, name: string, names: readonly string[]): string {
 /** {kebab}-fields.ts: the entity's field specs, field lists per view, reference sources, workflow. */
 function renderFields(ui: UiEntity): string {
   const e = ui.entity;
-  const imports = [`import type { FieldSpec, RuleSpec${ui.workflow ? ", WorkflowSpec" : ""} } from "@/lib/schema";`];
+  const imports = [`import { type FieldSpec, fieldSpecs, type RuleSpec${ui.workflow ? ", type WorkflowSpec" : ""} } from "@/lib/schema";`];
   const specs = e.fields.map((f) => fieldSpec(ui, f));
   const out = [
     `${imports.join("\n")}\n`,
     `/** Every field of ${e.fqn}, as the views show it. */`,
-    `export const ${ui.camel}Fields = {\n${specs.join("\n")}\n} satisfies Record<string, FieldSpec>;\n`,
+    // Not `satisfies Record<string, FieldSpec>`: that types a key Object.prototype has too
+    // (`constructor`) as Object's own member, and its spec's literals widen to `string`.
+    `export const ${ui.camel}Fields = fieldSpecs({\n${specs.join("\n")}\n});\n`,
     `/** The create form: writable fields (computed ones are filled by the server). */`,
     list(
       ui,

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
 
 /**
@@ -144,20 +143,11 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** PostgreSQL silently truncates identifiers longer than this many bytes; we shorten them first. */
-export const MAX_IDENTIFIER_BYTES = 63;
+// The compiler owns the limit: it refuses longer table and column names and shortens the
+// sequence names it derives; the names derived here (indexes, constraints) are shortened alike.
+import { limitIdentifier } from "../../compiler/naming.js";
 
-/**
- * Keeps a generated name within the identifier limit deterministically: a long name becomes its
- * first bytes, `_` and 8 hex digits of its SHA-256, so two long names sharing a prefix stay distinct.
- */
-export function limitIdentifier(name: string): string {
-  if (Buffer.byteLength(name, "utf8") <= MAX_IDENTIFIER_BYTES) return name;
-  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
-  let head = name;
-  while (Buffer.byteLength(head, "utf8") > MAX_IDENTIFIER_BYTES - 9) head = head.slice(0, -1);
-  return `${head}_${hash}`;
-}
+export { limitIdentifier, MAX_IDENTIFIER_BYTES } from "../../compiler/naming.js";
 
 /** `ix_<table>_<column>` */
 export function indexName(table: string, column: string): string {

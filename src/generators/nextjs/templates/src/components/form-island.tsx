@@ -6,6 +6,7 @@ import { type FormEvent, type ReactNode, useContext, useEffect, useLayoutEffect,
 import { EditDone } from "@/components/edit-context";
 import { notify } from "@/components/toaster";
 import type { FormResult } from "@/lib/forms";
+import { own } from "@/lib/schema";
 
 type Values = Record<string, string | boolean>;
 
@@ -102,7 +103,7 @@ export function FormIsland({
     let first: HTMLElement | null = null;
     for (const box of el.querySelectorAll<HTMLElement>("[data-field]")) {
       const name = box.dataset.field ?? "";
-      const message = errors[name];
+      const message = own(errors, name);
       const input = box.querySelector<HTMLElement>(`#field-${name}`);
       box.querySelector<HTMLElement>("[data-hint]")?.toggleAttribute("hidden", Boolean(message));
       if (!message || !input) continue;

@@ -1,6 +1,6 @@
 import { humanize } from "@/lib/display";
 import { request, toApiError } from "@/lib/request";
-import { type ApiRecord, type FieldSpec, type RuleSpec, readField } from "@/lib/schema";
+import { type ApiRecord, type FieldSpec, own, type RuleSpec, readField } from "@/lib/schema";
 
 /*
  * The server half of the create and edit forms: what each input starts with, and turning what the
@@ -102,11 +102,12 @@ export async function saveForm<T extends ApiRecord>(options: {
   const data: Record<string, unknown> = {};
   const atFields: Record<string, string> = {};
   const mark = (name: string, message: string) => {
-    atFields[name] = atFields[name] ? `${atFields[name]}; ${message}` : message;
+    const before = own(atFields, name);
+    atFields[name] = before ? `${before}; ${message}` : message;
   };
   const summary = (elsewhere: readonly string[]) => {
     const count = Object.keys(atFields).length;
-    const names = fields.filter((f) => atFields[f.name]).map((f) => f.label);
+    const names = fields.filter((f) => own(atFields, f.name)).map((f) => f.label);
     return `${count === 1 ? "1 field needs" : `${count} fields need`} attention: ${names.join(", ")}.${elsewhere.length > 0 ? ` ${elsewhere.join("; ")}` : ""}`;
   };
   // What the browser can tell is wrong (JSON that does not parse) goes to the server as typed all
@@ -143,7 +144,7 @@ export async function saveForm<T extends ApiRecord>(options: {
     // A failed rule names no field in the body: the contract says which fields it reads, and
     // its message (or its error name) is what the user sees at those fields.
     const details = err.details && typeof err.details === "object" ? (err.details as Record<string, unknown>) : {};
-    const rule = typeof details.rule === "string" ? rules[details.rule] : undefined;
+    const rule = typeof details.rule === "string" ? own(rules, details.rule) : undefined;
     const ruleFields = rule ? rule.fields.filter((n) => known.has(n)) : [];
     if (rule && ruleFields.length > 0) for (const n of ruleFields) mark(n, rule.message);
     else if (rule) elsewhere.push(rule.message);

@@ -51,7 +51,9 @@ export function toApiError(e: unknown): ApiError {
 function fieldErrorsOf(details: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   const add = (field: string, message: string): void => {
-    out[field] = out[field] ? `${out[field]}; ${message}` : message;
+    // Own keys only: a field may be named `constructor`, which `out` would otherwise inherit.
+    const before = Object.hasOwn(out, field) ? out[field] : undefined;
+    out[field] = before ? `${before}; ${message}` : message;
   };
   const items = Array.isArray(details)
     ? details

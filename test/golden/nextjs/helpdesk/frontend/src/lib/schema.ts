@@ -22,6 +22,20 @@ export interface FieldSpec {
   description?: string;
 }
 
+/**
+ * An entity's field specs, keyed by field name. A generic over the keys rather than
+ * `satisfies Record<string, FieldSpec>`: a field may be named like a member of Object.prototype
+ * (`constructor`), which a string index type would type as that member.
+ */
+export function fieldSpecs<const K extends string>(specs: { readonly [P in K]: FieldSpec }): { readonly [P in K]: FieldSpec } {
+  return specs;
+}
+
+/** `map[key]` only when the map has the key itself: field and state names may be `constructor`. */
+export function own<T>(map: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 /** A record as the API returns it; every entity has a string id. */
 export interface ApiRecord {
   id: string;
@@ -29,7 +43,7 @@ export interface ApiRecord {
 
 /** Reads a field of any record by name (the generic views know fields only by name). */
 export function readField(record: ApiRecord, name: string): unknown {
-  return (record as unknown as Record<string, unknown>)[name];
+  return own(record as unknown as Record<string, unknown>, name);
 }
 
 export interface StateSpec {
@@ -59,11 +73,12 @@ export function allowedTargets(workflow: WorkflowSpec, record: ApiRecord): reado
   if (override) {
     const subtype = readField(record, override.field);
     if (subtype !== null && subtype !== undefined) {
-      const replaced = override.overrides[String(subtype)]?.[state];
+      const byState = own(override.overrides, String(subtype));
+      const replaced = byState ? own(byState, state) : undefined;
       if (replaced) return replaced;
     }
   }
-  return workflow.transitions[state] ?? [];
+  return own(workflow.transitions, state) ?? [];
 }
 
 /** The record's workflow state; a record without one is in the initial state. */
