@@ -65,7 +65,7 @@ describe.each(["memory", "postgres"] as const)("generated FastAPI backend withou
   });
 
   it("serves every route of every Route contract without a token, as the anonymous administrator", async () => {
-    expect((await api.get("/health")).body).toEqual({ status: "ok", domain: "helpdesk" });
+    expect((await api.get("/health")).body).toEqual({ status: "ok", domain: "helpdesk", pending_destructive: [] });
     const customer = await api.post("/customers", { name: "Open Co", email: "open@example.com" });
     expect(customer.status).toBe(201);
     expect(customer.body).toMatchObject({ number: "CUS-00001", created_by: "anonymous", updated_by: "anonymous" });

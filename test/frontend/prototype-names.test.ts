@@ -32,7 +32,8 @@ describe("names of Object.prototype in the generated frontend", () => {
 
   it("keeps the fields in the entity's field specs", () => {
     const fields = readFileSync(join(out, "frontend/src/components/customer/customer-fields.ts"), "utf8");
-    expect(fields).toContain('constructor: { name: "constructor"');
+    // The formatter decides the layout; the key and its spec are what count.
+    expect(fields).toMatch(/\bconstructor: \{\s*name: "constructor"/);
     expect(fields).toContain("customerFields.prototype,");
   });
 

@@ -200,10 +200,13 @@ export abstract class HealerCore {
     return this.scanDir;
   }
 
-  /** The domain as reports see it; routes are empty and names unknown while it does not compile. */
-  protected view(): DomainView {
+  /**
+   * The domain as reports see it; routes are empty and names unknown while it does not compile.
+   * Reused for up to `maxAgeMs` (a burst of runtime reports checks the domain once).
+   */
+  protected view(maxAgeMs = 1000): DomainView {
     const now = Date.now();
-    if (this.domainView && now - this.domainView.at < 1000) return this.domainView;
+    if (this.domainView && now - this.domainView.at < maxAgeMs) return this.domainView;
     let routes: RouteEntry[] = [];
     let infra = new Set<string>();
     let names: Set<string> | null = null;

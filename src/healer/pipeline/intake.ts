@@ -35,7 +35,10 @@ export abstract class HealerIntake extends HealerCore {
    * on its own, so one bad report fails alone, and the good ones are stored in one transaction.
    */
   async reportBatch(reports: readonly ErrorReport[]): Promise<(IngestResult | { error: HealerError })[]> {
-    const domain = this.view();
+    // A validation or compilation report speaks of a file that may have changed a moment ago: it is
+    // checked against the domain as it is now, never against a view of up to a second ago.
+    const fresh = reports.some((r) => r.source === "validation" || r.source === "compilation");
+    const domain = this.view(fresh ? 0 : undefined);
     const prepared = reports.map((r) => {
       try {
         return this.newTicket(r, domain);
