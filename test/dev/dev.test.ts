@@ -68,7 +68,10 @@ describe("charter dev on the example (backend, Healer, frontend)", () => {
   });
 
   it("serves the backend, the frontend and the Healer", async () => {
-    expect(await json(`http://127.0.0.1:${ports.api}/health`)).toEqual({ status: 200, body: { status: "ok", domain: "helpdesk", pending_destructive: [] } });
+    expect(await json(`http://127.0.0.1:${ports.api}/health`)).toEqual({
+      status: 200,
+      body: { status: "ok", domain: "helpdesk", pending_destructive: [] },
+    });
     const page = await fetch(`http://127.0.0.1:${ports.frontend}/login`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<html");
