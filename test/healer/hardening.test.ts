@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { type FakeLlm, useFakeLlm } from "../support/fake-llm.js";
 import { BASE_DOMAIN, brokenShop, makeProject } from "./helpers.js";
+import { call, json, type RawResponse as Res } from "./raw-http.js";
 import { type HealerProcess, startHealerProcess } from "./serve-process.js";
 
 // Issue 39, item 5: the gaps a stranger could still use, each tried against a real `healer serve`.
@@ -14,50 +14,6 @@ const API_KEY = "sk-example-api-key-7f3a9c2e1b";
 const MISSING_FIELD = brokenShop("missing_type");
 const ROOMY_BUDGET = { SVC_HEALER_LLM_CALLS_PER_MINUTE: "100", SVC_HEALER_LLM_CALLS_PER_ERROR: "100" };
 const llm = useFakeLlm();
-
-interface Res {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
-/** Any Host and any local address (127.0.0.2 is another client of the loopback), over node:http. */
-function call(
-  base: string,
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: string; localAddress?: string } = {},
-): Promise<Res> {
-  const u = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: u.hostname,
-        port: u.port,
-        method,
-        path,
-        localAddress: options.localAddress,
-        headers: {
-          ...(options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {}),
-          ...options.headers,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (d: Buffer) => (text += d.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on("error", reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
-}
-
-const json = (body: unknown, headers: Record<string, string> = {}) => ({
-  headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify(body),
-});
 
 /** Every byte the Healer keeps under `.forge/`: the SQLite file (and its WAL) and notifications.jsonl. */
 function stored(root: string): string {

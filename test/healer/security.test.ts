@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import { connect, createServer as createNetServer } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { type FakeLlm, NO_PROVIDER_ENV, useFakeLlm } from "../support/fake-llm.j
 import { until } from "../support/poll.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { BASE_DOMAIN, brokenShop, makeProject } from "./helpers.js";
+import { call, json } from "./raw-http.js";
 import { type HealerProcess, startHealerProcess } from "./serve-process.js";
 
 /**
@@ -34,44 +35,6 @@ const withType = (src: string) => src.replace("    email:\n      required: true"
 
 const llm = useFakeLlm();
 
-interface Res {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  json: () => Record<string, unknown>;
-}
-
-/** A request with any headers (fetch will not send a foreign Host), over plain node:http. */
-function call(base: string, method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<Res> {
-  const u = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: u.hostname,
-        port: u.port,
-        method,
-        path,
-        headers: {
-          ...(options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {}),
-          ...options.headers,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (d: Buffer) => (text += d.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) }));
-      },
-    );
-    req.on("error", reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
-}
-
-const json = (body: unknown, headers: Record<string, string> = {}) => ({
-  headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify(body),
-});
 const form = (body: string, headers: Record<string, string> = {}) => ({
   headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
   body,
