@@ -1,29 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { ImportNote } from "../../src/importers/model.js";
 import { runCharter } from "../support/cli.js";
-import { validates } from "./support.js";
+import { files, scratch, validates } from "./support.js";
 
 /**
  * Issue 38's code-base classes, each on a small hand-written input shaped like the public code base
  * that showed it: what `charter extract` carries, and the note (with its fact) for what it changes.
  */
-
-const work = mkdtempSync(join(tmpdir(), "charter-extract-fidelity-"));
-let n = 0;
-
-function files(tree: Record<string, string>): string {
-  const dir = join(work, `in-${n++}`);
-  for (const [rel, text] of Object.entries(tree)) {
-    const p = join(dir, rel);
-    mkdirSync(join(p, ".."), { recursive: true });
-    writeFileSync(p, text);
-  }
-  return dir;
-}
 
 interface Extracted {
   dir: string;
@@ -35,7 +21,7 @@ interface Extracted {
 }
 
 function extract(input: string, domain: string): Extracted {
-  const dir = join(work, `out-${n++}`);
+  const dir = scratch("out");
   const r = runCharter(["extract", input, "--domain", domain, "--output", dir, "--yes", "--no-llm", "--format", "json"]);
   expect(r.status, r.stderr).toBe(0);
   validates(dir);

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { convertModel } from "../../src/importers/convert.js";
@@ -8,25 +7,13 @@ import { prismaModel, readPrismaSchema } from "../../src/importers/factory/prism
 import { readSqlSchema } from "../../src/importers/factory/sql.js";
 import type { ImportModel } from "../../src/importers/model.js";
 import { runCharter } from "../support/cli.js";
+import { files, scratch } from "./support.js";
 
 /**
  * Each failure class the import corpus showed, on a small extract of a real input of the corpus
  * (test/fixtures/import-corpus/<name>/, where the source, commit and licence are). The extracts
  * are quoted as published; the comment above each names where it comes from.
  */
-
-const work = mkdtempSync(join(tmpdir(), "charter-real-"));
-let n = 0;
-
-function files(tree: Record<string, string>): string {
-  const dir = join(work, `in-${n++}`);
-  for (const [rel, text] of Object.entries(tree)) {
-    const p = join(dir, rel);
-    mkdirSync(join(p, ".."), { recursive: true });
-    writeFileSync(p, text);
-  }
-  return dir;
-}
 
 function convert(model: ImportModel): {
   entities: Map<string, Record<string, Record<string, unknown>>>;
@@ -243,7 +230,7 @@ model Subscription {
 
 describe("extract, Django and SQLModel (django-styleguide, fastapi-template-sqlmodel)", () => {
   const extract = (dir: string): { status: number; summary: Record<string, unknown>; out: string } => {
-    const out = join(work, `out-${n++}`);
+    const out = scratch("out");
     const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--format", "json"]);
     return {
       status: r.status,
@@ -334,7 +321,7 @@ paths:
         "200": {description: No response was specified}
 `,
     });
-    const out = join(work, `out-${n++}`);
+    const out = scratch("out");
     const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--output", out, "--no-llm"]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("Nothing written");
@@ -378,7 +365,7 @@ export class Comment {
 }
 `,
     });
-    const out = join(work, `out-${n++}`);
+    const out = scratch("out");
     const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--routes", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { accepted: string[] }).accepted.sort()).toEqual(["comment", "user"]);
@@ -391,7 +378,7 @@ export class Comment {
 describe("OpenAPI (museum-openapi31)", () => {
   const migrate = (spec: string): { status: number; out: string; dir: string } => {
     const dir = files({ "openapi.yaml": spec });
-    const out = join(work, `out-${n++}`);
+    const out = scratch("out");
     const r = runCharter(["factory", "migrate", join(dir, "openapi.yaml"), "--domain", "x", "--output", out, "--no-llm"]);
     return { status: r.status, out: `${r.stdout}${r.stderr}`, dir: out };
   };
@@ -576,7 +563,7 @@ class Item(SQLModel, table=True):
     title: str = Field(min_length=1, max_length=255)
 `,
     });
-    const out = join(work, `out-${n++}`);
+    const out = scratch("out");
     const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { accepted: string[]; notes: { subject: string; reason: string }[] };
@@ -634,7 +621,7 @@ export class ArticleController {
 }
 `,
     });
-    const out = join(work, `out-${n++}`);
+    const out = scratch("out");
     const r = runCharter(["extract", dir, "--domain", "x", "--output", out, "--yes", "--no-llm", "--format", "json"]);
     expect(r.status, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { frameworks: string[]; notes: { subject: string; reason: string }[] };
