@@ -1,20 +1,17 @@
-export type { ApplyResult, ProjectLayout, Regenerator } from "./apply.js";
-export { applyProposal, projectLayout, regenerateAll } from "./apply.js";
-export type { Classification, ClassifyInput } from "./classify.js";
-export { classifyError, DATABASE_DRIFT, missingObjectOf, notFixableDiagnostic, TIER1_TYPES, TIER2_TYPES } from "./classify.js";
+export type { ApplyResult, ProjectLayout, Regenerator } from "./apply/apply.js";
+export { applyProposal, projectLayout, regenerateAll } from "./apply/apply.js";
+export { changeContractOf, DiffStore } from "./apply/diff-store.js";
 export type { Clock } from "./clock.js";
 export { isoWithOffset, systemClock } from "./clock.js";
-export { changeContractOf, DiffStore } from "./diff-store.js";
 export type { HealerErrorCode } from "./errors.js";
 export { HealerError } from "./errors.js";
-export { fingerprintOf, normaliseMessage, normaliseRuntimeMessage } from "./fingerprint.js";
-export type { LlmProposerOptions } from "./llm-proposer.js";
-export { LlmProposer } from "./llm-proposer.js";
-export type { HealerStatus } from "./metrics.js";
-export { healerStatus } from "./metrics.js";
-export type { NormaliseResult } from "./normalise.js";
-export { normaliseContract, normaliseFqn, numberPrefixOf, screamingSnakeCase, snakeCase } from "./normalise.js";
-export type { NotifierOptions, WebhookFormat } from "./notify.js";
+export type { Classification, ClassifyInput } from "./intake/classify.js";
+export { classifyError, DATABASE_DRIFT, missingObjectOf, notFixableDiagnostic, TIER1_TYPES, TIER2_TYPES } from "./intake/classify.js";
+export { fingerprintOf, normaliseMessage, normaliseRuntimeMessage } from "./intake/fingerprint.js";
+export { REDACTED, redactContext, redactSecrets, redactStacktrace, redactText, redactValue } from "./intake/redact.js";
+export type { HealerStatus } from "./notify/metrics.js";
+export { healerStatus } from "./notify/metrics.js";
+export type { NotifierOptions, WebhookFormat } from "./notify/notify.js";
 export {
   chatText,
   consoleLine,
@@ -24,17 +21,20 @@ export {
   stripControl,
   TIMESTAMP_HEADER,
   WEBHOOK_TIMEOUT_MS,
-} from "./notify.js";
-export { DATABASE_URL_VARIABLE, openTicketStore } from "./open-store.js";
+} from "./notify/notify.js";
 export type { FixSummary, HealerOptions, RunSummary } from "./pipeline/index.js";
 export { BUDGET_NOTE, Healer } from "./pipeline/index.js";
-export type { Proposer, ProposerInput, ProposerResult } from "./proposer.js";
-export { NO_PROVIDER_NOTE } from "./proposer.js";
-export { REDACTED, redactContext, redactSecrets, redactStacktrace, redactText, redactValue } from "./redact.js";
-export type { IngestResult, NewTicket, Outcomes, TicketFilter, TicketStore, TicketUpdate } from "./store.js";
-export { MIN_PREFIX_LENGTH, ownerAlive, PROCESS_OWNER, redactUrl } from "./store.js";
-export { LEASE_SECONDS, PostgresTicketStore } from "./store-postgres.js";
-export { SqliteTicketStore } from "./store-sqlite.js";
+export type { LlmProposerOptions } from "./proposal/llm-proposer.js";
+export { LlmProposer } from "./proposal/llm-proposer.js";
+export type { NormaliseResult } from "./proposal/normalise.js";
+export { normaliseContract, normaliseFqn, numberPrefixOf, screamingSnakeCase, snakeCase } from "./proposal/normalise.js";
+export type { Proposer, ProposerInput, ProposerResult } from "./proposal/proposer.js";
+export { NO_PROVIDER_NOTE } from "./proposal/proposer.js";
+export { DATABASE_URL_VARIABLE, openTicketStore } from "./store/open-store.js";
+export type { IngestResult, NewTicket, Outcomes, TicketFilter, TicketStore, TicketUpdate } from "./store/store.js";
+export { MIN_PREFIX_LENGTH, ownerAlive, PROCESS_OWNER, redactUrl } from "./store/store.js";
+export { LEASE_SECONDS, PostgresTicketStore } from "./store/store-postgres.js";
+export { SqliteTicketStore } from "./store/store-sqlite.js";
 export type {
   Change,
   ChangeContract,

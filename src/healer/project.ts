@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 /**
@@ -65,4 +65,37 @@ function hasContracts(dir: string, depth = 0): boolean {
     if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules" && hasContracts(join(dir, e.name), depth + 1)) return true;
   }
   return false;
+}
+
+/**
+ * The Healer and LLM settings of the project's `.env` (`SVC_HEALER_*`, `SVC_AI_*`, provider keys
+ * and base URLs; the scaffold writes them there), so the CLI notifies and proposes the way the
+ * project says: the `.env` settings under the process environment, where a variable set in the
+ * environment wins and an empty one does not hide the file's value.
+ */
+export function projectEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...projectEnvFile(join(root, ".env")) };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && (v !== "" || !(k in env))) env[k] = v;
+  return env;
+}
+
+function projectEnvFile(path: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const m =
+      /^\s*(?:export\s+)?(SVC_HEALER_[A-Z0-9_]*|HEALER_DATABASE_URL|SVC_AI_[A-Z0-9_]*|[A-Z]+_API_KEY|OPENAI_BASE_URL|OLLAMA_BASE_URL|LMSTUDIO_BASE_URL)\s*=\s*(.*?)\s*$/.exec(
+        line,
+      );
+    if (!m) continue;
+    const raw = m[2] as string;
+    const value = /^(["']).*\1$/.test(raw) ? raw.slice(1, -1) : raw.replace(/\s+#.*$/, "");
+    if (value !== "") out[m[1] as string] = value;
+  }
+  return out;
 }

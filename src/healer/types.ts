@@ -1,4 +1,5 @@
-import type { RiskFinding } from "./risk.js";
+import type { Plan } from "../plan/plan.js";
+import type { RiskFinding } from "./proposal/risk.js";
 
 /**
  * The Healer's records: tickets, their states and transitions, events. Field names
@@ -12,7 +13,10 @@ export type TicketSource = (typeof TICKET_SOURCES)[number];
 export const TICKET_STATUSES = ["queued", "analyzing", "proposed", "approved", "applied", "failed", "rejected"] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
-/** A ticket in one of these states is "open": new reports with its fingerprint add to it. */
+/**
+ * A ticket in one of these states is "open": being worked on or awaiting a decision. Reports with its
+ * fingerprint add to a ticket in any state; a closed one may be reopened (store/store.ts `ingest`).
+ */
 export const OPEN_STATUSES: readonly TicketStatus[] = ["queued", "analyzing", "proposed", "approved"];
 export const TERMINAL_STATUSES: readonly TicketStatus[] = ["applied", "failed", "rejected"];
 
@@ -74,10 +78,14 @@ export interface Proposal {
   /** The proposal regenerated in a scratch directory before anyone approves it. */
   verification?: Verification;
   /**
-   * What approving does, judged by meaning (risk.ts), most severe first. A `destroys data` or
-   * `weakens` finding must be confirmed by name before the proposal may be approved.
+   * What approving does, most severe first: the plan's facts (consequences.ts: dropped columns
+   * with their rows, breaking API changes) and the contract risk review's findings (proposal/risk.ts). A
+   * `destroys data`, `breaks clients` or `weakens` finding must be confirmed by name before the
+   * proposal may be approved.
    */
   risk?: RiskFinding[];
+  /** The regeneration approving causes, judged by the engine of `charter plan`. */
+  plan?: ProposalPlan;
 }
 
 /** Whether a proposal, applied to a copy of the domain, validates and generates every target. */
@@ -117,6 +125,11 @@ export interface Ticket {
   /** The `X-Request-ID` and trace id of the latest failed request a runtime report named. */
   request_id: string | null;
   trace_id: string | null;
+  /**
+   * When the error last came back after its fix was applied (Sentry's regression): the ticket was
+   * reopened (`queued` again, a note saying so) rather than a new one opened. Null: never.
+   */
+  regressed_at: string | null;
 }
 
 /**
@@ -144,12 +157,21 @@ export interface TicketContext {
 }
 
 /** An error report: the body of `POST /healer/ingest`, and what `healer fix` makes of each finding. */
+/** A reporter's report id (`ErrorReport.report_id`): the ingest schema's pattern, and what intake keeps. */
+export const REPORT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{7,63}$/;
+
 export interface ErrorReport {
   source: TicketSource;
   contract_fqn?: string | null;
   error: string;
   stacktrace?: string | null;
   context?: TicketContext;
+  /**
+   * The reporter's id of this report, the same when it sends the report again (the generated app
+   * retries a report whose answer timed out, though the Healer may have stored it): a report whose
+   * id the store has seen is not counted twice.
+   */
+  report_id?: string | null;
 }
 
 export type NotificationEvent = "queued" | "proposed" | "applied" | "failed" | "rejected";
@@ -199,4 +221,24 @@ export interface ChangeContract {
   migration_risk: "none" | "low" | "medium" | "high";
   affected_surfaces: string[];
   verification: string[];
+}
+
+/**
+ * A proposal judged by the engine of `charter plan`: the files regenerating would add, change and
+ * remove, the migration with its destructive steps and the rows they touch, the API's changes.
+ * Stored with the ticket; `consequencesOf` turns it into lines of the consequences list.
+ */
+export interface ProposalPlan {
+  /**
+   * What the proposal was compared with: the generated app on disk (`runtime`, what approving
+   * regenerates), or, before anything was generated, the output of the contracts as they are.
+   */
+  compared_with: "runtime" | "contracts";
+  /** The plan, paths project-relative; null when it could not be made (`error` says why). */
+  plan: Plan | null;
+  error?: string;
+  /** Why the rows of the destructive steps were not counted; absent when they were. */
+  rows_unknown?: string;
+  /** The text of the migration regenerating would add (shown on the review page). */
+  migration_sql?: string;
 }

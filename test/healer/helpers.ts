@@ -10,7 +10,7 @@ export const BASE_DOMAIN = join(FIXTURES, "base", "shop");
 /** Temporary directories of this test file, removed after it (unless KEEP_TMP is set). */
 const made: string[] = [];
 
-/** Error types of the Healer's classification (src/healer/classify.ts) that a contract can carry. */
+/** Error types of the Healer's classification (src/healer/intake/classify.ts) that a contract can carry. */
 export const CONTRACT_ERROR_TYPES = [
   "naming",
   "fqn_format",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Healer } from "../../src/healer/index.js";
-import { stripUnknownFieldKeys } from "../../src/healer/whitelist.js";
+import { stripUnknownFieldKeys } from "../../src/healer/proposal/whitelist.js";
 import { useFakeLlm } from "../support/fake-llm.js";
 import { BASE_DOMAIN, makeProject } from "./helpers.js";
 

@@ -233,6 +233,22 @@ describe("runtime reports", () => {
     await healer.close();
   });
 
+  it("two copies of one project (two replicas' pods) attempt with the same keys; a contract change alters them", async () => {
+    // Absolute paths in the contracts' hash made a repeat at the other replica look like a change,
+    // so a failed ticket was asked again (replicas.test.ts saw a ticket claimed twice).
+    const [a, b] = [makeProject(BASE_DOMAIN), makeProject(BASE_DOMAIN)].map(
+      (root) => new Healer({ projectRoot: root, console: null, env: {}, regenerate: noRegen }),
+    ) as [Healer, Healer];
+    expect(a.layout.root).not.toBe(b.layout.root);
+    expect(a.attemptKeys(0)).toEqual(b.attemptKeys(0));
+    const order = join(b.layout.root, "domains/shop/entities/order.contract.yaml");
+    writeFileSync(order, readFileSync(order, "utf8").replace("description: A customer order", "description: An order"));
+    expect(b.attemptKeys(0).attempt_contracts).not.toBe(a.attemptKeys(0).attempt_contracts);
+    expect(b.attemptKeys(0).attempt_model).toBe(a.attemptKeys(0).attempt_model);
+    await a.close();
+    await b.close();
+  });
+
   it("refuses a report without an error message", async () => {
     const healer = new Healer({ projectRoot: makeProject(), console: null, env: {} });
     await expect(healer.report({ source: "runtime", error: "  " })).rejects.toThrow(HealerError);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { needsConfirmation, type RiskFinding, reviewContractRisk } from "../../src/healer/risk.js";
+import { needsConfirmation, type RiskFinding, reviewContractRisk } from "../../src/healer/proposal/risk.js";
 import { REPO_ROOT } from "../support/cli.js";
 
 /**

@@ -79,8 +79,14 @@ describe.each(BACKENDS)("with SVC_HEALER_TOKEN (%s store)", (backend) => {
       json({ source: "validation", contract_fqn: "entity/shop/customer", error: MISSING_TYPE_ERROR() }, bearer),
     );
     expect(r.status, r.text).toBe(200);
-    expect(r.json()).toMatchObject({ status: "proposed" });
-    return r.json().ticket_id as string;
+    const id = r.json().ticket_id as string;
+    // One ticket per error: an earlier test rejected this one; the owner asks again.
+    if (r.json().status === "rejected") {
+      const again = await call(proc.url, "POST", `/healer/retry/${id}`, json({}, bearer));
+      expect(again.status, again.text).toBe(200);
+      expect(again.json()).toMatchObject({ status: "proposed" });
+    } else expect(r.json()).toMatchObject({ status: "proposed" });
+    return id;
   }
   const statusOf = async (id: string) => (await call(proc.url, "GET", `/healer/tickets/${id}`, { headers: bearer })).json().status;
 

@@ -243,27 +243,87 @@ describe.each(BACKENDS)("ticket store on $name", (backend) => {
     await healer.close();
   });
 
-  it("keeps different problems apart and opens a new ticket once the old one is closed", async () => {
+  it("keeps different problems apart, and one ticket per error whatever its state", async () => {
     const store = (await backend.place()).open();
     const a = await store.ingest(ticket("'dueDate' does not match"));
     expect((await store.ingest(ticket("'createdAt' does not match"))).created).toBe(true);
     expect((await store.ingest(ticket("'dueDate' does not match"))).created).toBe(false);
     await store.transition(a.ticket.id, "queued", "rejected", { resolution_note: "no" });
+    // A rejected ticket stays rejected: the repeat is one more occurrence of it.
     const again = await store.ingest(ticket("'dueDate' does not match"));
-    expect(again.created).toBe(true);
-    expect(again.ticket.id).not.toBe(a.ticket.id);
+    expect(again).toEqual({ created: false, ticket: expect.objectContaining({ id: a.ticket.id, status: "rejected", occurrences: 3 }) });
+    expect(await store.list()).toHaveLength(2);
   });
 
-  it("folds repeats into a failed ticket only when a repeat cannot change the outcome", async () => {
+  it("asks again about a failed ticket only when the model, its settings or the contracts changed", async () => {
     const store = (await backend.place()).open();
-    const first = await store.ingest({ ...ticket("no provider"), foldIntoFailed: "no LLM provider" });
+    const keys = { attempt_model: "m1", attempt_contracts: "c1" };
+    const first = await store.ingest({ ...ticket("no provider"), ...keys });
     await store.claim(first.ticket.id);
-    await store.transition(first.ticket.id, "analyzing", "failed", { resolution_note: "no LLM provider configured: set one" });
-    const repeat = await store.ingest({ ...ticket("no provider"), foldIntoFailed: "no LLM provider" });
-    expect(repeat).toMatchObject({ created: false, ticket: { id: first.ticket.id, occurrences: 2, status: "failed" } });
-    // With a provider (no fold note) a repeat opens a new ticket that the provider may fix.
-    const withProvider = await store.ingest({ ...ticket("no provider"), foldIntoFailed: null });
-    expect(withProvider.created).toBe(true);
+    await store.transition(first.ticket.id, "analyzing", "failed", { resolution_note: "no proposal: nonsense", ...keys });
+    const repeat = await store.ingest({ ...ticket("no provider"), ...keys });
+    expect(repeat).toEqual({ created: false, ticket: expect.objectContaining({ id: first.ticket.id, occurrences: 2, status: "failed" }) });
+    const newModel = await store.ingest({ ...ticket("no provider"), attempt_model: "m2", attempt_contracts: "c1" });
+    expect(newModel.reopened).toBe("retry");
+    expect(newModel.ticket).toMatchObject({ id: first.ticket.id, occurrences: 3, status: "queued", resolved_at: null });
+    expect(newModel.ticket.resolution_note).toMatch(
+      /^retried: the model or its settings changed since the failed attempt \(no proposal: nonsense\)/,
+    );
+    // The queued ticket takes further repeats without reopening anything.
+    expect((await store.ingest({ ...ticket("no provider"), attempt_model: "m3", attempt_contracts: "c1" })).reopened).toBeUndefined();
+    await store.claim(first.ticket.id);
+    await store.transition(first.ticket.id, "analyzing", "failed", {
+      resolution_note: "still nonsense",
+      attempt_model: "m2",
+      attempt_contracts: "c1",
+    });
+    const newContracts = await store.ingest({ ...ticket("no provider"), attempt_model: "m2", attempt_contracts: "c2" });
+    expect(newContracts).toMatchObject({ created: false, reopened: "retry", ticket: { status: "queued", occurrences: 5 } });
+    expect(newContracts.ticket.resolution_note).toMatch(/^retried: the contracts changed/);
+    expect(await store.list()).toHaveLength(1);
+  });
+
+  it("reopens a fixed ticket whose error comes back as a regression", async () => {
+    const store = (await backend.place()).open();
+    const first = await store.ingest(ticket("KeyError: 'priority'"));
+    await store.claim(first.ticket.id);
+    await store.transition(first.ticket.id, "analyzing", "applied", { resolution_note: "applied 1 change(s)", diff_id: "d-1" });
+    const back = await store.ingest(ticket("KeyError: 'priority'"));
+    expect(back).toMatchObject({ created: false, reopened: "regression" });
+    expect(back.ticket).toMatchObject({ id: first.ticket.id, status: "queued", occurrences: 2, proposal: null, resolved_at: null });
+    expect(back.ticket.regressed_at).toBe(back.ticket.last_seen_at);
+    expect(back.ticket.resolution_note).toBe("regression: the error came back after its fix was applied (diff d-1)");
+    // An error a later scan found gone (fixed by hand) that comes back is a regression too.
+    const other = await store.ingest(ticket("'dueDate' does not match"));
+    await store.transition(other.ticket.id, "queued", "rejected", {
+      resolution_note: "obsolete: a later scan no longer reports this error",
+    });
+    expect((await store.ingest(ticket("'dueDate' does not match"))).reopened).toBe("regression");
+  });
+
+  it("merges the tickets of one error an older store holds into one, keeping every occurrence", async () => {
+    const place = await backend.place();
+    const store = place.open();
+    await store.open();
+    const fp = fingerprintOf("entity/shop/order", "runtime_exception", "dup");
+    const row = (id: string, status: string, occurrences: number, second: number) =>
+      `('${id}', 'runtime', 'entity/shop/order', 'runtime_exception', 'dup', '${status}', '${fp}', ${occurrences},
+        '2026-11-22T09:00:0${second}+00:00', ${1_700_000_000_000 + second}, '2026-11-22T09:00:0${second}+00:00', '2026-11-22T09:00:0${second}+00:00', 'note ${id}')`;
+    // As Charter wrote it before the unique index: a failed ticket, then 3 more opened after it, one still open.
+    await place.sql(`DROP INDEX tickets_fingerprint_unique;
+      INSERT INTO tickets (id, source, contract_fqn, error_type, raw_error, status, fingerprint, occurrences, created_at, created_ms,
+        updated_at, last_seen_at, resolution_note)
+      VALUES ${[row("aaaa0001", "failed", 5, 1), row("aaaa0002", "failed", 1, 2), row("aaaa0003", "queued", 2, 3), row("aaaa0004", "applied", 1, 4)].join(", ")}`);
+    await store.close();
+    const reopened = place.open();
+    await reopened.open();
+    const all = await reopened.list();
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ id: "aaaa0003", status: "queued", occurrences: 9, created_at: "2026-11-22T09:00:01+00:00" });
+    expect(all[0]?.last_seen_at).toBe("2026-11-22T09:00:04+00:00");
+    expect(all[0]?.resolution_note).toContain("merged 3 earlier ticket(s) of this error: aaaa0001 (failed, 5)");
+    // The unique index holds from now on.
+    expect((await reopened.ingest(ticket("dup"))).ticket).toMatchObject({ id: "aaaa0003", occurrences: 10 });
   });
 
   it("normalises volatile parts of a message only", () => {
@@ -378,7 +438,7 @@ describe("ticket store on PostgreSQL only", () => {
     await Promise.all(stores.map((s, i) => s.ingest(ticket(`start ${word(i)}`))));
     expect(await (stores[0] as TicketStore).list()).toHaveLength(6);
     const version = psql(pgDb, "SELECT value FROM healer.meta WHERE key = 'schema_version'", ["-t", "-A"]).trim();
-    expect(version).toBe("2");
+    expect(version).toBe("3");
     await place.open().open();
   });
 

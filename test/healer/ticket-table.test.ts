@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { fingerprintOf, SqliteTicketStore } from "../../src/healer/index.js";
-import { missingColumnsSql, ticketColumns, ticketTableSql, toTicket } from "../../src/healer/ticket-table.js";
+import { missingColumnsSql, ticketColumns, ticketTableSql, toTicket } from "../../src/healer/store/ticket-table.js";
 
 /** A ticket file as Charter's store version 1 wrote it: no `claims` column. */
 const VERSION_1 = `

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { CheckResult } from "../../compiler/index.js";
@@ -6,21 +7,21 @@ import type { LoadedContract } from "../../contracts/index.js";
 import { ParseCache } from "../../contracts/index.js";
 import { buildSchemaModel } from "../../generators/postgres/model.js";
 import { CONFIGURE_HINT, selectProvider } from "../../llm/index.js";
-import { type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "../apply.js";
-import { CallBudget, type CallBudgetLimits } from "../budget.js";
+import { type ProjectLayout, projectLayout, type Regenerator, regenerateAll } from "../apply/apply.js";
+import { DiffStore } from "../apply/diff-store.js";
 import { type Clock, isoWithOffset, systemClock } from "../clock.js";
-import { DiffStore } from "../diff-store.js";
-import { LlmProposer } from "../llm-proposer.js";
-import { Notifier } from "../notify.js";
-import { openTicketStore } from "../open-store.js";
-import { NO_PROVIDER_NOTE, type Proposer } from "../proposer.js";
-import { consequenceLines } from "../risk.js";
-import type { TicketStore } from "../store.js";
+import { Notifier } from "../notify/notify.js";
+import { CallBudget, type CallBudgetLimits } from "../proposal/budget.js";
+import { LlmProposer } from "../proposal/llm-proposer.js";
+import { NO_PROVIDER_NOTE, type Proposer } from "../proposal/proposer.js";
+import { consequenceLines } from "../proposal/risk.js";
+import { openTicketStore } from "../store/open-store.js";
+import type { TicketStore } from "../store/store.js";
 import type { NotificationEvent, Proposal, Ticket, TicketContext } from "../types.js";
 
-// The state every stage of the Healer shares (store, notifier, proposer, budget, the domain as
-// reports see it) and the helpers they all use. The stages build on it in order: intake.ts,
-// process.ts, review.ts; index.ts exports the result.
+// The state every part of the Healer shares (store, notifier, proposer, budget, the domain as
+// reports see it) and the helpers they all use. The parts (intake.ts, process.ts, review.ts) each
+// receive this core; healer.ts wires them into the `Healer` that index.ts exports.
 
 export interface HealerOptions {
   /** Where `.forge/` and `runtime/` live. */
@@ -43,7 +44,7 @@ export interface HealerOptions {
   regenerate?: Regenerator;
   /** The ticket store; default: PostgreSQL when `HEALER_DATABASE_URL` is set in `env`, else `.forge/healer/healer.db`. */
   store?: TicketStore;
-  /** Model-call budgets; default from `SVC_HEALER_LLM_CALLS_PER_MINUTE` and friends (budget.ts). */
+  /** Model-call budgets; default from `SVC_HEALER_LLM_CALLS_PER_MINUTE` and friends (proposal/budget.ts). */
   budget?: Partial<CallBudgetLimits>;
 }
 
@@ -90,10 +91,12 @@ interface DomainView {
   names: Set<string> | null;
   /** The domain's error findings as `<absolute file>\u0000<message>` and `<fqn>\u0000<message>`: what a validation report may claim. */
   failures: ReadonlySet<string>;
+  /** A hash of every contract's text and of the files that do not load (their findings): changes when any contract does. */
+  contracts: string;
 }
 
-/** Settings, stores and helpers shared by the stages; `Healer` (review.ts) is the class to use. */
-export abstract class HealerCore {
+/** Settings, stores and helpers shared by the parts; `Healer` (healer.ts) is the class to use. */
+export class HealerCore {
   readonly layout: ProjectLayout;
   readonly scanDir: string;
   readonly store: TicketStore;
@@ -102,20 +105,18 @@ export abstract class HealerCore {
   readonly proposer: Proposer | null;
   /** Why there is no proposer, and what to set (shown in the failure note). */
   readonly noProposerReason: string;
-  protected readonly clock: Clock;
-  protected readonly regenerate: Regenerator;
-  /** Aborted by `cancelPending`: LLM calls in flight end at once (the service stopping). */
-  protected readonly stopping = new AbortController();
+  readonly clock: Clock;
+  readonly regenerate: Regenerator;
+  /** Aborted by `Healer.cancelPending`: LLM calls in flight end at once (the service stopping). */
+  readonly stopping = new AbortController();
   readonly env: NodeJS.ProcessEnv;
   /** Model calls per minute (global and per fingerprint) and the cap on proposals awaiting a decision. */
-  protected readonly budget: CallBudget;
-  /** A timer that resumes the queue once the budget frees up. */
-  protected wakeTimer: NodeJS.Timeout | null = null;
+  readonly budget: CallBudget;
   /**
    * What reports are read against (routes, Infra files, the generated schema's names), derived
    * from one check of the domain kept for a second: a burst of reports checks it once.
    */
-  protected domainView: DomainView | null = null;
+  private domainView: DomainView | null = null;
   /**
    * Contracts parsed by earlier checks, reused while their bytes are unchanged: a fix checks the
    * whole domain before and after its edit. `CHARTER_PARSE_CACHE=off` turns it off (the benchmark
@@ -148,15 +149,6 @@ export abstract class HealerCore {
     this.budget = new CallBudget({ ...CallBudget.limitsFromEnv(this.env), ...options.budget });
   }
 
-  /**
-   * Ends LLM calls in flight; their tickets go back to the queue (not to `failed`), so the next
-   * run, or the service's next start, asks again.
-   */
-  cancelPending(): void {
-    this.stopping.abort();
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-  }
-
   /** Waits for webhook deliveries in flight (bounded by their timeout) and closes the store. */
   async close(): Promise<void> {
     await this.notifier.flush();
@@ -169,7 +161,7 @@ export abstract class HealerCore {
   }
 
   /** Whether the ticket's contract file already holds the proposal's text. */
-  protected onDisk(p: Proposal): boolean {
+  onDisk(p: Proposal): boolean {
     try {
       return readFileSync(resolve(this.layout.root, p.file), "utf8") === p.after;
     } catch {
@@ -182,14 +174,14 @@ export abstract class HealerCore {
    * database drift, one it lacks is the generated code's own invention. An invalid domain cannot
    * tell, and counts as defining it (drift is the milder verdict: nothing gets blamed wrongly).
    */
-  protected readonly defines = (kind: "table" | "column", name: string): boolean => this.view().names?.has(`${kind}\u0000${name}`) ?? true;
+  readonly defines = (kind: "table" | "column", name: string): boolean => this.view().names?.has(`${kind}\u0000${name}`) ?? true;
 
   /**
    * Where the ticket's domain is checked: the domains directory, or the directory a `healer fix
    * PATH` scan recorded, when that lies inside the project (the wire can no longer set one, and a
    * ticket stored before that could not lead anywhere else).
    */
-  protected scanRootOf(t: Ticket): string {
+  scanRootOf(t: Ticket): string {
     const recorded = t.context.scan_root;
     if (typeof recorded === "string") {
       const abs = resolve(this.layout.root, recorded);
@@ -204,17 +196,24 @@ export abstract class HealerCore {
    * The domain as reports see it; routes are empty and names unknown while it does not compile.
    * Reused for up to `maxAgeMs` (a burst of runtime reports checks the domain once).
    */
-  protected view(maxAgeMs = 1000): DomainView {
+  view(maxAgeMs = 1000): DomainView {
     const now = Date.now();
     if (this.domainView && now - this.domainView.at < maxAgeMs) return this.domainView;
     let routes: RouteEntry[] = [];
     let infra = new Set<string>();
     let names: Set<string> | null = null;
     const failures = new Set<string>();
+    const contracts = createHash("sha256");
     try {
       const check = existsSync(this.scanDir) ? checkDomain(this.scanDir, { cache: this.parseCache }) : undefined;
+      // Paths relative to the project: replicas (pods) hold the same contracts at different roots,
+      // and a repeat of a failed error at the other replica must not count as a change.
+      const rel = (path: string): string => relative(this.layout.root, resolve(path));
+      for (const c of [...(check?.loaded ?? [])].sort((a, b) => a.absPath.localeCompare(b.absPath)))
+        contracts.update(`${rel(c.absPath)}\u0000${c.source}\u0000`);
       for (const f of check?.findings ?? []) {
         if (f.severity !== "error") continue;
+        contracts.update(`${rel(f.file)}\u0000${f.message}\u0000`);
         failures.add(`${resolve(f.file)}\u0000${f.message}`);
         if (f.fqn) failures.add(`${f.fqn}\u0000${f.message}`);
       }
@@ -238,12 +237,25 @@ export abstract class HealerCore {
       routes = [];
       names = null;
     }
-    this.domainView = { at: now, routes, infra, names, failures };
+    this.domainView = { at: now, routes, infra, names, failures, contracts: contracts.digest("hex").slice(0, 32) };
     return this.domainView;
   }
 
+  /**
+   * What an attempt at a ticket runs with, as two hashes: the model with its settings (none without
+   * a proposer), and the contracts. Stored with each attempt; a failed ticket is asked again only
+   * when a repeat of its error finds either changed (ticket-table.ts `upsertSetSql`).
+   */
+  attemptKeys(maxAgeMs?: number): { attempt_model: string; attempt_contracts: string } {
+    const model = this.proposer ? (this.proposer.settings ?? this.proposer.name) : "none";
+    return {
+      attempt_model: createHash("sha256").update(model).digest("hex").slice(0, 32),
+      attempt_contracts: this.view(maxAgeMs).contracts,
+    };
+  }
+
   /** The ticket's contract: by its source path when known, else by FQN. */
-  protected contractOf(t: Ticket, check: CheckResult): LoadedContract | undefined {
+  contractOf(t: Ticket, check: CheckResult): LoadedContract | undefined {
     const src = t.context.source_path;
     if (src) {
       const abs = resolve(this.layout.root, src);
@@ -257,13 +269,13 @@ export abstract class HealerCore {
   /** Where people reach the service (the view links of notifications); `healer serve` sets it once listening. */
   publicUrl: string | null = null;
 
-  protected viewUrl(id: string): string {
+  viewUrl(id: string): string {
     const base =
       this.env.SVC_HEALER_PUBLIC_URL?.replace(/\/+$/, "") || this.publicUrl || `http://localhost:${this.env.SVC_HEALER_PORT || "8083"}`;
     return `${base}/healer/tickets/${id}/view`;
   }
 
-  protected emit(event: NotificationEvent, t: Ticket, message: string): void {
+  emit(event: NotificationEvent, t: Ticket, message: string): void {
     const risk = event === "proposed" ? (t.proposal?.risk ?? []) : [];
     this.notifier.notify({
       timestamp: isoWithOffset(this.clock()),

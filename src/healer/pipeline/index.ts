@@ -1,3 +1,3 @@
 export type { FixSummary, HealerOptions, RunSummary } from "./core.js";
+export { Healer } from "./healer.js";
 export { BUDGET_NOTE } from "./process.js";
-export { Healer } from "./review.js";

@@ -4,17 +4,17 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import formbody from "@fastify/formbody";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { readLive } from "../apply/live.js";
 import { HealerError } from "../errors.js";
-import { readLive } from "../live.js";
+import { redactValue } from "../intake/redact.js";
+import { serviceMetrics } from "../notify/prom.js";
 import type { Healer } from "../pipeline/index.js";
-import { serviceMetrics } from "../prom.js";
-import { redactValue } from "../redact.js";
-import { unacceptedRisk } from "../risk.js";
-import type { IngestResult } from "../store.js";
-import { traceUrl } from "../trace-link.js";
+import { unacceptedRisk } from "../proposal/risk.js";
+import type { IngestResult } from "../store/store.js";
 import type { ErrorReport, Priority, Ticket, TicketStatus } from "../types.js";
 import { indexPage, loginPage, ticketPage } from "./pages.js";
 import { fullIdParams, idParams, ingestBody, loginBody, rejectBody, ticketsQuery } from "./schemas.js";
+import { traceUrl } from "./trace-link.js";
 
 /** Largest request body accepted (a report with a long stack trace fits easily). */
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
@@ -72,6 +72,8 @@ const ACCESS: Record<string, Access> = {
   "POST /healer/scan": "write",
   "POST /healer/approve/:ticket_id/action": "form",
   "POST /healer/reject/:ticket_id/action": "form",
+  "POST /healer/retry/:ticket_id": "write",
+  "POST /healer/retry/:ticket_id/action": "form",
 };
 
 declare module "fastify" {
@@ -193,10 +195,12 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
 
   const ingest = groupCommit(healer);
   app.post("/healer/ingest", { schema: { body: ingestBody } }, async (request) => {
-    const { ticket, created } = await ingest(request.body as ErrorReport);
-    metrics.ingested(created);
-    const now = created ? await healer.processTicket(ticket.id) : ticket;
-    return { ticket_id: now.id, status: now.status, created, occurrences: now.occurrences };
+    const { ticket, created, reopened, repeated } = await ingest(request.body as ErrorReport);
+    // A report sent again after a lost answer was counted the first time.
+    if (!repeated) metrics.ingested(created);
+    // A closed ticket the report put back in the queue (a retry, a regression) is processed as a new one is.
+    const now = created || reopened ? await healer.processTicket(ticket.id) : ticket;
+    return { ticket_id: now.id, status: now.status, created, occurrences: now.occurrences, ...(repeated ? { repeated } : {}) };
   });
 
   app.get("/healer/tickets", { schema: { querystring: ticketsQuery } }, async (request) => {
@@ -272,6 +276,19 @@ export function buildHealerServer(options: HealerServerOptions): FastifyInstance
     const t = await healer.store.resolve((request.params as { ticket_id: string }).ticket_id);
     let done = "not-proposed";
     if (t.status === "proposed") done = (await healer.reject(t.id, String(form.reason ?? "").slice(0, 2000))).status;
+    return reply.redirect(`/healer/tickets/${t.id}/view?done=${done}`, 303);
+  });
+
+  // The owner asks again for a failed or rejected ticket (a repeat of the error alone does only after a change).
+  app.post("/healer/retry/:ticket_id", { schema: { params: fullIdParams } }, async (request) => {
+    const done = await healer.retry((request.params as { ticket_id: string }).ticket_id);
+    return { ticket_id: done.id, status: done.status, resolution_note: done.resolution_note };
+  });
+
+  app.post("/healer/retry/:ticket_id/action", { schema: { params: fullIdParams } }, async (request, reply) => {
+    const t = await healer.store.resolve((request.params as { ticket_id: string }).ticket_id);
+    let done = "not-retryable";
+    if (t.status === "failed" || t.status === "rejected") done = `retried-${(await healer.retry(t.id)).status}`;
     return reply.redirect(`/healer/tickets/${t.id}/view?done=${done}`, 303);
   });
 
@@ -533,6 +550,8 @@ function flashOf(done: string, status: string, note: string): string {
   if (done === "applied") return "Approved: the fix was applied and the code regenerated.";
   if (done === "failed") return `Approved, but applying failed: ${note}`;
   if (done === "rejected") return "Rejected.";
+  if (done === "not-retryable") return `Nothing done: the ticket is ${status}; only a failed or rejected ticket can be retried.`;
+  if (done.startsWith("retried-")) return `Retried: the ticket is ${status} now.`;
   if (done === "risk-not-accepted")
     return "Not approved: tick every finding that destroys data or weakens a rule to confirm it, then approve again.";
   return `Done: ${status}.`;

@@ -1,7 +1,7 @@
 import { createTwoFilesPatch } from "diff";
-import type { HealerStatus } from "../metrics.js";
-import { needsConfirmation, type RiskFinding } from "../risk.js";
-import type { Change, Ticket, Verification } from "../types.js";
+import type { HealerStatus } from "../notify/metrics.js";
+import { needsConfirmation, type RiskFinding } from "../proposal/risk.js";
+import type { Change, ProposalPlan, Ticket, Verification } from "../types.js";
 import { html, SafeHtml } from "./html.js";
 
 /** What a page needs to know about the request beyond the ticket. */
@@ -119,6 +119,34 @@ ${v.errors.length ? html`<ul>${v.errors.map((e) => html`<li>${e}</li>`)}</ul>` :
 }
 
 /**
+ * What `charter plan` says approving regenerates: a summary line, then (collapsed) the files, the
+ * migration's SQL and the API changes the consequences list sums up.
+ */
+function planCell(pp: ProposalPlan | undefined): SafeHtml {
+  if (!pp) return html`<span class="muted">not planned</span>`;
+  const p = pp.plan;
+  if (!p) return html`<span class="bad">not planned: ${pp.error ?? "unknown reason"}</span>`;
+  const against = pp.compared_with === "runtime" ? html`against <code>${p.output}</code>` : html`against the current contracts' output`;
+  const files = [
+    ...p.added.map((f) => `+ ${f.path} (${f.added} lines)`),
+    ...p.changed.map((f) => `~ ${f.path} (+${f.added} -${f.removed})`),
+    ...p.removed.map((f) => `- ${f}`),
+    ...p.kept.map((k) => `= ${k.path} kept (${k.reason})`),
+  ];
+  const api = p.api
+    ? p.api.changes.map((c) => `${c.level === "error" ? "BREAKING" : c.level}: ${c.operation}: ${c.text} [${c.id}]`)
+    : [`not compared: ${p.apiError ?? "no FastAPI backend"}`];
+  return html`${p.added.length} added, ${p.changed.length} changed, ${p.removed.length} removed ${against}${
+    p.migration ? html`; migration <code>${p.migration.file}</code> with ${p.migration.destructive.length} destructive step(s)` : ""
+  }${pp.rows_unknown ? html`; rows unknown: ${pp.rows_unknown}` : ""}${p.api?.breaking ? html`; <strong>breaking API change</strong>` : ""}
+<details id="plan-details"><summary>Files, migration and API</summary>
+<pre tabindex="0" aria-label="Files">${files.join("\n")}</pre>
+${pp.migration_sql ? html`<pre tabindex="0" aria-label="Migration">${pp.migration_sql}</pre>` : ""}
+<pre tabindex="0" aria-label="API changes">${api.join("\n") || "no API change"}</pre>
+</details>`;
+}
+
+/**
  * What approving does, before anything else of the proposal: one line per risk finding, most
  * severe first, with where it happens in the proposed contract.
  */
@@ -128,7 +156,7 @@ function consequencesBlock(risk: readonly RiskFinding[] | undefined): SafeHtml {
 <h2 id="consequences-h">What approving does</h2>
 ${
   items.length === 0
-    ? html`<p class="muted">No weakened rule, removed data or client-breaking change found in the proposed contract.</p>`
+    ? html`<p class="muted">No weakened rule, removed data or client-breaking change found in the proposed contract or its plan.</p>`
     : html`<ul class="consequences">${items.map(
         (f) =>
           html`<li class="risk" data-level="${f.level}" data-id="${f.id}"><strong>${f.level}</strong>: ${f.message} <span class="muted">(<code>${f.file}:${f.line}:${f.column}</code>)</span></li>`,
@@ -153,6 +181,16 @@ ${need.map(
  * verification, the proposal's summary) and the diff first; then the error it answers; the stack
  * trace and the full proposed contract last, collapsed. The skip link jumps to the decision.
  */
+/** The owner's "ask again" on a failed or rejected ticket (a repeat of the error alone asks again only after a change). */
+function retryForm(t: Ticket, options: PageOptions): SafeHtml {
+  return html`<div class="actions">
+<form method="post" action="/healer/retry/${t.id}/action" id="retry-form" aria-labelledby="retry">
+<p>Put this ticket back in the queue and ask for a fix again, with the model and contracts as they are now.</p>${formFields(options)}
+<button type="submit" id="retry">Retry</button>
+</form>
+</div>`;
+}
+
 export function ticketPage(t: Ticket, options: PageOptions): string {
   const p = t.proposal;
   const ctx = Object.entries(t.context).filter(([k, v]) => k !== "stacktrace" && v !== undefined && v !== null && v !== "");
@@ -169,7 +207,9 @@ export function ticketPage(t: Ticket, options: PageOptions): string {
 <button type="submit" class="reject" id="reject">Reject</button>
 </form>
 </div>`
-      : "";
+      : t.status === "failed" || t.status === "rejected"
+        ? retryForm(t, options)
+        : "";
   const decision = p
     ? html`${consequencesBlock(p.risk)}<section id="decision" tabindex="-1" aria-labelledby="decision-h">
 <h2 id="decision-h">${t.status === "proposed" ? "Decision" : "Proposed fix"}</h2>
@@ -177,6 +217,7 @@ export function ticketPage(t: Ticket, options: PageOptions): string {
 <table>
 <tr><th scope="row">Explanation</th><td>${p.explanation}</td></tr>
 <tr><th scope="row">Verification</th><td id="verification">${verificationLine(p.verification)}</td></tr>
+<tr><th scope="row">Plan</th><td id="plan">${planCell(p.plan)}</td></tr>
 <tr><th scope="row">Method</th><td id="method">${p.method}</td></tr>
 <tr><th scope="row">Confidence</th><td id="confidence">${p.confidence}</td></tr>
 ${p.attempts ? html`<tr><th scope="row">LLM attempts</th><td>${p.attempts}</td></tr>` : ""}
@@ -202,6 +243,7 @@ ${p.related.map((r) => html`<p><code>${r.file}</code></p><ul>${r.changes.map(cha
 ${p ? html`<details id="after"><summary>Full proposed contract <code>${p.file}</code></summary><pre tabindex="0" aria-label="Proposed contract">${p.after}</pre></details>` : ""}`;
   const body = html`${options.flash ? html`<p class="flash" id="flash" role="status">${options.flash}</p>` : ""}
 <h1>Ticket <code>${t.id}</code> ${badge(t.status)}</h1>
+${t.regressed_at ? html`<p class="flash" id="regression" role="status">Regression: this error came back on ${t.regressed_at} after its fix was applied; the ticket was reopened.</p>` : ""}
 <p class="muted">${t.contract_fqn ?? "no contract"} &middot; tier ${t.tier} &middot; ${t.priority} &middot; ${t.error_type || "unclassified"} &middot; fixable by ${t.fixable_by}</p>
 ${t.resolution_note ? html`<div class="card" id="note"><strong>Note:</strong> ${t.resolution_note}</div>` : ""}
 ${liveLine(t, options.liveSince)}

@@ -1,4 +1,4 @@
-import { PRIORITIES, TICKET_SOURCES, TICKET_STATUSES } from "../types.js";
+import { PRIORITIES, REPORT_ID, TICKET_SOURCES, TICKET_STATUSES } from "../types.js";
 
 /**
  * JSON Schemas of the service's requests. Fastify compiles them with Ajv and checks every request
@@ -21,6 +21,8 @@ export const ingestBody = {
     contract_fqn: { type: ["string", "null"], maxLength: 256 },
     error: { type: "string", minLength: 1, maxLength: 65_536 },
     stacktrace: { type: ["string", "null"], maxLength: 131_072 },
+    // The reporter's id of this report, kept when it sends it again (types.ts `ErrorReport`).
+    report_id: { type: "string", pattern: REPORT_ID.source },
     context: {
       type: "object",
       additionalProperties: false,
