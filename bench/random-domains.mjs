@@ -32,7 +32,8 @@ const MAX_EXAMPLES = option("--max-examples", 3);
 const KEEP = args.includes("--keep");
 
 const root = mkdtempSync(join(tmpdir(), "charter-bench-random-"));
-const domains = fc.sample(randomDomain(), { numRuns: COUNT, seed: SEED });
+// One domain in eight carries a name past PostgreSQL's 63 bytes: it passes when validation refuses it.
+const domains = fc.sample(randomDomain({ tooLong: 0.125 }), { numRuns: COUNT, seed: SEED });
 console.log(`${COUNT} random domains, seed ${SEED}, schemathesis --max-examples ${MAX_EXAMPLES}`);
 
 /** step -> { ok, runs, ms[] } */
@@ -48,6 +49,7 @@ for (const [i, d] of domains.entries()) {
     maxExamples: MAX_EXAMPLES,
     seed: SEED,
     mypyCache: join(root, ".mypy"),
+    refusal: d.refusal,
   });
   for (const r of results) {
     const s = steps.get(r.step) ?? { ok: 0, runs: 0, ms: [] };
@@ -57,7 +59,7 @@ for (const [i, d] of domains.entries()) {
     steps.set(r.step, s);
   }
   const failed = results.filter((r) => !r.ok).map((r) => r.step);
-  const names = d.plan.entities.map((e) => e.name).join(", ");
+  const names = d.plan.entities.map((e) => e.name).join(", ") + (d.refusal ? `; refused: ${d.refusal.name}` : "");
   if (failed.length === 0) {
     passed++;
     if (!KEEP) rmSync(dir, { recursive: true, force: true });

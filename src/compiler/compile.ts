@@ -1,15 +1,31 @@
+import type { ContractDocument } from "../contracts/contract-types.js";
 import type { Finding } from "../contracts/findings.js";
-import { compareText, hasErrors } from "../contracts/findings.js";
+import { hasErrors } from "../contracts/findings.js";
 import { envelopeFqn, type Kind } from "../contracts/fqn.js";
 import type { LoadedContract } from "../contracts/loader.js";
 import { pyRepr } from "../contracts/py-repr.js";
+import { validatedContract } from "../contracts/schema.js";
 import { STDLIB_MIXINS } from "../contracts/stdlib.js";
-import type { Contract, PathSegments } from "./context.js";
-import { asRecord, asString, asStringArray, Reporter } from "./context.js";
+import { asRecord, asStringArray } from "../contracts/unchecked.js";
+import { compareText } from "../shared/text.js";
+import type { Contract, ContractEnvelope, PathSegments } from "./context.js";
+import { Reporter } from "./context.js";
 import { buildEntity, buildMixin, checkReferenceDisplays, stdlibMixinIR } from "./entities.js";
 import { findCycles, topologicalOrder } from "./graph.js";
 import { buildAgent, buildAuth, buildInfra } from "./infra.js";
-import type { AgentIR, ContractInfo, DependencyEdge, DomainIR, EntityIR, MixinIR, Operation, PageIR, RouteIR, WorkflowIR } from "./ir.js";
+import type {
+  AgentIR,
+  AuthIR,
+  ContractInfo,
+  DependencyEdge,
+  DomainIR,
+  EntityIR,
+  MixinIR,
+  Operation,
+  PageIR,
+  RouteIR,
+  WorkflowIR,
+} from "./ir.js";
 import { IR_VERSION } from "./ir.js";
 import { MAX_IDENTIFIER_BYTES } from "./naming.js";
 import { buildPage } from "./pages.js";
@@ -24,7 +40,7 @@ export interface CompileResult {
 
 /** A dependency with the place in the contract that created it, so findings can point there. */
 interface Reference {
-  from: Contract;
+  from: ContractEnvelope;
   to: string;
   via: DependencyEdge["via"];
   path: PathSegments;
@@ -35,180 +51,68 @@ interface Reference {
    * read the entity; the agent depends on the entity (as its `input.entity` says), so an edge the
    * other way would make every such hook a cycle.
    */
-  reverse?: boolean;
+  reverse: boolean;
 }
 
 /**
  * Compiles contracts into the IR. `contracts` are the schema-valid ones; `known` are every contract
  * whose envelope could be read (schema-invalid ones included), so that a reference to a contract
- * with a schema error is not also reported as unresolved.
+ * with a schema error is not also reported as unresolved. A contract in `contracts` that fails its
+ * schema after all counts as known only: the compiler reads typed specs, never unchecked data.
  */
 export function compileDomain(contracts: readonly LoadedContract[], known: readonly LoadedContract[] = contracts): CompileResult {
   const reporter = new Reporter();
-  const all = indexContracts(known);
-  const valid = new Set(contracts);
-  const byFqn = new Map<string, Contract>();
-  for (const c of all) {
-    const first = byFqn.get(c.fqn);
-    if (first) {
-      reporter.report(
-        c,
-        ["metadata", "name"],
-        "contract.duplicate",
-        `duplicate contract ${pyRepr(c.fqn)}: also defined in ${first.loaded.file}`,
-      );
-      continue;
-    }
-    byFqn.set(c.fqn, c);
-  }
-  const usable = [...byFqn.values()].filter((c) => valid.has(c.loaded));
-  const byKind = new Map<Kind, Contract[]>();
-  for (const c of [...usable].sort((a, b) => compareText(a.fqn, b.fqn))) {
-    const list = byKind.get(c.kind);
-    if (list) list.push(c);
-    else byKind.set(c.kind, [c]);
-  }
-  const ofKind = (k: Kind): Contract[] => [...(byKind.get(k) ?? [])];
+  const valid = new Set(contracts.filter((c) => validatedContract(c) !== null));
+  const byFqn = indexByFqn(reporter, indexContracts(known));
+  const usable = typedContracts([...byFqn.values()].filter((c) => valid.has(c.loaded)));
+  const ofKind = groupByKind(usable);
 
   // References: explicit `requires` plus those derived from the spec. Each is checked to resolve.
   const references: Reference[] = [];
   for (const c of usable) collectReferences(c, references);
   const resolvable = (fqn: string): boolean => byFqn.has(fqn) || fqn in STDLIB_MIXINS;
-  for (const r of references) {
-    if (!resolvable(r.to)) {
-      reporter.unresolved(r.from, r.path, r.to);
-      continue;
-    }
-    const targetKind = byFqn.get(r.to)?.kind ?? "Mixin";
-    if (r.expect.length > 0 && !r.expect.includes(targetKind)) {
-      reporter.report(r.from, r.path, "ref.wrong_kind", `${pyRepr(r.to)} is not one of the ${r.expect.join(" or ")} contracts`);
-    }
-  }
+  checkReferences(reporter, references, byFqn, resolvable);
 
-  // Build in dependency order of kinds: mixins and workflows, entities, then what uses entities.
-  const userMixins = new Map(ofKind("Mixin").map((c) => [c.fqn, c]));
-  const mixins: MixinIR[] = ofKind("Mixin").map((c) => buildMixin(reporter, c));
-  const workflowContracts = new Map(ofKind("Workflow").map((c) => [c.fqn, c]));
-  const workflows = new Map<string, WorkflowIR>(ofKind("Workflow").map((c) => [c.fqn, buildWorkflow(reporter, c)]));
-  const entityContracts = new Map(ofKind("Entity").map((c) => [c.fqn, c]));
-  const entities = new Map<string, EntityIR>(ofKind("Entity").map((c) => [c.fqn, buildEntity(reporter, c, userMixins, workflows)]));
-  for (const [fqn, e] of entities) checkReferenceDisplays(reporter, entityContracts.get(fqn) as Contract, e, entities);
-  for (const e of entities.values()) {
-    const wf = e.stateMachine ? workflows.get(e.stateMachine) : undefined;
-    if (!wf) continue;
-    wf.entities.push(e.fqn);
-    checkWorkflowFields(reporter, workflowContracts.get(wf.fqn) as Contract, wf, e);
-  }
-  const usedStdlib = [...new Set([...entities.values()].flatMap((e) => e.mixins).filter((m) => m in STDLIB_MIXINS))].sort(compareText);
-  mixins.push(...usedStdlib.map(stdlibMixinIR));
-  mixins.sort((a, b) => compareText(a.fqn, b.fqn));
+  const { mixins, workflows, entityContracts, entities, usedStdlib } = buildModel(reporter, ofKind);
 
-  // One Route serves an entity and sets its base path, so every generator agrees on the URL.
   const routeContracts = ofKind("Route");
-  for (const c of routeContracts) {
-    const e = entities.get(asString(c.spec.entity));
-    if (e && e.routes.length > 0) {
-      reporter.report(
-        c,
-        ["spec", "entity"],
-        "route.duplicate_entity",
-        `${e.fqn} is already served by ${e.routes[0]}; an entity has one Route (merge the endpoints into it)`,
-      );
-      continue;
-    }
-    if (e) e.basePath = routeBasePath(c, e);
-    e?.routes.push(c.fqn);
-    const base = routeBasePath(c, e);
-    const reserved = reservedBasePath(base);
-    if (reserved) {
-      reporter.report(
-        c,
-        typeof c.spec.base_path === "string" ? ["spec", "base_path"] : ["spec", "entity"],
-        "route.reserved_base_path",
-        `base path ${pyRepr(base)} clashes with ${pyRepr(reserved)}, which the generated app serves itself; choose another base_path`,
-      );
-    }
-  }
-  const routes = routeContracts.map((c) => buildRoute(reporter, c, entities.get(asString(c.spec.entity))));
-  checkUnique(
-    reporter,
-    routeContracts,
-    (c) => routeBasePath(c, entities.get(asString(c.spec.entity))),
-    "route.duplicate_base_path",
+  attachRoutes(reporter, routeContracts, entities);
+  const routes = routeContracts.map((c) => buildRoute(reporter, c, entities.get(c.spec.entity)));
+  checkUnique(reporter, routeContracts, (c) => routeBasePath(c, entities.get(c.spec.entity)), "route.duplicate_base_path", "base_path", [
+    "spec",
     "base_path",
-    ["spec", "base_path"],
-  );
+  ]);
 
   const pageContracts = ofKind("Page");
   const pages = pageContracts.map((c) => {
-    const e = entities.get(asString(c.spec.entity));
+    const e = entities.get(c.spec.entity);
     e?.pages.push(c.fqn);
     return buildPage(reporter, c, e);
   });
-  checkUnique(reporter, pageContracts, (c) => asString(c.spec.route), "page.duplicate_route", "route", ["spec", "route"]);
+  checkUnique(reporter, pageContracts, (c) => c.spec.route, "page.duplicate_route", "route", ["spec", "route"]);
   checkUnique(reporter, ofKind("Entity"), (c) => entities.get(c.fqn)?.table ?? "", "entity.duplicate_table", "table", ["metadata", "name"]);
   checkIdentifierLengths(reporter, [...ofKind("Entity"), ...ofKind("Mixin")], entities);
 
   const agentContracts = ofKind("Agent");
   const agents = agentContracts.map((c) => buildAgent(reporter, c, entities));
   decideApi(entities, agents);
-  pageContracts.forEach((c, i) => checkPageOperations(reporter, c, entities.get(asString(c.spec.entity)), pages[i]));
+  pageContracts.forEach((c, i) => checkPageOperations(reporter, c, entities.get(c.spec.entity), pages[i]));
   checkEventNames(reporter, agentContracts, entityContracts, emittedEvents(routes, [...workflows.values()]));
   const infraContracts = ofKind("Infra");
   const infra = infraContracts.map(buildInfra);
-  const authContracts = infraContracts.filter((c) => c.spec.category === "auth");
-  for (const extra of authContracts.slice(1)) {
-    reporter.report(
-      extra,
-      ["spec", "category"],
-      "infra.duplicate_auth",
-      `only one auth Infra contract is allowed; another is ${authContracts[0]?.fqn}`,
-    );
-  }
-  const authContract = authContracts[0];
-  const authInfra = authContract ? infra.find((i) => i.fqn === authContract.fqn) : undefined;
-  const auth = authContract && authInfra ? buildAuth(reporter, authContract, authInfra) : null;
+  const auth = compileAuth(reporter, infraContracts);
   if (auth) for (const c of routeContracts) checkRouteRoles(reporter, c, auth.roles);
 
-  // Dependency graph over every contract and the stdlib mixins in use.
   const nodes = [...new Set([...usable.map((c) => c.fqn), ...usedStdlib])].sort(compareText);
-  const edgeKey = (e: { from: string; to: string }): string => `${e.from}\u0000${e.to}`;
-  const edgeMap = new Map<string, DependencyEdge>();
-  for (const r of references) {
-    if (!resolvable(r.to)) continue;
-    // A self-reference (an employee's manager) is a foreign key to the same table, not a cycle.
-    if (r.from.fqn === r.to) continue;
-    const e: DependencyEdge = r.reverse ? { from: r.to, to: r.from.fqn, via: r.via } : { from: r.from.fqn, to: r.to, via: r.via };
-    if (!edgeMap.has(edgeKey(e))) edgeMap.set(edgeKey(e), e);
-  }
-  const edges = [...edgeMap.values()].sort((a, b) => compareText(a.from, b.from) || compareText(a.to, b.to));
-  for (const cycle of findCycles(nodes, edges)) {
-    const from = byFqn.get(cycle[0] as string) as Contract;
-    const ref = references.find((r) => r.from === from && r.to === cycle[1]);
-    reporter.report(from, ref?.path ?? [], "graph.cycle", `dependency cycle: ${cycle.join(" -> ")}`);
-  }
-  const { order } = topologicalOrder(nodes, edges);
+  const graph = dependencyGraph(reporter, nodes, references, byFqn, resolvable);
 
-  const contractsInfo: ContractInfo[] = usable
-    .map((c) => ({
-      fqn: c.fqn,
-      kind: c.kind,
-      name: c.name,
-      domain: c.domain,
-      file: c.loaded.file,
-      description: asString(c.meta.description),
-      tags: asStringArray(c.meta.tags),
-      version: typeof c.meta.version === "string" ? c.meta.version : null,
-    }))
-    .sort((a, b) => compareText(a.fqn, b.fqn));
-  const domains = [...new Set(usable.map((c) => c.domain))].sort(compareText);
   const findings = reporter.findings;
   if (hasErrors(findings) || valid.size < known.length) return { ir: null, findings };
   const ir: DomainIR = {
     irVersion: IR_VERSION,
     domain: mainDomain(usable),
-    domains,
-    contracts: contractsInfo,
+    domains: [...new Set(usable.map((c) => c.domain))].sort(compareText),
+    contracts: contractInfos(usable),
     entities: [...entities.values()],
     workflows: [...workflows.values()],
     routes,
@@ -217,7 +121,7 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
     mixins,
     infra,
     auth,
-    graph: { nodes, edges, order },
+    graph,
     summary: {
       contracts: usable.length,
       entities: entities.size,
@@ -234,6 +138,182 @@ export function compileDomain(contracts: readonly LoadedContract[], known: reado
   return { ir: deepFreeze(ir), findings };
 }
 
+/**
+ * Builds what the rest hangs on, in dependency order of kinds: mixins and workflows, then the
+ * entities that use them, then the stdlib mixins those entities use.
+ */
+function buildModel(reporter: Reporter, ofKind: KindLookup) {
+  const userMixins = new Map(ofKind("Mixin").map((c) => [c.fqn, c]));
+  const mixins: MixinIR[] = ofKind("Mixin").map((c) => buildMixin(reporter, c));
+  const workflowContracts = new Map(ofKind("Workflow").map((c) => [c.fqn, c]));
+  const workflows = new Map<string, WorkflowIR>(ofKind("Workflow").map((c) => [c.fqn, buildWorkflow(reporter, c)]));
+  const entityContracts = new Map(ofKind("Entity").map((c) => [c.fqn, c]));
+  const entities = new Map<string, EntityIR>(ofKind("Entity").map((c) => [c.fqn, buildEntity(reporter, c, userMixins, workflows)]));
+  for (const [fqn, e] of entities) checkReferenceDisplays(reporter, entityContracts.get(fqn) as Contract<"Entity">, e, entities);
+  for (const e of entities.values()) {
+    const wf = e.stateMachine ? workflows.get(e.stateMachine) : undefined;
+    if (!wf) continue;
+    wf.entities.push(e.fqn);
+    checkWorkflowFields(reporter, workflowContracts.get(wf.fqn) as Contract<"Workflow">, wf, e);
+  }
+  const usedStdlib = [...new Set([...entities.values()].flatMap((e) => e.mixins).filter((m) => m in STDLIB_MIXINS))].sort(compareText);
+  mixins.push(...usedStdlib.map(stdlibMixinIR));
+  mixins.sort((a, b) => compareText(a.fqn, b.fqn));
+  return { mixins, workflows, entityContracts, entities, usedStdlib };
+}
+
+/** The dependency graph over every contract and the stdlib mixins in use; cycles are reported. */
+function dependencyGraph(
+  reporter: Reporter,
+  nodes: string[],
+  references: readonly Reference[],
+  byFqn: ReadonlyMap<string, ContractEnvelope>,
+  resolvable: (fqn: string) => boolean,
+): DomainIR["graph"] {
+  const edges = dependencyEdges(references, resolvable);
+  for (const cycle of findCycles(nodes, edges)) {
+    const from = byFqn.get(cycle[0] as string) as ContractEnvelope;
+    const ref = references.find((r) => r.from.fqn === from.fqn && r.to === cycle[1]);
+    reporter.report(from, ref?.path ?? [], "graph.cycle", `dependency cycle: ${cycle.join(" -> ")}`);
+  }
+  const { order } = topologicalOrder(nodes, edges);
+  return { nodes, edges, order };
+}
+
+/** Indexes contracts by FQN; a second contract with a taken FQN is reported and left out. */
+function indexByFqn(reporter: Reporter, all: readonly ContractEnvelope[]): Map<string, ContractEnvelope> {
+  const byFqn = new Map<string, ContractEnvelope>();
+  for (const c of all) {
+    const first = byFqn.get(c.fqn);
+    if (first) {
+      reporter.report(
+        c,
+        ["metadata", "name"],
+        "contract.duplicate",
+        `duplicate contract ${pyRepr(c.fqn)}: also defined in ${first.loaded.file}`,
+      );
+      continue;
+    }
+    byFqn.set(c.fqn, c);
+  }
+  return byFqn;
+}
+
+/** The contracts of one kind, typed as that kind. */
+type KindLookup = <K extends Kind>(k: K) => Contract<K>[];
+
+/**
+ * Groups contracts by kind in FQN order, so every build step sees them in one order. The lookup
+ * returns a fresh array each call, so a caller that sorts or pushes cannot disturb another.
+ */
+function groupByKind(usable: readonly Contract[]): KindLookup {
+  const byKind = new Map<Kind, Contract[]>();
+  for (const c of [...usable].sort((a, b) => compareText(a.fqn, b.fqn))) {
+    const list = byKind.get(c.kind);
+    if (list) list.push(c);
+    else byKind.set(c.kind, [c]);
+  }
+  // The list under `k` holds only contracts whose kind is `k`; TypeScript cannot follow a map's
+  // key into its values' type, hence the cast.
+  return <K extends Kind>(k: K): Contract<K>[] => [...(byKind.get(k) ?? [])] as Contract<K>[];
+}
+
+/** Reports references that do not resolve, or that resolve to a contract of a kind not expected. */
+function checkReferences(
+  reporter: Reporter,
+  references: readonly Reference[],
+  byFqn: ReadonlyMap<string, ContractEnvelope>,
+  resolvable: (fqn: string) => boolean,
+): void {
+  for (const r of references) {
+    if (!resolvable(r.to)) {
+      reporter.unresolved(r.from, r.path, r.to);
+      continue;
+    }
+    const targetKind = byFqn.get(r.to)?.kind ?? "Mixin";
+    if (r.expect.length > 0 && !r.expect.includes(targetKind)) {
+      reporter.report(r.from, r.path, "ref.wrong_kind", `${pyRepr(r.to)} is not one of the ${r.expect.join(" or ")} contracts`);
+    }
+  }
+}
+
+/**
+ * One Route serves an entity and sets its base path, so every generator agrees on the URL. Records
+ * each Route on its entity and reports a second Route for an entity or a reserved base path.
+ */
+function attachRoutes(reporter: Reporter, routeContracts: readonly Contract<"Route">[], entities: ReadonlyMap<string, EntityIR>): void {
+  for (const c of routeContracts) {
+    const e = entities.get(c.spec.entity);
+    if (e && e.routes.length > 0) {
+      reporter.report(
+        c,
+        ["spec", "entity"],
+        "route.duplicate_entity",
+        `${e.fqn} is already served by ${e.routes[0]}; an entity has one Route (merge the endpoints into it)`,
+      );
+      continue;
+    }
+    if (e) e.basePath = routeBasePath(c, e);
+    e?.routes.push(c.fqn);
+    const base = routeBasePath(c, e);
+    const reserved = reservedBasePath(base);
+    if (reserved) {
+      reporter.report(
+        c,
+        c.spec.base_path !== undefined ? ["spec", "base_path"] : ["spec", "entity"],
+        "route.reserved_base_path",
+        `base path ${pyRepr(base)} clashes with ${pyRepr(reserved)}, which the generated app serves itself; choose another base_path`,
+      );
+    }
+  }
+}
+
+/** The domain's auth from its one auth Infra contract; a second one is reported. */
+function compileAuth(reporter: Reporter, infraContracts: readonly Contract<"Infra">[]): AuthIR | null {
+  const authContracts = infraContracts.filter((c) => c.spec.category === "auth");
+  for (const extra of authContracts.slice(1)) {
+    reporter.report(
+      extra,
+      ["spec", "category"],
+      "infra.duplicate_auth",
+      `only one auth Infra contract is allowed; another is ${authContracts[0]?.fqn}`,
+    );
+  }
+  const authContract = authContracts[0];
+  return authContract ? buildAuth(reporter, authContract) : null;
+}
+
+/** The resolvable references as deduplicated dependency edges, sorted so the graph is stable. */
+function dependencyEdges(references: readonly Reference[], resolvable: (fqn: string) => boolean): DependencyEdge[] {
+  const edgeKey = (e: { from: string; to: string }): string => `${e.from}\u0000${e.to}`;
+  const edgeMap = new Map<string, DependencyEdge>();
+  for (const r of references) {
+    if (!resolvable(r.to)) continue;
+    // A self-reference (an employee's manager) is a foreign key to the same table, not a cycle.
+    if (r.from.fqn === r.to) continue;
+    const e: DependencyEdge = r.reverse ? { from: r.to, to: r.from.fqn, via: r.via } : { from: r.from.fqn, to: r.to, via: r.via };
+    const key = edgeKey(e);
+    if (!edgeMap.has(key)) edgeMap.set(key, e);
+  }
+  return [...edgeMap.values()].sort((a, b) => compareText(a.from, b.from) || compareText(a.to, b.to));
+}
+
+/** The IR's summary of each usable contract's metadata, in FQN order. */
+function contractInfos(usable: readonly Contract[]): ContractInfo[] {
+  return usable
+    .map((c) => ({
+      fqn: c.fqn,
+      kind: c.kind,
+      name: c.name,
+      domain: c.domain,
+      file: c.loaded.file,
+      description: c.meta.description ?? "",
+      tags: c.meta.tags ?? [],
+      version: c.meta.version ?? null,
+    }))
+    .sort((a, b) => compareText(a.fqn, b.fqn));
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   // Indexes and for-in rather than Object.values: no array per object on an IR of 100,000 objects.
@@ -242,25 +322,50 @@ function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
-/** Reads the envelope of each loaded contract; contracts without a usable kind and name are skipped. */
-function indexContracts(loaded: readonly LoadedContract[]): Contract[] {
-  const out: Contract[] = [];
+/**
+ * Reads the envelope of each loaded contract; contracts without a usable kind and name are skipped.
+ * The envelope only: these include contracts whose spec failed the schema.
+ */
+function indexContracts(loaded: readonly LoadedContract[]): ContractEnvelope[] {
+  const out: ContractEnvelope[] = [];
   for (const l of loaded) {
     const fqn = envelopeFqn(l.data);
     if (fqn === null) continue;
-    const meta = asRecord(l.data.metadata);
-    out.push({
-      fqn,
-      kind: l.data.kind as Kind,
-      name: meta.name as string,
-      domain: meta.domain as string,
-      loaded: l,
-      spec: asRecord(l.data.spec),
-      meta,
-      requires: asStringArray(l.data.requires),
-    });
+    // envelopeFqn accepted the kind and found name and domain to be strings.
+    const meta = l.data.metadata as { name: string; domain: string };
+    out.push({ fqn, kind: l.data.kind as Kind, name: meta.name, domain: meta.domain, loaded: l });
   }
   return out;
+}
+
+/** The schema-valid contracts with their data typed by kind. */
+function typedContracts(envelopes: readonly ContractEnvelope[]): Contract[] {
+  const out: Contract[] = [];
+  for (const e of envelopes) {
+    const data = validatedContract(e.loaded)?.data;
+    if (data) out.push(withSpec(e, data));
+  }
+  return out;
+}
+
+/**
+ * Joins a contract's envelope to its typed spec. One object literal for every kind, in the
+ * envelope's property order: every builder reads these records, and a spread per kind builds them
+ * the slow way (see the note at the end of context.ts).
+ * The cast is the one place the kind and the spec's type are tied: `data` is a ContractDocument,
+ * whose `kind` decides its `spec`.
+ */
+function withSpec(e: ContractEnvelope, data: ContractDocument): Contract {
+  return {
+    fqn: e.fqn,
+    kind: data.kind,
+    name: e.name,
+    domain: e.domain,
+    loaded: e.loaded,
+    spec: data.spec,
+    meta: data.metadata,
+    requires: data.requires ?? [],
+  } as Contract;
 }
 
 /**
@@ -268,18 +373,30 @@ function indexContracts(loaded: readonly LoadedContract[]): Contract[] {
  * them for go to definition, rename and which contracts an edit affects).
  */
 export function referencesOf(loaded: LoadedContract): { to: string; via: DependencyEdge["via"]; path: PathSegments; expect: Kind[] }[] {
-  const out: Reference[] = [];
-  for (const c of indexContracts([loaded])) collectReferences(c, out);
-  return out.map(({ to, via, path, expect }) => ({ to, via, path, expect }));
+  const [c] = indexContracts([loaded]);
+  return c ? referencesIn(c.kind, loaded.data) : [];
 }
 
+/** The references of a contract, each with the contract it comes from. */
 function collectReferences(c: Contract, out: Reference[]): void {
+  // Written out, not spread: the graph reads every reference several times (see context.ts).
+  for (const r of referencesIn(c.kind, c.loaded.data))
+    out.push({ from: c, to: r.to, via: r.via, path: r.path, expect: r.expect, reverse: r.reverse });
+}
+
+/**
+ * The references in a contract's data. The data is read as unchecked JSON (`unchecked.ts`): the
+ * language server indexes the references of contracts that do not pass the schema yet, so that go
+ * to definition and rename keep working in a file being edited; the compiler reads the same list.
+ */
+function referencesIn(kind: Kind, data: Readonly<Record<string, unknown>>): Omit<Reference, "from">[] {
+  const out: Omit<Reference, "from">[] = [];
   const add = (to: unknown, via: Reference["via"], path: PathSegments, expect: Kind[], reverse = false): void => {
-    if (typeof to === "string" && to !== "") out.push({ from: c, to, via, path, expect, ...(reverse ? { reverse } : {}) });
+    if (typeof to === "string" && to !== "") out.push({ to, via, path, expect, reverse });
   };
-  c.requires.forEach((r, i) => add(r, "requires", ["requires", i], []));
-  const spec = c.spec;
-  switch (c.kind) {
+  asStringArray(data.requires).forEach((r, i) => add(r, "requires", ["requires", i], []));
+  const spec = asRecord(data.spec);
+  switch (kind) {
     case "Entity": {
       asStringArray(spec.mixins).forEach((m, i) => add(m, "mixin", ["spec", "mixins", i], ["Mixin"]));
       add(spec.state_machine, "state_machine", ["spec", "state_machine"], ["Workflow"]);
@@ -291,13 +408,13 @@ function collectReferences(c: Contract, out: Reference[]): void {
           agents.forEach((a, i) => add(a, "ai_integration", ["spec", "ai_integration", event, i], ["Agent"], true));
         else add(agents, "ai_integration", ["spec", "ai_integration", event], ["Agent"], true);
       }
-      return;
+      break;
     }
     case "Mixin":
       for (const [name, def] of Object.entries(asRecord(spec.fields))) {
         add(asRecord(asRecord(def).references).entity, "reference", ["spec", "fields", name, "references", "entity"], ["Entity"]);
       }
-      return;
+      break;
     case "Route":
       add(spec.entity, "entity", ["spec", "entity"], ["Entity"]);
       (Array.isArray(spec.endpoints) ? spec.endpoints : []).forEach((e, i) => {
@@ -305,16 +422,17 @@ function collectReferences(c: Contract, out: Reference[]): void {
           add(asRecord(s).invoke, "side_effect", ["spec", "endpoints", i, "side_effects", j, "invoke"], ["Agent", "Workflow"]);
         });
       });
-      return;
+      break;
     case "Page":
       add(spec.entity, "entity", ["spec", "entity"], ["Entity"]);
-      return;
+      break;
     case "Agent":
       add(asRecord(spec.input).entity, "agent_input", ["spec", "input", "entity"], ["Entity"]);
-      return;
+      break;
     default:
-      return;
+      break;
   }
+  return out;
 }
 
 /**
@@ -341,7 +459,7 @@ function decideApi(entities: ReadonlyMap<string, EntityIR>, agents: readonly Age
  * them between states: operations some Route must serve. None is added silently: the contracts say
  * what the API exposes, so a Page whose entity has no Route is an error pointing at the entity.
  */
-function checkPageOperations(reporter: Reporter, c: Contract, entity: EntityIR | undefined, page: PageIR | undefined): void {
+function checkPageOperations(reporter: Reporter, c: Contract<"Page">, entity: EntityIR | undefined, page: PageIR | undefined): void {
   if (!entity) return;
   const needed: Operation[] = ["list", "get", "create", "update", "delete"];
   if (page?.views.some((v) => v.type === "kanban") && entity.stateMachine) needed.push("transition");
@@ -372,21 +490,21 @@ function emittedEvents(routes: readonly RouteIR[], workflows: readonly WorkflowI
  */
 function checkEventNames(
   reporter: Reporter,
-  agents: readonly Contract[],
-  entities: ReadonlyMap<string, Contract>,
+  agents: readonly Contract<"Agent">[],
+  entities: ReadonlyMap<string, Contract<"Entity">>,
   emitted: ReadonlySet<string>,
 ): void {
   const known = [...emitted].sort(compareText);
-  const warn = (c: Contract, path: PathSegments, event: string): void =>
+  const warn = (c: ContractEnvelope, path: PathSegments, event: string): void =>
     reporter.report(c, path, "event.never_emitted", `event ${pyRepr(event)} is never emitted; emitted events: ${pyRepr(known)}`, {
       severity: "warning",
     });
   for (const c of agents) {
-    const trigger = asString(c.spec.trigger);
+    const trigger = c.spec.trigger;
     if (trigger && !emitted.has(trigger)) warn(c, ["spec", "trigger"], trigger);
   }
   for (const c of entities.values()) {
-    for (const event of Object.keys(asRecord(c.spec.ai_integration))) {
+    for (const event of Object.keys(c.spec.ai_integration ?? {})) {
       if (!emitted.has(event)) warn(c, ["spec", "ai_integration", event], event);
     }
   }
@@ -398,8 +516,12 @@ function checkEventNames(
  * hashed name (ours) would make the database differ from the contract. Derived names (indexes,
  * constraints, sequences) are shortened instead: nobody reads them but the database.
  */
-function checkIdentifierLengths(reporter: Reporter, contracts: readonly Contract[], entities: ReadonlyMap<string, EntityIR>): void {
-  const tooLong = (c: Contract, path: PathSegments, what: string, name: string): void => {
+function checkIdentifierLengths(
+  reporter: Reporter,
+  contracts: readonly Contract<"Entity" | "Mixin">[],
+  entities: ReadonlyMap<string, EntityIR>,
+): void {
+  const tooLong = (c: ContractEnvelope, path: PathSegments, what: string, name: string): void => {
     const bytes = Buffer.byteLength(name, "utf8");
     if (bytes <= MAX_IDENTIFIER_BYTES) return;
     reporter.report(
@@ -410,21 +532,23 @@ function checkIdentifierLengths(reporter: Reporter, contracts: readonly Contract
     );
   };
   for (const c of contracts) {
-    const table = c.kind === "Entity" ? entities.get(c.fqn)?.table : undefined;
-    if (table !== undefined) tooLong(c, typeof c.spec.table === "string" ? ["spec", "table"] : ["metadata", "name"], "table name", table);
-    for (const name of Object.keys(asRecord(c.spec.fields))) tooLong(c, ["spec", "fields", name], "field name", name);
+    if (c.kind === "Entity") {
+      const table = entities.get(c.fqn)?.table;
+      if (table !== undefined) tooLong(c, c.spec.table !== undefined ? ["spec", "table"] : ["metadata", "name"], "table name", table);
+    }
+    for (const name of Object.keys(c.spec.fields)) tooLong(c, ["spec", "fields", name], "field name", name);
   }
 }
 
-function checkUnique(
+function checkUnique<C extends ContractEnvelope>(
   reporter: Reporter,
-  contracts: readonly Contract[],
-  keyOf: (c: Contract) => string,
+  contracts: readonly C[],
+  keyOf: (c: C) => string,
   code: string,
   what: string,
   path: PathSegments,
 ): void {
-  const seen = new Map<string, Contract>();
+  const seen = new Map<string, C>();
   for (const c of contracts) {
     const key = keyOf(c);
     const first = seen.get(key);

@@ -4,19 +4,32 @@ import type { Kind } from "../contracts/fqn.js";
 import type { LoadedContract } from "../contracts/loader.js";
 import { locate } from "../contracts/locate.js";
 import { pyRepr } from "../contracts/py-repr.js";
+import type { ContractMetadata, SpecOfKind } from "../contracts/spec-types.generated.js";
 
-/** A loaded contract whose envelope is known to be well-formed. */
-export interface Contract {
+/**
+ * A loaded contract whose envelope is well-formed: enough to index it by FQN and to report on it,
+ * whether or not its spec passed the schema.
+ */
+export interface ContractEnvelope {
   fqn: string;
   kind: Kind;
   name: string;
   domain: string;
   loaded: LoadedContract;
-  /** The contract's `spec`, already checked against its kind's schema. */
-  spec: Record<string, unknown>;
-  meta: Record<string, unknown>;
-  requires: string[];
 }
+
+/**
+ * A contract that passed its schema, discriminated by kind: `spec` has the type generated from
+ * that kind's schema, so the builders read typed fields (`Contract<"Route">` is a Route).
+ */
+export type Contract<K extends Kind = Kind> = {
+  [k in K]: ContractEnvelope & {
+    kind: k;
+    spec: SpecOfKind[k];
+    meta: ContractMetadata;
+    requires: string[];
+  };
+}[K];
 
 export type PathSegments = readonly (string | number)[];
 
@@ -25,7 +38,7 @@ export class Reporter {
   readonly findings: Finding[] = [];
 
   report(
-    contract: Contract,
+    contract: ContractEnvelope,
     path: PathSegments,
     code: string,
     message: string,
@@ -46,28 +59,17 @@ export class Reporter {
   }
 
   /** `'x' is not one of ['a', 'b']`: the membership wording the Healer classifies as invalid_enum. */
-  notOneOf(contract: Contract, path: PathSegments, value: string, allowed: readonly string[], what: string): void {
+  notOneOf(contract: ContractEnvelope, path: PathSegments, value: string, allowed: readonly string[], what: string): void {
     this.report(contract, path, `ref.unknown_${what}`, `${pyRepr(value)} is not one of ${pyRepr([...allowed])}`);
   }
 
-  unresolved(contract: Contract, path: PathSegments, fqn: string): void {
+  unresolved(contract: ContractEnvelope, path: PathSegments, fqn: string): void {
     this.report(contract, path, "ref.unresolved", `unresolved reference ${pyRepr(fqn)}`);
   }
 }
 
-export function asRecord(v: unknown): Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
-export function asStringArray(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
-}
-
-export function asString(v: unknown, fallback = ""): string {
-  return typeof v === "string" ? v : fallback;
-}
-
-// Every IR record of a contract starts with fqn, name, domain, file and description, written out
-// in each builder's object literal. A shared `identity(c)` object spread first, with a dozen
-// properties after it, made V8 build each record the slow way: on 10,000 entities a third of the
-// compile went there (allocation five times what the record needs).
+// Every IR record of a contract starts with fqn, name, domain, file (ContractPlaceIR in ir.ts) and
+// most with description (ContractHeaderIR), written out in each builder's object literal on
+// purpose. A shared header object spread first, with a dozen properties after it, makes V8 build
+// each record the slow way, and every generator then reads the IR through those slow records: the
+// spread was tried twice, and each time the compile of 10,000 entities took about twice as long.

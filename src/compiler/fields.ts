@@ -1,12 +1,19 @@
 import { pyRepr } from "../contracts/py-repr.js";
-import type { Contract, PathSegments, Reporter } from "./context.js";
-import { asRecord } from "./context.js";
+import type { FieldDefinition } from "../contracts/stdlib.js";
+import type { ContractEnvelope, PathSegments, Reporter } from "./context.js";
+import { FIELD_TYPES } from "./field-types.js";
 import type { ComputedIR, ConstraintsIR, FieldIR, FieldType } from "./ir.js";
 import { limitIdentifier } from "./naming.js";
 
-const SCALAR_TYPES = new Set<FieldType>(["string", "integer", "number", "boolean", "text", "datetime", "date", "uuid", "email"]);
-const STRING_TYPES = new Set<FieldType>(["string", "text", "email", "uuid", "date", "datetime"]);
-const NUMERIC_TYPES = new Set<FieldType>(["integer", "number"]);
+/**
+ * Never null in a record: required fields, the primary key and the timestamps the server sets on
+ * every write (the workflow state is added by buildEntity, never null either). The postgres
+ * target's NOT NULL, the FastAPI record models and the frontend's types all read this.
+ */
+export function presence(f: Pick<FieldIR, "required" | "primaryKey" | "computed">): Pick<FieldIR, "nullable" | "alwaysPresent"> {
+  const always = f.required || f.primaryKey || f.computed?.kind === "now" || f.computed?.kind === "now_on_update";
+  return { nullable: !always, alwaysPresent: always };
+}
 
 /** Parses a `computed` value; `sequence(FMT)` resolves against the entity's prefix and name. */
 export function parseComputed(value: string, entityName: string, prefix: string | null): ComputedIR {
@@ -26,54 +33,52 @@ export function parseComputed(value: string, entityName: string, prefix: string 
  */
 export function buildField(
   reporter: Reporter,
-  contract: Contract | null,
+  contract: ContractEnvelope | null,
   path: PathSegments,
   name: string,
-  def: Record<string, unknown>,
+  def: FieldDefinition,
   origin: string,
   entityName: string,
   prefix: string | null,
 ): FieldIR {
-  const type = def.type as FieldType;
-  const computedRaw = typeof def.computed === "string" ? def.computed : null;
-  const computed = computedRaw ? parseComputed(computedRaw, entityName, prefix) : null;
-  const constraints = asRecord(def.constraints) as ConstraintsIR;
-  const refs = asRecord(def.references);
-  const hasRef = typeof refs.entity === "string";
+  const type = def.type;
+  const computed = def.computed ? parseComputed(def.computed, entityName, prefix) : null;
+  const refs = def.references;
   const primaryKey = name === "id";
+  // Read out rather than spread in: a spread into the literal builds every field record the slow
+  // way (see the note at the end of context.ts).
+  const { nullable, alwaysPresent } = presence({ required: def.required === true, primaryKey, computed });
   const field: FieldIR = {
     name,
     type,
-    description: typeof def.description === "string" ? def.description : "",
+    description: def.description ?? "",
     required: def.required === true,
     immutable: def.immutable === true || primaryKey,
     hasDefault: "default" in def,
+    // A default is any JSON value: the checks below compare it with the field's type and enum.
     default: "default" in def ? def.default : null,
-    format: typeof def.format === "string" ? def.format : null,
-    enum: Array.isArray(def.enum) ? (def.enum as (string | number | boolean)[]) : null,
-    itemsType: typeof def.items_type === "string" ? (def.items_type as FieldType) : null,
+    format: def.format ?? null,
+    enum: def.enum ?? null,
+    itemsType: def.items_type ?? null,
     computed,
-    constraints: pick(constraints),
-    references: hasRef
+    constraints: pick(def.constraints ?? {}),
+    references: refs
       ? {
-          entity: refs.entity as string,
-          entityName: String(refs.entity).split("/")[2] ?? "",
-          display: typeof refs.display === "string" ? refs.display : null,
-          graphEdge: typeof refs.graph_edge === "string" ? refs.graph_edge : null,
-          graphDirection: refs.graph_direction === "reverse" ? "reverse" : "forward",
-          onDelete:
-            refs.on_delete === "restrict" || refs.on_delete === "cascade" || refs.on_delete === "set_null"
-              ? refs.on_delete
-              : def.required === true
-                ? "restrict"
-                : "set_null",
+          entity: refs.entity,
+          entityName: refs.entity.split("/")[2] ?? "",
+          display: refs.display ?? null,
+          graphEdge: refs.graph_edge ?? null,
+          graphDirection: refs.graph_direction ?? "forward",
+          onDelete: refs.on_delete ?? (def.required === true ? "restrict" : "set_null"),
         }
       : null,
-    renamedFrom: typeof def.renamed_from === "string" ? def.renamed_from : null,
+    renamedFrom: def.renamed_from ?? null,
     origin,
     primaryKey,
     writable: computed === null && !primaryKey,
     updatable: computed === null && !primaryKey && def.immutable !== true,
+    nullable,
+    alwaysPresent,
   };
   if (contract) checkField(reporter, contract, path, field);
   return field;
@@ -89,9 +94,10 @@ function pick(c: ConstraintsIR): ConstraintsIR {
   return out;
 }
 
-function checkField(reporter: Reporter, contract: Contract, path: PathSegments, f: FieldIR): void {
-  const at = (...rest: (string | number)[]): PathSegments => [...path, ...rest];
-  if (f.enum && !SCALAR_TYPES.has(f.type)) {
+function checkField(reporter: Reporter, contract: ContractEnvelope, path: PathSegments, f: FieldIR): void {
+  const at: FieldPlace = (...rest) => [...path, ...rest];
+  const row = FIELD_TYPES[f.type];
+  if (f.enum && !row.scalar) {
     reporter.report(contract, at("enum"), "field.enum_type", `enum is not allowed on a field of type ${pyRepr(f.type)}`);
   }
   if (f.enum) {
@@ -135,8 +141,18 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
       );
     }
   }
+  checkFieldConstraints(reporter, contract, at, f);
+  checkFieldDefault(reporter, contract, at, f);
+}
+
+/** A place inside the field being checked: `at("enum", 0)` is its first enum value. */
+type FieldPlace = (...rest: (string | number)[]) => PathSegments;
+
+/** Constraints must suit the field's type, form a non-empty range, and a pattern must compile. */
+function checkFieldConstraints(reporter: Reporter, contract: ContractEnvelope, at: FieldPlace, f: FieldIR): void {
+  const row = FIELD_TYPES[f.type];
   const c = f.constraints;
-  if ((c.min !== undefined || c.max !== undefined) && !NUMERIC_TYPES.has(f.type)) {
+  if ((c.min !== undefined || c.max !== undefined) && row.constraints !== "number") {
     reporter.report(
       contract,
       at("constraints"),
@@ -144,11 +160,11 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
       `min and max apply to integer and number fields, not ${pyRepr(f.type)}`,
     );
   }
-  if (c.pattern !== undefined && !STRING_TYPES.has(f.type)) {
+  if (c.pattern !== undefined && row.constraints !== "text") {
     reporter.report(contract, at("constraints"), "field.constraint_type", `pattern applies to text fields, not ${pyRepr(f.type)}`);
   } else if (
     (c.minLength !== undefined || c.maxLength !== undefined || c.pattern !== undefined) &&
-    !STRING_TYPES.has(f.type) &&
+    row.constraints !== "text" &&
     f.type !== "array"
   ) {
     reporter.report(
@@ -181,6 +197,10 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
       reporter.report(contract, at("constraints", "pattern"), "field.pattern", `${pyRepr(c.pattern)} is not a 'regex'`);
     }
   }
+}
+
+/** A default must fit the field's type, enum and constraints; a computed field takes none. */
+function checkFieldDefault(reporter: Reporter, contract: ContractEnvelope, at: FieldPlace, f: FieldIR): void {
   if (f.hasDefault && f.computed) {
     reporter.report(
       contract,
@@ -204,46 +224,8 @@ function checkField(reporter: Reporter, contract: Contract, path: PathSegments, 
 
 /** Whether a YAML value can stand for a field of `type` (dates and uuids are strings in YAML, in their format). */
 export function valueFitsType(v: unknown, type: FieldType, itemsType: FieldType | null = null): boolean {
-  switch (type) {
-    case "integer":
-      return typeof v === "number" && Number.isInteger(v);
-    case "number":
-      return typeof v === "number";
-    case "boolean":
-      return typeof v === "boolean";
-    case "array":
-      return Array.isArray(v) && (itemsType === null || v.every((item) => valueFitsType(item, itemsType)));
-    case "object":
-      return v !== null && typeof v === "object" && !Array.isArray(v);
-    case "date":
-      return typeof v === "string" && isIsoDate(v);
-    case "datetime":
-      return typeof v === "string" && isIsoDateTime(v);
-    case "uuid":
-      return typeof v === "string" && UUID.test(v);
-    case "email":
-      return typeof v === "string" && EMAIL.test(v);
-    default:
-      return typeof v === "string";
-  }
-}
-
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-/** The shape the generated API's e-mail check needs at the least: one @, something on each side. */
-const EMAIL = /^[^@\s]+@[^@\s]+$/;
-const DATETIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?$/;
-
-function isIsoDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
-}
-
-function isIsoDateTime(s: string): boolean {
-  const m = DATETIME.exec(s);
-  return m !== null && isIsoDate(m[1] as string) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60;
+  if (type === "array") return Array.isArray(v) && (itemsType === null || v.every((item) => valueFitsType(item, itemsType)));
+  return FIELD_TYPES[type].fits(v);
 }
 
 /** What a value breaks of the field's constraints, in words, or null when it keeps them all. */

@@ -1,4 +1,4 @@
-import { compareText } from "../contracts/findings.js";
+import { compareText } from "../shared/text.js";
 import type { DependencyEdge } from "./ir.js";
 
 /**

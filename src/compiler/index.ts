@@ -2,6 +2,8 @@ export type { CompileResult } from "./compile.js";
 export { compileDomain, referencesOf } from "./compile.js";
 export type { CheckResult, ContractReport } from "./compile-path.js";
 export { checkDomain } from "./compile-path.js";
+export type { FieldTypeRow, FormWidget, PyType, SqlType } from "./field-types.js";
+export { DURATION_PATTERN, FIELD_TYPE_NAMES, FIELD_TYPES } from "./field-types.js";
 export { findCycles, topologicalOrder } from "./graph.js";
 export type * from "./ir.js";
 export { IR_VERSION } from "./ir.js";

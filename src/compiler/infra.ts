@@ -1,14 +1,13 @@
+import type { AuthInfraSpec, InfraSpec } from "../contracts/spec-types.generated.js";
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray } from "./context.js";
 import type { AgentFallbackIR, AgentIR, AuthIR, EntityIR, InfraIR } from "./ir.js";
 
-export function buildAgent(reporter: Reporter, c: Contract, entities: ReadonlyMap<string, EntityIR>): AgentIR {
+export function buildAgent(reporter: Reporter, c: Contract<"Agent">, entities: ReadonlyMap<string, EntityIR>): AgentIR {
   const spec = c.spec;
-  const input = asRecord(spec.input);
-  const output = asRecord(spec.output);
-  const inputEntity = typeof input.entity === "string" ? input.entity : null;
-  const inputFields = asStringArray(input.fields);
-  const updates = asStringArray(output.updates);
+  const { input, output } = spec;
+  const inputEntity = input.entity;
+  const inputFields = input.fields ?? [];
+  const updates: string[] = output.updates;
   const fallback = agentFallback(reporter, c);
   const entity = inputEntity ? entities.get(inputEntity) : undefined;
   if (entity) {
@@ -32,54 +31,56 @@ export function buildAgent(reporter: Reporter, c: Contract, entities: ReadonlyMa
     name: c.name,
     domain: c.domain,
     file: c.loaded.file,
-    description: asString(c.meta.description),
-    trigger: asString(spec.trigger),
+    description: c.meta.description ?? "",
+    trigger: spec.trigger,
     inputEntity,
     inputFields,
     output,
     updates,
-    threshold: typeof spec.threshold === "number" ? spec.threshold : 0.7,
-    approach: asString(spec.approach),
-    constraints: asStringArray(spec.constraints),
+    threshold: spec.threshold ?? 0.7,
+    approach: spec.approach ?? "",
+    constraints: spec.constraints ?? [],
     fallback,
   };
 }
 
-function agentFallback(reporter: Reporter, c: Contract): AgentFallbackIR {
-  const raw = asRecord(c.spec.fallback);
-  if (raw.action !== "set") return { action: "leave_unchanged" };
-  if (!("values" in raw)) reporter.report(c, ["spec", "fallback"], "schema.required", "'values' is a required property");
-  return { action: "set", values: asRecord(raw.values) };
+function agentFallback(reporter: Reporter, c: Contract<"Agent">): AgentFallbackIR {
+  const fallback = c.spec.fallback;
+  if (fallback?.action !== "set") return { action: "leave_unchanged" };
+  if (fallback.values === undefined) reporter.report(c, ["spec", "fallback"], "schema.required", "'values' is a required property");
+  return { action: "set", values: fallback.values ?? {} };
 }
 
-export function buildInfra(c: Contract): InfraIR {
+export function buildInfra(c: Contract<"Infra">): InfraIR {
   const spec = c.spec;
   const envVars: Record<string, string> = {};
-  for (const [k, v] of Object.entries(asRecord(spec.env_vars))) envVars[k] = String(v);
+  for (const [k, v] of Object.entries(spec.env_vars ?? {})) envVars[k] = v;
   return {
     fqn: c.fqn,
     name: c.name,
     domain: c.domain,
     file: c.loaded.file,
-    category: asString(spec.category),
-    config: asRecord(spec.config),
+    category: spec.category,
+    config: spec.config ?? {},
     envVars,
     bootstrap: spec.bootstrap ?? null,
   };
 }
 
 /** Resolves the auth Infra contract: provider, roles, and bootstrap users whose roles exist. */
-export function buildAuth(reporter: Reporter, c: Contract, infra: InfraIR): AuthIR {
-  const roles = asStringArray(infra.config.roles);
-  const users = (Array.isArray(asRecord(infra.bootstrap).users) ? (asRecord(infra.bootstrap).users as unknown[]) : []).map((raw, i) => {
-    const u = asRecord(raw);
-    const role = asString(u.role);
+export function buildAuth(reporter: Reporter, c: Contract<"Infra">): AuthIR {
+  // infra.schema.json checks config and bootstrap by its if/then when the category is auth (the
+  // caller's condition); a type cannot depend on a value, so the then-branch's type is added here.
+  const spec = c.spec as InfraSpec & AuthInfraSpec;
+  const roles: string[] = spec.config?.roles ?? [];
+  const users = (spec.bootstrap?.users ?? []).map((u, i) => {
+    const role = u.role;
     if (roles.length > 0 && !roles.includes(role)) reporter.notOneOf(c, ["spec", "bootstrap", "users", i, "role"], role, roles, "role");
-    return { id: asString(u.id), email: asString(u.email), role, password: typeof u.password === "string" ? u.password : null };
+    return { id: u.id, email: u.email, role, password: u.password ?? null };
   });
   return {
     fqn: c.fqn,
-    provider: infra.config.provider === "external" ? "external" : "jwt",
+    provider: spec.config?.provider === "external" ? "external" : "jwt",
     roles: roles.length > 0 ? roles : ["admin"],
     users,
   };

@@ -1,5 +1,6 @@
 import type { Expr } from "../contracts/expression.js";
 import type { Kind } from "../contracts/fqn.js";
+import type { FieldType } from "./field-types.js";
 
 /**
  * The compiled domain: a plain, JSON-serialisable value that every generator, the Healer, the
@@ -27,6 +28,20 @@ export interface DomainIR {
   auth: AuthIR | null;
   graph: DependencyGraph;
   summary: Summary;
+}
+
+/** Where an IR item comes from: the fields every contract's IR starts with. */
+export interface ContractPlaceIR {
+  fqn: string;
+  name: string;
+  domain: string;
+  /** Path of the contract file as the loader displayed it. */
+  file: string;
+}
+
+/** The place and the contract's `metadata.description`. */
+export interface ContractHeaderIR extends ContractPlaceIR {
+  description: string;
 }
 
 export interface ContractInfo {
@@ -68,7 +83,7 @@ export interface DependencyEdge {
   via: "requires" | "reference" | "mixin" | "state_machine" | "entity" | "agent_input" | "side_effect" | "ai_integration";
 }
 
-export type FieldType = "string" | "integer" | "number" | "boolean" | "text" | "array" | "object" | "datetime" | "date" | "uuid" | "email";
+export type { FieldType } from "./field-types.js";
 
 export type ComputedIR =
   | { kind: "now" }
@@ -129,14 +144,20 @@ export interface FieldIR {
   writable: boolean;
   /** Set by clients on update: writable and not immutable. */
   updatable: boolean;
+  /**
+   * Whether a record may hold null in the field: the column is NULL-able and the API's record type
+   * says `| None`. Decided here once, for every target: required fields, the primary key, the
+   * workflow state and the timestamps the server sets on every write are never null.
+   */
+  nullable: boolean;
+  /**
+   * Whether every record the API returns has a value in the field: `!nullable`, named for the
+   * readers of records (the frontend's types, the generated tests) so none derives it again.
+   */
+  alwaysPresent: boolean;
 }
 
-export interface EntityIR {
-  fqn: string;
-  name: string;
-  domain: string;
-  file: string;
-  description: string;
+export interface EntityIR extends ContractHeaderIR {
   /** PascalCase class name, e.g. `TicketComment`. */
   className: string;
   /** Human label, e.g. `Ticket comment`, and its plural. */
@@ -234,12 +255,7 @@ export interface TypeOverrideIR {
   overrides: { value: string; transitions: Record<string, string[]> }[];
 }
 
-export interface WorkflowIR {
-  fqn: string;
-  name: string;
-  domain: string;
-  file: string;
-  description: string;
+export interface WorkflowIR extends ContractHeaderIR {
   initial: string;
   /** States in declaration order. */
   states: StateIR[];
@@ -282,12 +298,7 @@ export interface EndpointIR {
   declared: boolean;
 }
 
-export interface RouteIR {
-  fqn: string;
-  name: string;
-  domain: string;
-  file: string;
-  description: string;
+export interface RouteIR extends ContractHeaderIR {
   entity: string;
   entityName: string;
   basePath: string;
@@ -309,11 +320,7 @@ export interface ViewIR {
   cardFields: string[];
 }
 
-export interface PageIR {
-  fqn: string;
-  name: string;
-  domain: string;
-  file: string;
+export interface PageIR extends ContractPlaceIR {
   route: string;
   entity: string;
   entityName: string;
@@ -328,12 +335,7 @@ export interface PageIR {
   actions: Record<string, unknown>;
 }
 
-export interface AgentIR {
-  fqn: string;
-  name: string;
-  domain: string;
-  file: string;
-  description: string;
+export interface AgentIR extends ContractHeaderIR {
   trigger: string;
   inputEntity: string | null;
   inputFields: string[];
@@ -349,11 +351,7 @@ export interface AgentIR {
 /** Below the threshold, or on any error or timeout: leave the record alone, or set fixed values. */
 export type AgentFallbackIR = { action: "leave_unchanged" } | { action: "set"; values: Record<string, unknown> };
 
-export interface InfraIR {
-  fqn: string;
-  name: string;
-  domain: string;
-  file: string;
+export interface InfraIR extends ContractPlaceIR {
   category: string;
   config: Record<string, unknown>;
   envVars: Record<string, string>;

@@ -44,7 +44,8 @@ export function pluralize(snake: string): string {
 }
 
 function pluralWord(w: string): string {
-  if (IRREGULAR[w]) return IRREGULAR[w];
+  // Own keys only: `constructor` must not find Object.prototype's.
+  if (Object.hasOwn(IRREGULAR, w)) return IRREGULAR[w] as string;
   if (/[^aeiou]y$/.test(w)) return `${w.slice(0, -1)}ies`;
   if (/(s|x|z|ch|sh)$/.test(w)) return `${w}es`;
   return `${w}s`;

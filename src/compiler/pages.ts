@@ -1,19 +1,16 @@
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray } from "./context.js";
 import type { EntityIR, PageIR, ViewIR } from "./ir.js";
 
 /** Builds a Page; view columns, card fields and filters must be fields of the page's entity. */
-export function buildPage(reporter: Reporter, c: Contract, entity: EntityIR | undefined): PageIR {
+export function buildPage(reporter: Reporter, c: Contract<"Page">, entity: EntityIR | undefined): PageIR {
   const spec = c.spec;
   const fieldNames = entity ? entity.fields.map((f) => f.name) : [];
   const check = (path: (string | number)[], name: string): void => {
     if (entity && !fieldNames.includes(name)) reporter.notOneOf(c, path, name, fieldNames, "field");
   };
-  const rawViews = Array.isArray(spec.views) ? spec.views : [];
-  const views: ViewIR[] = rawViews.map((raw, i) => {
-    const v = asRecord(raw);
-    const columns = asStringArray(v.columns);
-    const cardFields = asStringArray(v.card_fields);
+  const views: ViewIR[] = (spec.views ?? []).map((v, i) => {
+    const columns = v.columns ?? [];
+    const cardFields = v.card_fields ?? [];
     columns.forEach((f, j) => check(["spec", "views", i, "columns", j], f));
     cardFields.forEach((f, j) => check(["spec", "views", i, "card_fields", j], f));
     if (v.type === "kanban" && entity && !entity.stateMachine) {
@@ -24,7 +21,7 @@ export function buildPage(reporter: Reporter, c: Contract, entity: EntityIR | un
         `a kanban view needs an entity with a state_machine; ${entity.fqn} has none`,
       );
     }
-    return { type: v.type as ViewIR["type"], default: v.default === true, columns, cardFields };
+    return { type: v.type, default: v.default === true, columns, cardFields };
   });
   if (views.length === 0 && entity) {
     const columns = entity.fields
@@ -34,22 +31,23 @@ export function buildPage(reporter: Reporter, c: Contract, entity: EntityIR | un
     views.push({ type: "table", default: true, columns, cardFields: [] });
   }
   if (views.length > 0 && !views.some((v) => v.default)) (views[0] as ViewIR).default = true;
-  const filters = Array.isArray(spec.filters) ? asStringArray(spec.filters) : [];
+  // `filters` as an object is accepted by the schema and has no meaning yet: only a list names fields.
+  const filters = Array.isArray(spec.filters) ? spec.filters : [];
   filters.forEach((f, i) => check(["spec", "filters", i], f));
   return {
     fqn: c.fqn,
     name: c.name,
     domain: c.domain,
     file: c.loaded.file,
-    route: asString(spec.route),
-    entity: asString(spec.entity),
+    route: spec.route,
+    entity: spec.entity,
     entityName: entity?.name ?? "",
-    title: asString(spec.title, entity?.labelPlural ?? c.name),
-    generationTier: spec.generation_tier === "creative" ? "creative" : "mechanical",
+    title: spec.title ?? entity?.labelPlural ?? c.name,
+    generationTier: spec.generation_tier,
     views,
     filters,
-    dataSources: Array.isArray(spec.data_sources) ? spec.data_sources : [],
-    displayRules: asRecord(spec.display_rules),
-    actions: asRecord(spec.actions),
+    dataSources: spec.data_sources ?? [],
+    displayRules: spec.display_rules ?? {},
+    actions: spec.actions ?? {},
   };
 }

@@ -1,6 +1,6 @@
 import { expressionNames } from "../contracts/expression.js";
+import type { Endpoint } from "../contracts/spec-types.generated.js";
 import type { Contract, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray } from "./context.js";
 import { parseComputed } from "./fields.js";
 import type { ComputedIR, EndpointIR, EntityIR, Operation, RouteIR, RouteSideEffectIR, ServedOperationIR, ValidationRuleIR } from "./ir.js";
 import { parseChecked } from "./workflows.js";
@@ -71,27 +71,24 @@ export function classifyEndpoint(method: string, path: string, basePath: string)
   return null;
 }
 
-export function routeBasePath(c: Contract, entity: EntityIR | undefined): string {
-  return typeof c.spec.base_path === "string" ? c.spec.base_path.replace(/\/+$/, "") || "/" : (entity?.basePath ?? `/${c.name}`);
+export function routeBasePath(c: Contract<"Route">, entity: EntityIR | undefined): string {
+  return c.spec.base_path !== undefined ? c.spec.base_path.replace(/\/+$/, "") || "/" : (entity?.basePath ?? `/${c.name}`);
 }
 
 /** Builds a Route: the standard endpoints of its entity, with the declared ones' rules folded in. */
-export function buildRoute(reporter: Reporter, c: Contract, entity: EntityIR | undefined): RouteIR {
+export function buildRoute(reporter: Reporter, c: Contract<"Route">, entity: EntityIR | undefined): RouteIR {
   const spec = c.spec;
   const basePath = routeBasePath(c, entity);
-  const global = asRecord(spec.global_behaviors);
-  const globalRoles = asStringArray(global.roles);
+  const global = spec.global_behaviors ?? {};
+  const globalRoles = global.roles ?? [];
   const fieldNames = entity ? entity.fields.map((f) => f.name) : [];
   const checkField = (path: (string | number)[], name: string): void => {
     if (entity && !fieldNames.includes(name)) reporter.notOneOf(c, path, name, fieldNames, "field");
   };
   const declared = new Map<Operation, EndpointIR>();
-  const endpoints = Array.isArray(spec.endpoints) ? spec.endpoints : [];
-  endpoints.forEach((raw, i) => {
-    const e = asRecord(raw);
-    const method = asString(e.method) as EndpointIR["method"];
-    const path = asString(e.path);
-    const at = (...rest: (string | number)[]): (string | number)[] => ["spec", "endpoints", i, ...rest];
+  spec.endpoints.forEach((e, i) => {
+    const { method, path } = e;
+    const at: EndpointPlace = (...rest) => ["spec", "endpoints", i, ...rest];
     const op = classifyEndpoint(method, path, basePath);
     if (!op) {
       reporter.report(
@@ -110,92 +107,48 @@ export function buildRoute(reporter: Reporter, c: Contract, entity: EntityIR | u
       reporter.report(c, at(), "route.duplicate_endpoint", `a second ${op} endpoint for ${basePath}`);
       return;
     }
-    const body = asRecord(e.request_body);
-    const requestBody =
-      e.request_body === undefined
-        ? null
-        : { requiredFields: asStringArray(body.required_fields), optionalFields: asStringArray(body.optional_fields) };
-    requestBody?.requiredFields.forEach((f, j) => checkField(at("request_body", "required_fields", j), f));
-    requestBody?.optionalFields.forEach((f, j) => checkField(at("request_body", "optional_fields", j), f));
-    const validation: ValidationRuleIR[] = [];
-    (Array.isArray(e.validation) ? e.validation : []).forEach((v, j) => {
-      const rule = asRecord(v);
-      const source = asString(rule.rule);
-      const expr = parseChecked(reporter, c, at("validation", j, "rule"), source);
-      if (!expr) return;
-      for (const n of expressionNames(expr)) checkField(at("validation", j, "rule"), n);
-      const onFail = asRecord(rule.on_fail);
-      validation.push({
-        source,
-        expr,
-        onFail: {
-          status: typeof onFail.status === "number" ? onFail.status : 422,
-          error: asString(onFail.error, "validation_error"),
-          message: typeof onFail.message === "string" ? onFail.message : null,
-        },
-      });
-    });
+    const requestBody = endpointRequestBody(e, at, checkField);
+    const validation = endpointValidation(reporter, c, e, at, checkField);
     const autoFields: Record<string, ComputedIR> = {};
-    for (const [field, gen] of Object.entries(asRecord(e.auto_fields))) {
+    for (const [field, gen] of Object.entries(e.auto_fields ?? {})) {
       checkField(at("auto_fields", field), field);
-      autoFields[field] = parseComputed(String(gen), entity?.name ?? c.name, entity?.numberPrefix ?? null);
+      autoFields[field] = parseComputed(gen, entity?.name ?? c.name, entity?.numberPrefix ?? null);
     }
-    const sideEffects: RouteSideEffectIR[] = (Array.isArray(e.side_effects) ? e.side_effects : []).map((s) => {
-      const x = asRecord(s);
-      return typeof x.emit_event === "string" ? { emitEvent: x.emit_event } : { invoke: asString(x.invoke) };
-    });
-    const response = asRecord(e.response);
+    const sideEffects: RouteSideEffectIR[] = (e.side_effects ?? []).map((s) =>
+      "emit_event" in s ? { emitEvent: s.emit_event } : { invoke: s.invoke },
+    );
+    const response = e.response ?? {};
     const d = DEFAULTS[op];
     const hateoas: Record<string, string> = { self: `${basePath}/{id}` };
-    for (const [k, v] of Object.entries(asRecord(e.hateoas))) hateoas[k] = String(v);
+    for (const [k, v] of Object.entries(e.hateoas ?? {})) hateoas[k] = v;
     declared.set(op, {
       operation: op,
       method,
       path,
-      summary: asString(e.summary, `${d.summary} ${entity?.label.toLowerCase() ?? c.name}`),
-      description: asString(e.description),
-      roles: e.roles !== undefined ? asStringArray(e.roles) : globalRoles,
+      summary: e.summary ?? `${d.summary} ${entity?.label.toLowerCase() ?? c.name}`,
+      description: e.description ?? "",
+      roles: e.roles ?? globalRoles,
       requestBody,
       validation,
       autoFields,
       sideEffects,
-      response: {
-        status: typeof response.status === "number" ? response.status : d.status,
-        shape: (typeof response.shape === "string" ? response.shape : d.shape) as EndpointIR["response"]["shape"],
-      },
+      response: { status: response.status ?? d.status, shape: response.shape ?? d.shape },
       hateoas,
       declared: true,
     });
   });
   const ops = OPERATIONS.filter((op) => op !== "transition" || Boolean(entity?.stateMachine));
   const full: EndpointIR[] = ops.map((op) => {
-    const found = declared.get(op);
-    if (found) return found;
-    const d = DEFAULTS[op];
-    return {
-      operation: op,
-      method: d.method,
-      path: `${basePath}${d.rel}`,
-      summary: `${d.summary} ${op === "list" ? (entity?.labelPlural.toLowerCase() ?? c.name) : (entity?.label.toLowerCase() ?? c.name)}`,
-      description: "",
-      roles: globalRoles,
-      requestBody: null,
-      validation: [],
-      autoFields: {},
-      sideEffects: [],
-      response: { status: d.status, shape: d.shape },
-      hateoas: { self: `${basePath}/{id}` },
-      declared: false,
-    };
+    return declared.get(op) ?? defaultEndpoint(c, op, basePath, entity, globalRoles);
   });
   return {
     fqn: c.fqn,
     name: c.name,
     domain: c.domain,
     file: c.loaded.file,
-    description: asString(c.meta.description),
-    entity: asString(spec.entity),
-    entityName: entity?.name ?? asString(spec.entity).split("/")[2] ?? "",
+    description: c.meta.description ?? "",
+    entity: spec.entity,
+    entityName: entity?.name ?? spec.entity.split("/")[2] ?? "",
     basePath,
     roles: globalRoles,
     globalBehaviors: global,
@@ -203,15 +156,82 @@ export function buildRoute(reporter: Reporter, c: Contract, entity: EntityIR | u
   };
 }
 
+/** Where in a route contract an endpoint's parts are: `at("path")` is its path's place. */
+type EndpointPlace = (...rest: (string | number)[]) => (string | number)[];
+
+/** An endpoint's declared request body, each named field checked to exist on the entity. */
+function endpointRequestBody(
+  e: Endpoint,
+  at: EndpointPlace,
+  checkField: (path: (string | number)[], name: string) => void,
+): EndpointIR["requestBody"] {
+  const body = e.request_body;
+  const requestBody =
+    body === undefined ? null : { requiredFields: body.required_fields ?? [], optionalFields: body.optional_fields ?? [] };
+  requestBody?.requiredFields.forEach((f, j) => checkField(at("request_body", "required_fields", j), f));
+  requestBody?.optionalFields.forEach((f, j) => checkField(at("request_body", "optional_fields", j), f));
+  return requestBody;
+}
+
+/** An endpoint's validation rules, parsed; a rule that does not parse is reported and left out. */
+function endpointValidation(
+  reporter: Reporter,
+  c: Contract<"Route">,
+  e: Endpoint,
+  at: EndpointPlace,
+  checkField: (path: (string | number)[], name: string) => void,
+): ValidationRuleIR[] {
+  const validation: ValidationRuleIR[] = [];
+  (e.validation ?? []).forEach((rule, j) => {
+    const source = rule.rule;
+    const expr = parseChecked(reporter, c, at("validation", j, "rule"), source);
+    if (!expr) return;
+    for (const n of expressionNames(expr)) checkField(at("validation", j, "rule"), n);
+    const onFail = rule.on_fail;
+    validation.push({
+      source,
+      expr,
+      onFail: { status: onFail.status, error: onFail.error, message: onFail.message ?? null },
+    });
+  });
+  return validation;
+}
+
+/** The endpoint a route serves without declaring it: the standard one for the operation. */
+function defaultEndpoint(
+  c: Contract<"Route">,
+  op: Operation,
+  basePath: string,
+  entity: EntityIR | undefined,
+  globalRoles: string[],
+): EndpointIR {
+  const d = DEFAULTS[op];
+  return {
+    operation: op,
+    method: d.method,
+    path: `${basePath}${d.rel}`,
+    summary: `${d.summary} ${op === "list" ? (entity?.labelPlural.toLowerCase() ?? c.name) : (entity?.label.toLowerCase() ?? c.name)}`,
+    description: "",
+    roles: globalRoles,
+    requestBody: null,
+    validation: [],
+    autoFields: {},
+    sideEffects: [],
+    response: { status: d.status, shape: d.shape },
+    hateoas: { self: `${basePath}/{id}` },
+    declared: false,
+  };
+}
+
 /** Endpoint roles must be roles of the auth contract, when there is one. */
-export function checkRouteRoles(reporter: Reporter, c: Contract, roles: readonly string[]): void {
-  const check = (path: (string | number)[], list: unknown): void => {
-    asStringArray(list).forEach((r, i) => {
+export function checkRouteRoles(reporter: Reporter, c: Contract<"Route">, roles: readonly string[]): void {
+  const check = (path: (string | number)[], list: readonly string[] | undefined): void => {
+    list?.forEach((r, i) => {
       if (!roles.includes(r)) reporter.notOneOf(c, [...path, i], r, roles, "role");
     });
   };
-  check(["spec", "global_behaviors", "roles"], asRecord(c.spec.global_behaviors).roles);
-  (Array.isArray(c.spec.endpoints) ? c.spec.endpoints : []).forEach((e, i) => {
-    check(["spec", "endpoints", i, "roles"], asRecord(e).roles);
+  check(["spec", "global_behaviors", "roles"], c.spec.global_behaviors?.roles);
+  c.spec.endpoints.forEach((e, i) => {
+    check(["spec", "endpoints", i, "roles"], e.roles);
   });
 }

@@ -1,11 +1,10 @@
 import { type Expr, ExpressionError, expressionNames, parseExpression } from "../contracts/expression.js";
-import type { Contract, PathSegments, Reporter } from "./context.js";
-import { asRecord, asString, asStringArray } from "./context.js";
+import type { Contract, ContractEnvelope, PathSegments, Reporter } from "./context.js";
 import type { EntityIR, GuardIR, SideEffectIR, StateIR, TypeOverrideIR, WorkflowActionIR, WorkflowIR } from "./ir.js";
 import { humanize } from "./naming.js";
 
 /** Parses an expression, reporting a located finding (at the expression's node) when it fails. */
-export function parseChecked(reporter: Reporter, c: Contract, path: PathSegments, source: string): Expr | null {
+export function parseChecked(reporter: Reporter, c: ContractEnvelope, path: PathSegments, source: string): Expr | null {
   try {
     return parseExpression(source);
   } catch (e) {
@@ -23,33 +22,83 @@ function splitMove(key: string): [string, string] {
 }
 
 /** Builds a workflow and checks the consistency that needs no entity: states and transitions. */
-export function buildWorkflow(reporter: Reporter, c: Contract): WorkflowIR {
+export function buildWorkflow(reporter: Reporter, c: Contract<"Workflow">): WorkflowIR {
   const spec = c.spec;
-  const statesRaw = asRecord(spec.states);
-  const states: StateIR[] = Object.entries(statesRaw).map(([name, def]) => {
-    const d = asRecord(def);
-    return {
-      name,
-      label: asString(d.label, humanize(name)),
-      category: asString(d.category, "open"),
-      terminal: d.terminal === true,
-      color: typeof d.color === "string" ? d.color : null,
-      description: asString(d.description),
-    };
-  });
+  const states: StateIR[] = Object.entries(spec.states).map(([name, d]) => ({
+    name,
+    label: d.label ?? humanize(name),
+    category: d.category ?? "open",
+    terminal: d.terminal === true,
+    color: d.color ?? null,
+    description: d.description ?? "",
+  }));
   const names = states.map((s) => s.name);
-  const initial = asString(spec.initial);
+  const initial = spec.initial;
   if (!names.includes(initial)) reporter.notOneOf(c, ["spec", "initial"], initial, names, "state");
 
-  const transitionsRaw = asRecord(spec.transitions);
+  const transitions = workflowTransitions(reporter, c, states);
+  const allowed = (from: string, to: string): boolean => transitions[from]?.includes(to) ?? false;
+  const moves = Object.entries(transitions).flatMap(([from, tos]) => tos.map((to) => `${from} -> ${to}`));
+
+  const guards: GuardIR[] = [];
+  for (const [key, d] of Object.entries(spec.guards ?? {})) {
+    const [from, to] = splitMove(key);
+    if (!allowed(from, to)) {
+      reporter.notOneOf(c, ["spec", "guards", key], key, moves, "transition");
+      continue;
+    }
+    const source = d.condition ?? null;
+    const expr = source === null ? null : parseChecked(reporter, c, ["spec", "guards", key, "condition"], source);
+    guards.push({
+      from,
+      to,
+      requireFields: d.require_fields ?? [],
+      condition: source !== null && expr ? { source, expr } : null,
+    });
+  }
+
+  const sideEffects: SideEffectIR[] = [];
+  for (const [key, list] of Object.entries(spec.side_effects ?? {})) {
+    const [from, to] = splitMove(key);
+    if (!allowed(from, to)) {
+      reporter.notOneOf(c, ["spec", "side_effects", key], key, moves, "transition");
+      continue;
+    }
+    const actions: WorkflowActionIR[] = list.map((a) => ("emit_event" in a ? { emitEvent: a.emit_event } : { set: a.set }));
+    sideEffects.push({ from, to, actions });
+  }
+
+  const typeOverrides = workflowTypeOverrides(reporter, c, names);
+
+  return {
+    fqn: c.fqn,
+    name: c.name,
+    domain: c.domain,
+    file: c.loaded.file,
+    description: c.meta.description ?? "",
+    initial,
+    states,
+    transitions,
+    guards,
+    sideEffects,
+    typeOverrides,
+    entities: [],
+  };
+}
+
+/**
+ * The workflow's transitions from each state, every state listed; moves naming an unknown state
+ * are reported and dropped, and a terminal state with moves is reported.
+ */
+function workflowTransitions(reporter: Reporter, c: Contract<"Workflow">, states: readonly StateIR[]): Record<string, string[]> {
+  const names = states.map((s) => s.name);
   const transitions: Record<string, string[]> = {};
   for (const s of states) transitions[s.name] = [];
-  for (const [from, targets] of Object.entries(transitionsRaw)) {
+  for (const [from, list] of Object.entries(c.spec.transitions)) {
     if (!names.includes(from)) {
       reporter.notOneOf(c, ["spec", "transitions", from], from, names, "state");
       continue;
     }
-    const list = asStringArray(targets);
     list.forEach((to, i) => {
       if (!names.includes(to)) reporter.notOneOf(c, ["spec", "transitions", from, i], to, names, "state");
     });
@@ -64,75 +113,27 @@ export function buildWorkflow(reporter: Reporter, c: Contract): WorkflowIR {
     }
     transitions[from] = [...new Set(list.filter((t) => names.includes(t)))];
   }
-  const allowed = (from: string, to: string): boolean => transitions[from]?.includes(to) ?? false;
-  const moves = Object.entries(transitions).flatMap(([from, tos]) => tos.map((to) => `${from} -> ${to}`));
+  return transitions;
+}
 
-  const guards: GuardIR[] = [];
-  for (const [key, def] of Object.entries(asRecord(spec.guards))) {
-    const [from, to] = splitMove(key);
-    if (!allowed(from, to)) {
-      reporter.notOneOf(c, ["spec", "guards", key], key, moves, "transition");
-      continue;
-    }
-    const d = asRecord(def);
-    const source = typeof d.condition === "string" ? d.condition : null;
-    const expr = source === null ? null : parseChecked(reporter, c, ["spec", "guards", key, "condition"], source);
-    guards.push({
-      from,
-      to,
-      requireFields: asStringArray(d.require_fields),
-      condition: source !== null && expr ? { source, expr } : null,
-    });
-  }
-
-  const sideEffects: SideEffectIR[] = [];
-  for (const [key, list] of Object.entries(asRecord(spec.side_effects))) {
-    const [from, to] = splitMove(key);
-    if (!allowed(from, to)) {
-      reporter.notOneOf(c, ["spec", "side_effects", key], key, moves, "transition");
-      continue;
-    }
-    const actions: WorkflowActionIR[] = (Array.isArray(list) ? list : []).map((item) => {
-      const a = asRecord(item);
-      return typeof a.emit_event === "string" ? { emitEvent: a.emit_event } : { set: asRecord(a.set) };
-    });
-    sideEffects.push({ from, to, actions });
-  }
-
-  let typeOverrides: TypeOverrideIR | null = null;
-  const to = asRecord(spec.type_overrides);
-  if (typeof to.field === "string") {
-    typeOverrides = {
-      field: to.field,
-      overrides: Object.entries(asRecord(to.overrides)).map(([value, o]) => {
-        const t = asRecord(asRecord(o).transitions);
-        const out: Record<string, string[]> = {};
-        for (const [from, targets] of Object.entries(t)) {
-          const base = ["spec", "type_overrides", "overrides", value, "transitions", from];
-          if (!names.includes(from)) reporter.notOneOf(c, base, from, names, "state");
-          asStringArray(targets).forEach((target, i) => {
-            if (!names.includes(target)) reporter.notOneOf(c, [...base, i], target, names, "state");
-          });
-          out[from] = asStringArray(targets).filter((x) => names.includes(x));
-        }
-        return { value, transitions: out };
-      }),
-    };
-  }
-
+/** The per-type transition overrides; states they name are checked to exist. */
+function workflowTypeOverrides(reporter: Reporter, c: Contract<"Workflow">, names: readonly string[]): TypeOverrideIR | null {
+  const to = c.spec.type_overrides;
+  if (to === undefined) return null;
   return {
-    fqn: c.fqn,
-    name: c.name,
-    domain: c.domain,
-    file: c.loaded.file,
-    description: asString(c.meta.description),
-    initial,
-    states,
-    transitions,
-    guards,
-    sideEffects,
-    typeOverrides,
-    entities: [],
+    field: to.field,
+    overrides: Object.entries(to.overrides).map(([value, o]) => {
+      const out: Record<string, string[]> = {};
+      for (const [from, targets] of Object.entries(o.transitions)) {
+        const base = ["spec", "type_overrides", "overrides", value, "transitions", from];
+        if (!names.includes(from)) reporter.notOneOf(c, base, from, names, "state");
+        targets.forEach((target, i) => {
+          if (!names.includes(target)) reporter.notOneOf(c, [...base, i], target, names, "state");
+        });
+        out[from] = targets.filter((x) => names.includes(x));
+      }
+      return { value, transitions: out };
+    }),
   };
 }
 
@@ -140,7 +141,7 @@ export function buildWorkflow(reporter: Reporter, c: Contract): WorkflowIR {
  * Checks the parts of a workflow that name entity fields against every entity it governs: guard
  * fields and conditions, `set` side effects, and the type-override field and values.
  */
-export function checkWorkflowFields(reporter: Reporter, c: Contract, wf: WorkflowIR, entity: EntityIR): void {
+export function checkWorkflowFields(reporter: Reporter, c: Contract<"Workflow">, wf: WorkflowIR, entity: EntityIR): void {
   const fieldNames = entity.fields.map((f) => f.name);
   const known = (name: string): boolean => fieldNames.includes(name);
   for (const g of wf.guards) {

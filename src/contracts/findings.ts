@@ -1,3 +1,5 @@
+import { compareText } from "../shared/text.js";
+
 /**
  * Findings are data, never exceptions: every stage collects all of them so that a user (or the
  * Healer) sees every problem of a domain in one run. The `message` keeps the classic JSON Schema
@@ -38,11 +40,6 @@ export function sortFindings(findings: Finding[]): Finding[] {
 export function formatFinding(f: Finding, label: (severity: Severity) => string = (s) => s): string {
   const where = f.line > 0 ? `${f.file}:${f.line}:${f.column}` : f.file;
   return `${where}: ${label(f.severity)}: ${f.message} [${f.code}]`;
-}
-
-/** Byte-wise string order, independent of the locale, for deterministic output. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Encodes path segments as a JSON Pointer (RFC 6901). */

@@ -3,8 +3,8 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 
 import { join, relative, resolve, sep } from "node:path";
 import { FAILSAFE_SCHEMA, load as fastLoad, Type } from "js-yaml";
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from "yaml";
+import { compareText } from "../shared/text.js";
 import type { Finding } from "./findings.js";
-import { compareText } from "./findings.js";
 import { ReadAhead, type ReadAheadResult } from "./read-ahead.js";
 
 /** Files larger than this are refused unread: a contract is a page of YAML, never megabytes. */
@@ -225,14 +225,11 @@ function textOf(r: ReadAheadResult, absPath: string): ContractText {
   return readContractText(absPath);
 }
 
-/** Parses contract text; used by the loader and by tools that check a contract before writing it. */
-export function parseContractSource(
-  source: string,
-  absPath: string,
-  file: string = displayPath(absPath),
-): { contract: LoadedContract; findings: Finding[] } | { findings: Finding[] } {
-  const lineCounter = new LineCounter();
-  const finding = (code: string, message: string, line = 0, column = 0): Finding => ({
+type FindingAt = (code: string, message: string, line?: number, column?: number) => Finding;
+
+/** A parse's findings, all errors located in `file`. */
+function findingIn(file: string): FindingAt {
+  return (code, message, line = 0, column = 0) => ({
     code,
     message,
     file,
@@ -242,7 +239,10 @@ export function parseContractSource(
     schemaPath: "",
     severity: "error",
   });
-  const tooDeep = (line = 0, column = 0): { findings: Finding[] } => ({
+}
+
+function tooDeep(finding: FindingAt, line = 0, column = 0): { findings: Finding[] } {
+  return {
     findings: [
       finding(
         "yaml.too_deep",
@@ -251,23 +251,36 @@ export function parseContractSource(
         column,
       ),
     ],
-  });
+  };
+}
+
+/** Parses contract text; used by the loader and by tools that check a contract before writing it. */
+export function parseContractSource(source: string, absPath: string, file: string = displayPath(absPath)): ParseResult {
+  const finding = findingIn(file);
   const flow = deepFlow(source);
-  if (flow) return tooDeep(flow.line, flow.column);
+  if (flow) return tooDeep(finding, flow.line, flow.column);
   const fast = fastParse(source);
   if (fast) {
-    if (nestingDepth(fast) > MAX_NESTING_DEPTH) return tooDeep();
+    if (nestingDepth(fast) > MAX_NESTING_DEPTH) return tooDeep(finding);
     return { contract: lazyContract(file, absPath, source, fast), findings: [] };
   }
+  return locatedParse(source, absPath, file, finding);
+}
+
+/**
+ * The position-keeping parse, for whatever the fast path declined: it owns every message about
+ * broken YAML, several documents, a document that is not a mapping and alias expansion.
+ */
+function locatedParse(source: string, absPath: string, file: string, finding: FindingAt): ParseResult {
+  const lineCounter = new LineCounter();
   let docs: ReturnType<typeof parseAllDocuments>;
   try {
     docs = parseAllDocuments(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
   } catch (e) {
-    if (e instanceof RangeError) return tooDeep();
+    if (e instanceof RangeError) return tooDeep(finding);
     throw e;
   }
-  if (!Array.isArray(docs)) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
-  if (docs.length === 0) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
+  if (!Array.isArray(docs) || docs.length === 0) return { findings: [finding("yaml.empty", "file holds no YAML document")] };
   const syntax: Finding[] = [];
   for (const d of docs) {
     for (const e of d.errors) {
@@ -280,23 +293,15 @@ export function parseContractSource(
   if (docs.length > 1) {
     const second = docs[1] as Document;
     const pos = lineCounter.linePos(second.range?.[0] ?? 0);
-    return {
-      findings: [
-        finding(
-          "yaml.multiple_documents",
-          `file holds ${docs.length} YAML documents; a contract file holds exactly one`,
-          pos.line,
-          pos.col,
-        ),
-      ],
-    };
+    const message = `file holds ${docs.length} YAML documents; a contract file holds exactly one`;
+    return { findings: [finding("yaml.multiple_documents", message, pos.line, pos.col)] };
   }
   const doc = docs[0] as Document;
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (e) {
-    if (e instanceof RangeError) return tooDeep();
+    if (e instanceof RangeError) return tooDeep(finding);
     const message = e instanceof Error ? e.message : String(e);
     if (/alias/i.test(message)) {
       return { findings: [finding("yaml.alias_limit", `alias expansion exceeds the limit of ${MAX_ALIAS_COUNT}`)] };
@@ -308,7 +313,7 @@ export function parseContractSource(
     const what = data === null || data === undefined ? "empty" : Array.isArray(data) ? "a sequence" : `a ${typeof data}`;
     return { findings: [finding("yaml.not_mapping", `contract must be a mapping, found ${what}`, pos.line, pos.col)] };
   }
-  if (nestingDepth(data) > MAX_NESTING_DEPTH) return tooDeep();
+  if (nestingDepth(data) > MAX_NESTING_DEPTH) return tooDeep(finding);
   return { contract: lazyContract(file, absPath, source, data as Record<string, unknown>, { doc, lineCounter }), findings: [] };
 }
 

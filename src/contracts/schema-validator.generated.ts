@@ -18,7 +18,7 @@ const schema49 = {"type":"string","pattern":"^[A-Z]{2,6}$"};
 const schema35 = {"type":"object","minProperties":1,"propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"#/$defs/field"}};
 const pattern4 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 const schema36 = {"type":"object","required":["type"],"additionalProperties":false,"properties":{"type":{"$ref":"#/$defs/fieldType"},"description":{"type":"string"},"required":{"type":"boolean"},"immutable":{"type":"boolean"},"default":{},"format":{"type":"string"},"enum":{"type":"array","minItems":1,"items":{"type":["string","number","boolean"]}},"items_type":{"$ref":"#/$defs/fieldType"},"computed":{"$ref":"#/$defs/computed"},"constraints":{"$ref":"#/$defs/constraints"},"references":{"$ref":"#/$defs/references"},"renamed_from":{"$ref":"#/$defs/name","description":"previous name of this field; migrations rename the column"}}};
-const schema37 = {"enum":["string","integer","number","boolean","text","array","object","datetime","date","uuid","email"]};
+const schema37 = {"enum":["string","integer","number","boolean","text","array","object","datetime","date","uuid","email","duration"]};
 const schema39 = {"description":"now, now_on_update, current_user, uuid or sequence(FMT)","anyOf":[{"enum":["now","now_on_update","current_user","uuid"]},{"type":"string","pattern":"^sequence\\(.*\\)$"}]};
 const schema40 = {"type":"object","additionalProperties":false,"properties":{"min":{"type":"number"},"max":{"type":"number"},"minLength":{"type":"integer","minimum":0},"maxLength":{"type":"integer","minimum":0},"pattern":{"type":"string"}}};
 const func1 = Object.prototype.hasOwnProperty;
@@ -201,7 +201,7 @@ errors++;
 }
 if(data.type !== undefined){
 let data0 = data.type;
-if(!(((((((((((data0 === "string") || (data0 === "integer")) || (data0 === "number")) || (data0 === "boolean")) || (data0 === "text")) || (data0 === "array")) || (data0 === "object")) || (data0 === "datetime")) || (data0 === "date")) || (data0 === "uuid")) || (data0 === "email"))){
+if(!((((((((((((data0 === "string") || (data0 === "integer")) || (data0 === "number")) || (data0 === "boolean")) || (data0 === "text")) || (data0 === "array")) || (data0 === "object")) || (data0 === "datetime")) || (data0 === "date")) || (data0 === "uuid")) || (data0 === "email")) || (data0 === "duration"))){
 const err2 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/fieldType/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
@@ -301,7 +301,7 @@ errors++;
 }
 if(data.items_type !== undefined){
 let data7 = data.items_type;
-if(!(((((((((((data7 === "string") || (data7 === "integer")) || (data7 === "number")) || (data7 === "boolean")) || (data7 === "text")) || (data7 === "array")) || (data7 === "object")) || (data7 === "datetime")) || (data7 === "date")) || (data7 === "uuid")) || (data7 === "email"))){
+if(!((((((((((((data7 === "string") || (data7 === "integer")) || (data7 === "number")) || (data7 === "boolean")) || (data7 === "text")) || (data7 === "array")) || (data7 === "object")) || (data7 === "datetime")) || (data7 === "date")) || (data7 === "uuid")) || (data7 === "email")) || (data7 === "duration"))){
 const err10 = {instancePath:instancePath+"/items_type",schemaPath:"#/$defs/fieldType/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];

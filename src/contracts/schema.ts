@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { ErrorObject } from "ajv";
+import type { ContractDocument } from "./contract-types.js";
 import type { Finding } from "./findings.js";
 import { fromPointer } from "./findings.js";
 import { API_VERSION } from "./fqn.js";
@@ -29,10 +30,38 @@ export const SCHEMA_FILES = [
 type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 const contractValidator = validateContract as CompiledValidator;
 
+/** A loaded contract that passed its schema: its data typed by kind (ContractDocument). */
+export interface ValidatedContract extends Omit<LoadedContract, "data"> {
+  readonly data: ContractDocument;
+}
+
+/**
+ * Contracts seen to pass the schema. Every caller validates before it compiles, and the compile
+ * asks again for each contract: remembering the answer keeps that second question free. Entries
+ * are never mutated after the parse (ParseCache), so a pass stays true.
+ */
+const passed = new WeakSet<LoadedContract>();
+
 /** Checks one contract against the envelope and its kind's schema; returns located findings. */
 export function validateContractSchema(contract: LoadedContract): Finding[] {
-  if (contractValidator(contract.data)) return [];
+  if (passes(contract)) return [];
   return toFindings(contractValidator.errors ?? [], contract);
+}
+
+/**
+ * The contract with its data typed by kind when it passes the schema, else null. This is where
+ * plain YAML data becomes typed: the one cast is sound because the compiled schema just accepted
+ * the data, and the types are generated from those schemas (spec-types.generated.ts).
+ */
+export function validatedContract(contract: LoadedContract): ValidatedContract | null {
+  return passes(contract) ? (contract as unknown as ValidatedContract) : null;
+}
+
+function passes(contract: LoadedContract): boolean {
+  if (passed.has(contract)) return true;
+  if (!contractValidator(contract.data)) return false;
+  passed.add(contract);
+  return true;
 }
 
 function toFindings(errors: ErrorObject[], contract: LoadedContract): Finding[] {

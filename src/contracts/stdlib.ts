@@ -1,3 +1,5 @@
+import type { Field } from "./spec-types.generated.js";
+
 /**
  * The standard mixins every domain can compose without declaring them (their field types are
  * Charter's choice). They are written as contract field definitions, so the compiler
@@ -5,7 +7,8 @@
  */
 export const STDLIB_DOMAIN = "stdlib";
 
-export type FieldDefinition = Record<string, unknown>;
+/** A field as a contract writes it, typed by the schema. */
+export type FieldDefinition = Field;
 
 export const STDLIB_MIXINS: Readonly<Record<string, Readonly<Record<string, FieldDefinition>>>> = {
   "mixin/stdlib/timestamped": {
@@ -43,7 +46,7 @@ export const STDLIB_MIXINS: Readonly<Record<string, Readonly<Record<string, Fiel
 export const SOFT_DELETE_MIXIN = "mixin/stdlib/soft_deletable";
 
 /** Fields every entity has whether or not a mixin declares them: the API needs them. */
-export const SYSTEM_FIELDS: Readonly<Record<string, FieldDefinition>> = {
+export const SYSTEM_FIELDS: Readonly<Record<"id" | "created_at" | "updated_at", FieldDefinition>> = {
   id: { type: "uuid", computed: "uuid", immutable: true, description: "Primary key" },
   created_at: { type: "datetime", computed: "now", immutable: true, description: "When the record was created" },
   updated_at: { type: "datetime", computed: "now_on_update", description: "When the record last changed" },

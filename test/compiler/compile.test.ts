@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { checkDomain, type DependencyEdge, type EntityIR, findCycles, topologicalOrder } from "../../src/compiler/index.js";
+import { checkDomain, compileDomain, type DependencyEdge, type EntityIR, findCycles, topologicalOrder } from "../../src/compiler/index.js";
 import { pluralize } from "../../src/compiler/naming.js";
+import { type LoadedContract, parseContractSource } from "../../src/contracts/index.js";
 
 const edge = (from: string, to: string): DependencyEdge => ({ from, to, via: "requires" });
 
@@ -184,5 +185,28 @@ describe("compiled IR of the helpdesk example", () => {
   it("is plain JSON and the same on every compile", () => {
     expect(JSON.parse(JSON.stringify(ir))).toEqual(ir);
     expect(JSON.stringify(checkDomain("examples/helpdesk").ir)).toBe(JSON.stringify(ir));
+  });
+});
+
+describe("typed specs", () => {
+  const parse = (source: string): LoadedContract => {
+    const r = parseContractSource(source, "/t/x.contract.yaml", "x.contract.yaml");
+    if (!("contract" in r)) throw new Error("no contract");
+    return r.contract;
+  };
+  const entity = "apiVersion: charter/v1\nkind: Entity\nmetadata: {name: ticket, domain: d}\nspec: {fields: {title: {type: string}}}\n";
+
+  it("compiles a contract that passes its schema", () => {
+    expect(compileDomain([parse(entity)]).ir?.entities.map((e) => e.fqn)).toEqual(["entity/d/ticket"]);
+  });
+
+  it("refuses, without reading it, a contract handed over as valid that fails its schema", () => {
+    // `endpoints` a string: code reading the typed spec would call forEach on it.
+    const route = parse(
+      "apiVersion: charter/v1\nkind: Route\nmetadata: {name: tickets, domain: d}\nspec: {entity: entity/d/ticket, endpoints: oops}\n",
+    );
+    const result = compileDomain([parse(entity), route]);
+    expect(result.ir).toBeNull();
+    expect(result.findings).toEqual([]);
   });
 });

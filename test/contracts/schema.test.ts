@@ -67,7 +67,7 @@ describe("JSON Schemas", () => {
   it("reports an invalid enum value with the allowed values", () => {
     const f = check(entity("    p:\n      type: string\n", "", "  name: a\n  domain: b\n").replace("type: string", "type: strng"));
     expect(f[0]?.message).toBe(
-      "'strng' is not one of ['string', 'integer', 'number', 'boolean', 'text', 'array', 'object', 'datetime', 'date', 'uuid', 'email']",
+      "'strng' is not one of ['string', 'integer', 'number', 'boolean', 'text', 'array', 'object', 'datetime', 'date', 'uuid', 'email', 'duration']",
     );
   });
 
@@ -174,6 +174,13 @@ describe("precompiled validator", () => {
   it("is in step with schemas/ (npm run build:validator regenerates it)", async () => {
     const { spawnSync } = await import("node:child_process");
     const r = spawnSync(process.execPath, ["scripts/build-validator.mjs", "--check"], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it("has spec types in step with schemas/ (npm run build:spec-types regenerates them)", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const r = spawnSync(process.execPath, ["scripts/build-spec-types.mjs", "--check"], { encoding: "utf8" });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
   });

@@ -1,9 +1,10 @@
+import { presence } from "../../src/compiler/fields.js";
 import type { FieldIR } from "../../src/compiler/ir.js";
 
 /** A field as the compiler hands it to the generators: an optional, writable entity field with no
  * constraint, default or reference, unless `extra` says otherwise. */
 export function fieldIR(name: string, type: FieldIR["type"], extra: Partial<FieldIR> = {}): FieldIR {
-  return {
+  const field = {
     name,
     type,
     description: "",
@@ -24,4 +25,6 @@ export function fieldIR(name: string, type: FieldIR["type"], extra: Partial<Fiel
     updatable: true,
     ...extra,
   };
+  // Nullability as the compiler decides it, unless `extra` says otherwise.
+  return { ...presence(field), ...field };
 }

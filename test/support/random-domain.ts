@@ -1,60 +1,64 @@
 import fc from "fast-check";
 import { pascalCase, pluralize } from "../../src/compiler/naming.js";
+import { parseExpression } from "../../src/contracts/expression.js";
 
 /**
  * Random valid domains (fast-check arbitraries) for the property test of generation
  * (test/generators/random-domains.test.ts) and its bench (bench/random-domains.mjs).
  *
- * Every domain drawn here must validate: a finding means the arbitrary or the compiler is wrong.
- * Names come on purpose from the places where generated code breaks: Python, TypeScript and SQL
- * keywords and builtins, the generated app's own module and variable names, and long names.
+ * Every domain drawn here must validate (a finding means the arbitrary or the compiler is wrong),
+ * except those drawn with `tooLong`, which carry their expected refusal. Names come on purpose from
+ * the places where generated code breaks: Object.prototype's own names, Python's key words and
+ * builtins, PostgreSQL's reserved words, TypeScript's globals, the generated app's own module and
+ * variable names, and long names up to PostgreSQL's 63 bytes (and past them, with `tooLong`).
  * Contracts are written as JSON (a YAML subset), so a name such as `on` or `null` stays a string.
  */
 
-/** Python keywords and builtins, and the generated backend's own names (app/main.py, app/domain.py...). */
+/**
+ * Python's keywords and the builtins a generated module may shadow, Pydantic's model attributes, and
+ * the generated backend's own names (app/main.py, app/domain.py...).
+ */
 const PYTHON_NAMES = [
-  "class",
-  "from",
-  "import",
-  "def",
-  "return",
-  "lambda",
-  "async",
-  "await",
-  "yield",
-  "global",
-  "pass",
-  "with",
-  "list",
-  "dict",
-  "type",
-  "str",
-  "int",
-  "len",
-  "print",
-  "range",
-  "domain",
-  "health",
-  "settings",
-  "setting",
-  "entity",
-  "route_contract",
-  "link",
-  "app",
-  "config",
-  "deps",
-  "model",
-  "session",
-  "request",
-  "response",
-  "query",
-  "event",
-  "agent_run",
-  "row_count",
+  ...["and", "as", "assert", "async", "await", "break", "case", "class", "continue", "def", "del", "elif", "else", "except"],
+  ...["finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "match", "nonlocal", "not", "or", "pass"],
+  ...["raise", "return", "try", "type", "while", "with", "yield"],
+  ...["list", "dict", "str", "int", "float", "bool", "bytes", "tuple", "len", "print", "range", "property", "super", "self"],
+  ...["cls", "format", "filter", "min", "max", "sum", "open", "input", "hash", "iter", "next", "vars", "dir", "all", "any"],
+  ...["copy", "json", "schema", "validate", "fields", "construct"],
+  ...["domain", "health", "settings", "setting", "entity", "route_contract", "link", "app", "config", "deps", "model"],
+  ...["session", "request", "response", "query", "event", "agent_run", "row_count"],
 ];
 
-/** SQL keywords (PostgreSQL reserved words among them). */
-const SQL_NAMES = ["order", "select", "user", "group", "where", "limit", "offset", "check", "column", "table", "default", "primary"];
+/** PostgreSQL's reserved key words (its documentation's appendix C), those a name may spell. */
+const SQL_NAMES = [
+  ...["all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "both", "case", "cast", "check"],
+  ...["collate", "column", "constraint", "create", "current_catalog", "current_date", "current_role", "current_time"],
+  ...["current_timestamp", "current_user", "default", "deferrable", "desc", "distinct", "do", "else", "end", "except"],
+  ...["false", "fetch", "for", "foreign", "from", "grant", "group", "having", "in", "initially", "intersect", "into"],
+  ...["lateral", "leading", "limit", "localtime", "localtimestamp", "not", "null", "offset", "on", "only", "or", "order"],
+  ...["placing", "primary", "references", "returning", "select", "session_user", "some", "symmetric", "system_user"],
+  ...["table", "then", "to", "trailing", "true", "union", "unique", "user", "using", "variadic", "when", "where"],
+  ...["window", "with"],
+];
+
+/**
+ * The own names of `Object.prototype` (`constructor`, `__proto__`, `hasOwnProperty`, `toString`,
+ * `valueOf`...) and of functions (`prototype`, `name`, `length`), spelt as contract names may spell
+ * them: `constructor` as it is, the others in snake_case (`has_own_property`, `to_string`, `proto`),
+ * which generated TypeScript may camelCase back to the very name. A name that cannot be spelt so
+ * (`__proto__` as it is, `toString`) is refused by the name pattern: test/compiler/random-domains.test.ts.
+ */
+export const OBJECT_PROTOTYPE_NAMES = [
+  ...new Set(
+    [...Object.getOwnPropertyNames(Object.prototype), "prototype", "name", "length", "caller", "arguments", "apply", "bind", "call"].map(
+      (n) =>
+        n
+          .replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+          .replace(/^_+|_+$/g, "")
+          .replace(/__+/g, "_"),
+    ),
+  ),
+].sort();
 
 /** TypeScript/JavaScript keywords and globals, and names of the generated frontend. */
 const TS_NAMES = [
@@ -74,7 +78,6 @@ const TS_NAMES = [
   "number",
   "string",
   "boolean",
-  "any",
   "record",
   "promise",
   "date",
@@ -92,14 +95,37 @@ const PLAIN_NAMES = ["ticket", "customer", "invoice", "note", "project", "item",
 /** Names a contract may not use for a field: the implicit columns, the workflow's, the mixins'. */
 const RESERVED_FIELDS = new Set(["id", "created_at", "updated_at", "state", "number", "tags", "deleted_at", "deleted_by", "is_deleted"]);
 
-/** A snake_case name of 30 to 60 characters (PostgreSQL cuts identifiers at 63 bytes). */
-const longName = fc
-  .array(fc.constantFrom("alpha", "beta", "gamma", "delta", "order", "class", "select", "import"), { minLength: 5, maxLength: 9 })
-  .map((parts) => parts.join("_"));
+/** PostgreSQL keeps 63 bytes of a name (test/compiler/name-limits.test.ts): the last one that must work. */
+const MAX_NAME_BYTES = 63;
 
-function nameArbitrary(): fc.Arbitrary<string> {
-  const pool = fc.constantFrom(...PYTHON_NAMES, ...SQL_NAMES, ...TS_NAMES, ...PLAIN_NAMES);
-  return fc.oneof({ weight: 8, arbitrary: pool }, { weight: 1, arbitrary: longName });
+/**
+ * A snake_case name of exactly `bytes` bytes (ASCII: the name pattern allows nothing else), made
+ * of keywords so that it is also every other kind of awkward; never ending on `_`.
+ */
+function nameOfLength(bytes: fc.Arbitrary<number>): fc.Arbitrary<string> {
+  const words = fc.array(fc.constantFrom("alpha", "beta", "gamma", "delta", "order", "class", "select", "import", "constructor"), {
+    minLength: 20,
+    maxLength: 20,
+  });
+  return fc.tuple(words, bytes).map(([parts, n]) => {
+    const cut = parts.join("_").slice(0, n);
+    return cut.endsWith("_") ? `${cut.slice(0, -1)}x` : cut;
+  });
+}
+
+/** Long field names, up to the limit itself (63 bytes, drawn most). */
+const longFieldName = nameOfLength(fc.oneof(fc.constant(MAX_NAME_BYTES), fc.integer({ min: 40, max: MAX_NAME_BYTES })));
+/**
+ * Long entity names: their table is their plural (up to 3 bytes more) and a reference to one is
+ * `<name>_id`, so 56 bytes keep both within the limit.
+ */
+const longEntityName = nameOfLength(fc.integer({ min: 40, max: 56 }));
+/** Past the limit: validation must refuse these (`name.too_long`), located. */
+const tooLongName = nameOfLength(fc.integer({ min: MAX_NAME_BYTES + 1, max: 90 }));
+
+function nameArbitrary(long: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const pool = fc.constantFrom(...PYTHON_NAMES, ...SQL_NAMES, ...OBJECT_PROTOTYPE_NAMES, ...TS_NAMES, ...PLAIN_NAMES);
+  return fc.oneof({ weight: 8, arbitrary: pool }, { weight: 1, arbitrary: long });
 }
 
 const FIELD_TYPES = ["string", "integer", "number", "boolean", "text", "array", "object", "datetime", "date", "uuid", "email"] as const;
@@ -113,8 +139,22 @@ interface FieldPlan {
   def: FieldDef;
 }
 
-/** What a guard or rule may say about a field, always satisfiable by some value of it. */
+/**
+ * What a guard or rule may say about a field, always satisfiable by some value of it; null when the
+ * expression language cannot name the field (`and`, `in`, `null` are its own key words).
+ */
 function conditionFor(f: FieldPlan): string | null {
+  const c = conditionText(f);
+  if (c === null) return null;
+  try {
+    parseExpression(c);
+    return c;
+  } catch {
+    return null;
+  }
+}
+
+function conditionText(f: FieldPlan): string | null {
   const t = f.def.type as FieldType;
   const c = (f.def.constraints ?? {}) as { min?: number; max?: number };
   if (f.def.enum) return `${f.name} in [${(f.def.enum as Json[]).map(literal).join(", ")}]`;
@@ -369,20 +409,66 @@ function entityPlan(nameArb: fc.Arbitrary<string>, domain: string, name: string,
 export interface DomainPlan {
   domain: string;
   entities: EntityPlan[];
+  /** A name past PostgreSQL's limit put into one entity, as a field or as its table; null for a valid domain. */
+  tooLong: TooLong | null;
 }
 
-/** A random domain plan: 1 to 4 entities with their workflows, routes and pages. */
-export function domainPlan(): fc.Arbitrary<DomainPlan> {
-  const nameArb = nameArbitrary();
+export interface TooLong {
+  entity: string;
+  kind: "field" | "table";
+  name: string;
+}
+
+/**
+ * What validation must answer to a domain drawn with a name past the limit: the code, and the
+ * contract file (relative to the domain) and JSON path it must be located at.
+ */
+export interface Refusal {
+  code: "name.too_long";
+  file: string;
+  path: string[];
+  name: string;
+}
+
+/**
+ * A random domain plan: 1 to 4 entities with their workflows, routes and pages. With `tooLong`
+ * (a weight from 0 to 1), that share of plans also gets one name past the limit, to be refused.
+ */
+export function domainPlan(options: { tooLong?: number } = {}): fc.Arbitrary<DomainPlan> {
+  const fieldNames = nameArbitrary(longFieldName);
   // Entity names whose table (plural) and class name (PascalCase) differ from each other's too.
-  const entityNames = fc.uniqueArray(nameArb, { minLength: 1, maxLength: 4, selector: (n) => `${pluralize(n)}|${pascalCase(n)}` });
+  const entityNames = fc.uniqueArray(nameArbitrary(longEntityName), {
+    minLength: 1,
+    maxLength: 4,
+    selector: (n) => `${pluralize(n)}|${pascalCase(n)}`,
+  });
+  const share = options.tooLong ?? 0;
   return fc
     .tuple(fc.constantFrom("shop", "domain", "class", "order"), entityNames)
     .chain(([domain, names]) =>
-      fc
-        .tuple(...names.map((n, i) => entityPlan(nameArb, domain, n, names.slice(0, i))))
-        .map((entities) => ({ domain, entities: entities.map((e) => ({ ...e, page: e.page && e.route !== null })) })),
-    );
+      fc.tuple(
+        fc.constant(domain),
+        fc.tuple(...names.map((n, i) => entityPlan(fieldNames, domain, n, names.slice(0, i)))),
+        share > 0
+          ? fc.oneof(
+              {
+                weight: Math.round(share * 100),
+                arbitrary: fc.record({
+                  entity: fc.constantFrom(...names),
+                  kind: fc.constantFrom("field" as const, "table" as const),
+                  name: tooLongName,
+                }) as fc.Arbitrary<TooLong | null>,
+              },
+              { weight: 100 - Math.round(share * 100), arbitrary: fc.constant(null) },
+            )
+          : fc.constant(null),
+      ),
+    )
+    .map(([domain, entities, tooLong]) => ({
+      domain,
+      entities: entities.map((e) => ({ ...e, page: e.page && e.route !== null })),
+      tooLong,
+    }));
 }
 
 function contract(kind: string, name: string, domain: string, spec: Record<string, Json>): string {
@@ -396,6 +482,9 @@ export function renderDomain(plan: DomainPlan): Record<string, string> {
   for (const e of plan.entities) {
     const wfName = `${e.name}_flow`;
     const spec: Record<string, Json> = { fields: Object.fromEntries(e.fields.map((f) => [f.name, f.def])) };
+    const long = plan.tooLong?.entity === e.name ? plan.tooLong : null;
+    if (long?.kind === "field") (spec.fields as Record<string, Json>)[long.name] = { type: "string" };
+    if (long?.kind === "table") spec.table = long.name;
     if (e.mixins.length) spec.mixins = e.mixins;
     if (e.mixins.includes("mixin/stdlib/identifiable")) spec.number_prefix = "REC";
     if (e.listTotal) spec.list_total = e.listTotal;
@@ -450,7 +539,31 @@ export function renderDomain(plan: DomainPlan): Record<string, string> {
   return files;
 }
 
-/** A random valid domain: its plan (for a readable counterexample) and its contract files. */
-export function randomDomain(): fc.Arbitrary<{ plan: DomainPlan; files: Record<string, string> }> {
-  return domainPlan().map((plan) => ({ plan, files: renderDomain(plan) }));
+/** The refusal validation owes a plan with a name past the limit, or null for a valid one. */
+export function refusalOf(plan: DomainPlan): Refusal | null {
+  const t = plan.tooLong;
+  if (t === null) return null;
+  return {
+    code: "name.too_long",
+    file: `entities/${t.entity}.contract.yaml`,
+    path: t.kind === "field" ? ["spec", "fields", t.name] : ["spec", "table"],
+    name: t.name,
+  };
+}
+
+export interface RandomDomain {
+  /** The plan, for a readable counterexample. */
+  plan: DomainPlan;
+  /** The contract files, relative path -> text. */
+  files: Record<string, string>;
+  /** What validation must refuse; null when the domain is valid and the whole pipeline must work. */
+  refusal: Refusal | null;
+}
+
+/**
+ * A random domain. By default every one is valid; with `tooLong` (a share, 0 to 1) that share of
+ * them carries one name past PostgreSQL's limit and a `refusal` the validation must give.
+ */
+export function randomDomain(options: { tooLong?: number } = {}): fc.Arbitrary<RandomDomain> {
+  return domainPlan(options).map((plan) => ({ plan, files: renderDomain(plan), refusal: refusalOf(plan) }));
 }

@@ -11,6 +11,7 @@ import { startGeneratedBackend } from "./backend.js";
 import { writeDomain } from "./domain.js";
 import { databaseUrl, freshDatabase, PG_HOST, PG_PORT, PG_USER } from "./postgres.js";
 import { ensureVenv, ensureVenvFromFile, VENV_BIN, VENV_PYTHON } from "./python.js";
+import type { Refusal } from "./random-domain.js";
 import { runSchemathesis } from "./schemathesis.js";
 
 /**
@@ -41,6 +42,11 @@ export interface PipelineOptions {
   /** mypy's cache: shared between runs, it only rechecks what changed (its entries are keyed by content). */
   mypyCache: string;
   log?: (line: string) => void;
+  /**
+   * The refusal a domain drawn with a name past PostgreSQL's limit must get: validation passes
+   * when it refuses so (and nothing else), and nothing is generated.
+   */
+  refusal?: Refusal | null;
 }
 
 interface Exec {
@@ -120,6 +126,20 @@ export async function runPipeline(files: Record<string, string>, options: Pipeli
   const out = join(options.root, "out");
   const backend = join(out, "backend");
   const compiled: { ir?: DomainIR } = {};
+  const refusal = options.refusal ?? null;
+  if (refusal !== null) {
+    await step("validate refuses name > 63 B", () => {
+      const { ir, findings } = checkDomain(domainDir);
+      const errors = findings.filter((f) => f.severity !== "warning");
+      const expected = `name.too_long ${refusal.file} /${refusal.path.join("/")}`;
+      const got = errors.map(
+        (f) => `${f.code} ${f.file.endsWith(`/${refusal.file}`) ? refusal.file : f.file} ${f.path}${f.line > 0 ? "" : " (not located)"}`,
+      );
+      if (ir !== null || got.length !== 1 || got[0] !== expected) throw new Error(`expected only ${expected}, got:\n${got.join("\n")}`);
+      return `refused as expected: ${errors[0]?.file}:${errors[0]?.line}:${errors[0]?.column} ${errors[0]?.message}`;
+    });
+    return results;
+  }
   const validated = await step("validate", () => {
     const { ir, findings } = checkDomain(domainDir);
     const errors = findings.filter((f) => f.severity !== "warning");
