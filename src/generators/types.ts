@@ -31,6 +31,12 @@ export interface GenerationWarning {
   /** `destructive`: data may be lost; `review`: may fail or need a look before it is applied. */
   kind: "destructive" | "review";
   message: string;
+  /**
+   * The table (and column) the warning is about, when it is about one: `charter plan` locates the
+   * warning in the contract that declares them.
+   */
+  table?: string;
+  column?: string;
 }
 
 export interface GeneratorInput {

@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
-import { compareText } from "../contracts/findings.js";
+import { compareText } from "../shared/text.js";
 import { GENERATED_NOTICE } from "./header.js";
 import type { GeneratedFile } from "./types.js";
 
@@ -88,8 +88,7 @@ function statOf(abs: string): BigIntStats | undefined {
 function sameFile(k: KnownFile | undefined, st: BigIntStats | undefined): k is KnownFile {
   return (
     k !== undefined &&
-    st !== undefined &&
-    st.isFile() &&
+    st?.isFile() === true &&
     k.ino === st.ino &&
     k.size === st.size &&
     k.mtimeNs === st.mtimeNs &&
@@ -185,22 +184,46 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
     result.written.push(f.path);
     if (f.target && !f.owned) manifest.set(f.path, entryOf(f, f.target, hash));
     if (options.dryRun) continue;
-    if (current === null) {
-      // A new file: nothing to keep intact, so no temporary file (half the system calls).
-      const dir = dirname(target);
-      if (!madeDirs.has(dir)) {
-        mkdirSync(dir, { recursive: true });
-        madeDirs.add(dir);
-      }
-      writeFileSync(target, f.content);
-    } else {
-      const tmp = `${target}.tmp-${process.pid}`;
-      writeFileSync(tmp, f.content);
-      renameSync(tmp, target);
-    }
+    putFile(target, f.content, current === null, madeDirs);
     remember(target, f.content, hash);
   }
 
+  removeStale(root, manifest, { produced, targets, options, result });
+
+  // An output folder that never held generated files gets no manifest either.
+  if (!options.dryRun && (manifest.size > 0 || existsSync(join(root, MANIFEST_FILE)))) writeManifest(root, manifest);
+  return result;
+}
+
+/**
+ * Puts one file on disk. A new file is written directly (nothing to keep intact, so no temporary
+ * file: half the system calls); an existing one is replaced atomically through a temporary file.
+ */
+function putFile(target: string, content: string, isNew: boolean, madeDirs: Set<string>): void {
+  if (isNew) {
+    const dir = dirname(target);
+    if (!madeDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      madeDirs.add(dir);
+    }
+    writeFileSync(target, content);
+  } else {
+    const tmp = `${target}.tmp-${process.pid}`;
+    writeFileSync(tmp, content);
+    renameSync(tmp, target);
+  }
+}
+
+/**
+ * Removes the files the manifest lists for a target of this run that the run no longer produced,
+ * when they still carry our header and recorded hash; forgets those that are gone or the user's.
+ */
+function removeStale(
+  root: string,
+  manifest: Manifest,
+  run: { produced: ReadonlySet<string>; targets: ReadonlySet<string>; options: WriteOptions; result: WriteResult },
+): void {
+  const { produced, targets, options, result } = run;
   for (const [path, entry] of [...manifest.entries()].sort(([a], [b]) => compareText(a, b))) {
     if (produced.has(path) || entry.permanent || !targets.has(entry.target)) continue;
     const abs = safeJoin(root, path);
@@ -223,10 +246,6 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
       known.delete(abs);
     }
   }
-
-  // An output folder that never held generated files gets no manifest either.
-  if (!options.dryRun && (manifest.size > 0 || existsSync(join(root, MANIFEST_FILE)))) writeManifest(root, manifest);
-  return result;
 }
 
 function entryOf(f: GeneratedFile, target: string, hash: string): ManifestEntry {

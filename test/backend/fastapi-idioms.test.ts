@@ -16,11 +16,25 @@ import { ensureVenvFromFile, VENV_PYTHON } from "../support/python.js";
 const SCRIPT = `
 import json
 
+import fastapi.dependencies.utils
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app import deps, healer
 from app.main import app
 from app.records import fill
+
+# FastAPI's own reading of a body: app/bodies.py parses a valid JSON body in one pass instead.
+fastapi_body_reads = []
+_read_body = fastapi.dependencies.utils.request_body_to_args
+
+
+async def counted_read_body(*args, **kwargs):
+    fastapi_body_reads.append(1)
+    return await _read_body(*args, **kwargs)
+
+
+fastapi.dependencies.utils.request_body_to_args = counted_read_body
 
 # What a 500 reports to the Healer, by exception class.
 reported = []
@@ -41,6 +55,12 @@ seen = {}
 with TestClient(app, raise_server_exceptions=False) as client:
     created = client.post("/items", json={"name": "first", "priority": "low"})
     seen["create"] = created.status_code
+    seen["fastapi_body_reads"] = len(fastapi_body_reads)
+    seen["invalid_create"] = client.post("/items", json={"name": 42}).status_code
+    seen["fastapi_body_reads_invalid"] = len(fastapi_body_reads)
+    # The resource's router is included the FastAPI way, not spliced into the app's own routes.
+    seen["spliced"] = [route.path_format for route in app.routes if isinstance(route, APIRoute) and route.path_format.startswith("/items")]
+    seen["url"] = app.url_path_for("get_item", record_id="abc")
     record_id = created.json()["id"]
     seen["get"] = client.get(f"/items/{record_id}").status_code
     seen["list"] = client.get("/items").status_code
@@ -104,6 +124,17 @@ describe("the generated FastAPI app under TestClient", () => {
     expect(seen.wrong_body).toEqual({ error: "internal_error", message: "an internal error occurred", request_id: expect.any(String) });
     expect(seen.reported).toEqual(["ResponseValidationError"]);
     expect(seen.restored).toBe("first");
+  });
+
+  it("includes the resource's router and reads a valid JSON body in one pass, an invalid one FastAPI's way", () => {
+    const seen = run({});
+    expect(seen.spliced).toEqual([]);
+    expect(seen.url).toBe("/items/abc");
+    // The valid body never reached FastAPI's body reading (app/bodies.py on an included route);
+    // the invalid one went to FastAPI's handler, which answers 422 as it always does.
+    expect(seen.fastapi_body_reads).toBe(0);
+    expect(seen.invalid_create).toBe(422);
+    expect(seen.fastapi_body_reads_invalid).toBe(1);
   });
 
   it("refuses a computed kind it does not know rather than leave the field unset", () => {

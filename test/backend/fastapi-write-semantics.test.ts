@@ -207,7 +207,7 @@ describe.each(["memory", "postgres"] as const)("generated API write semantics on
       expect(await count("Idem One")).toBe(1);
       if (backend === "postgres") {
         expect(psql(db, "SELECT count(*) FROM customers WHERE name = 'Idem One'", ["-At"]).trim()).toBe("1");
-        const kept = psql(db, "SELECT status, body::jsonb = $$" + first.text + "$$::jsonb FROM idempotency_keys", ["-At"]).trim();
+        const kept = psql(db, `SELECT status, body::jsonb = $$${first.text}$$::jsonb FROM idempotency_keys`, ["-At"]).trim();
         expect(kept.split("\n")).toContain("201|t");
       }
     });

@@ -58,8 +58,66 @@ async def created_seen() -> list[str]:
 `;
 
 /**
- * The user's hooks: the generated module with a before-hook that refuses and an after-hook that
- * notes the record it was given (the routes skip only an after-hook still empty as generated).
+ * A hooks module as charter wrote it before app/hooks.py existed: every hook defined, the routes
+ * calling them all. A team's module of that kind must keep working unchanged.
+ */
+const LEGACY_HOOKS = `# Written once by charter, now yours: charter never overwrites or removes this file.
+
+"""Hooks around the writes of item records through the API.
+
+The generated routes (app/routes/) call each function below, on the memory and the PostgreSQL
+repository alike. A before-hook refuses the write by raising app.errors.Refused: nothing is
+written and the client gets a 422 with your message (Refused(message, status=409) for a
+conflict). An after-hook runs once the write is stored, with the record as the API returns it.
+Keep every function and its parameters: the routes call them all. See charter's
+docs/customizing.md.
+"""
+
+from uuid import UUID
+
+from app.models.item import ItemCreate, ItemPublic, ItemUpdate
+from app.principal import User
+
+
+async def before_create(data: ItemCreate, user: User) -> None:
+    """Before a item is created. For example (with \`from app.errors import Refused\`):
+
+    if user.role != "admin":
+        raise Refused("only an administrator may create a item")
+    """
+
+
+async def after_create(record: ItemPublic, user: User) -> None:
+    """After a item was created."""
+
+
+async def before_update(record_id: UUID, changes: ItemUpdate, user: User) -> None:
+    """Before a item is changed; \`changes\` holds the fields sent (\`changes.model_fields_set\`)."""
+
+
+async def after_update(record: ItemPublic, user: User) -> None:
+    """After a item was changed."""
+
+
+async def before_delete(record_id: UUID, user: User) -> None:
+    """Before a item is deleted."""
+
+
+async def after_delete(record_id: UUID, user: User) -> None:
+    """After a item was deleted."""
+
+
+async def before_transition(record_id: UUID, state: str, user: User) -> None:
+    """Before a item moves to \`state\` (only when the item has a state machine)."""
+
+
+async def after_transition(record: ItemPublic, user: User) -> None:
+    """After a item moved to another state."""
+`;
+
+/**
+ * The user's hooks: the earlier generated module with a before-hook that refuses and an after-hook
+ * that notes the record it was given; the other six stay empty, as written then.
  */
 function refusingHooks(generated: string): string {
   const withImport = generated.replace("\nfrom app.models.item import", "\nfrom app.errors import Refused\nfrom app.models.item import");
@@ -74,6 +132,19 @@ function refusingHooks(generated: string): string {
     )
     .replace("\n\n\nasync def before_create", "\n\nSEEN: list[str] = []\n\n\nasync def before_create");
 }
+
+/** A hooks module in today's style: only the hooks the team needs, the others left to app/hooks.py. */
+const PARTIAL_HOOKS = `"""Our hooks: one after-hook, nothing else."""
+
+from app.models.item import ItemPublic
+from app.principal import User
+
+SEEN: list[str] = []
+
+
+async def after_update(record: ItemPublic, user: User) -> None:
+    SEEN.append(record.name)
+`;
 
 const CUSTOM_PAGE = `export default function ReportsPage() {
   return (
@@ -111,6 +182,8 @@ const owned = {
   page: join(outDir, "frontend/src/app/(custom)/reports/page.tsx"),
 };
 let userFiles = new Map<string, string>();
+/** The hooks module as charter writes it today, before the team replaces it. */
+let freshHooks = "";
 const backends: RunningBackend[] = [];
 
 beforeAll(() => {
@@ -126,7 +199,11 @@ beforeAll(() => {
 
   // The user's edits, as in docs/customizing.md.
   writeFileSync(owned.routes, CUSTOM_ROUTES);
-  writeFileSync(owned.hooks, refusingHooks(readFileSync(owned.hooks, "utf8")));
+  // The generated module defines no hook (app/hooks.py then does nothing); the team's is one
+  // written in the earlier style, every hook defined.
+  freshHooks = readFileSync(owned.hooks, "utf8");
+  expect(freshHooks).not.toMatch(/^async def /m);
+  writeFileSync(owned.hooks, refusingHooks(LEGACY_HOOKS));
   writeFileSync(owned.nav, CUSTOM_NAV);
   mkdirSync(join(owned.page, ".."), { recursive: true });
   writeFileSync(owned.page, CUSTOM_PAGE);
@@ -173,30 +250,35 @@ describe("extension points after a contract change and a regeneration", () => {
     expect(mypy.status, mypy.output).toBe(0);
   }, 300_000);
 
-  it("skips only the hooks still empty as charter wrote them", () => {
-    // The routes validate a record for an after-hook only when the hook can do something with it
-    // (records.after_hook): an edited hook, or anything that is not a plain empty function, acts.
+  it("calls the hooks a module defines and does nothing for the others (app/hooks.py)", () => {
+    // The routes build the record for an after-hook only when it is not app.hooks.nothing: for a
+    // hook the module defines, whatever its body. Checked on the team's module (every hook
+    // defined), on a module defining one hook, and on the module charter writes today (none).
     const script = `
-import functools, json
-from unittest.mock import AsyncMock
+import asyncio, json, types, uuid
+from app import hooks
 from app.custom.hooks import item
-from app.records import _empty
+from app.models.item import ItemPublic
+from app.principal import ANONYMOUS
 
-async def ellipsis(record, user): ...
-async def returns_none(record, user):
-    """Documented, and empty."""
-    return None
-async def prints(record, user):
-    """Documented."""
-    print(record)
-def plain(record, user):
-    pass
-@functools.wraps(ellipsis)
-async def wrapped(record, user):
-    await ellipsis(record, user)
-hooks = {name: getattr(item, name) for name in dir(item) if name.startswith(("before_", "after_"))}
-hooks.update(ellipsis=ellipsis, returns_none=returns_none, prints=prints, plain=plain, wrapped=wrapped, mock=AsyncMock())
-print(json.dumps(sorted(name for name, hook in hooks.items() if _empty(hook))))
+def module(text):
+    m = types.ModuleType("user_hooks")
+    exec(text, m.__dict__)
+    return m
+
+def kept(h):
+    return sorted(name for name in ("before_create", "after_create", "before_update", "after_update", "before_delete",
+        "after_delete", "before_transition", "after_transition") if getattr(h, name) is not hooks.nothing)
+
+partial = module(${JSON.stringify(PARTIAL_HOOKS)})
+fresh = module(${JSON.stringify(freshHooks)})
+team = hooks.Hooks(**hooks.defined_in(item))
+record = ItemPublic.model_validate({"id": str(uuid.uuid4()), "name": "n", "state": "open", "_links": {"self": "/items/x"},
+    "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"})
+asyncio.run(hooks.Hooks(**hooks.defined_in(partial)).after_update(record, ANONYMOUS))
+asyncio.run(team.before_delete(uuid.uuid4(), ANONYMOUS))
+print(json.dumps({"team": kept(team), "routes": kept(hooks.ITEM), "partial": kept(hooks.Hooks(**hooks.defined_in(partial))),
+    "fresh": kept(hooks.Hooks(**hooks.defined_in(fresh))), "seen": partial.SEEN}))
 `;
     const r = spawnSync(join(VENV_BIN, "python"), ["-c", script], {
       cwd: join(outDir, "backend"),
@@ -204,17 +286,17 @@ print(json.dumps(sorted(name for name, hook in hooks.items() if _empty(hook))))
       encoding: "utf8",
     });
     expect(r.status, r.stderr).toBe(0);
-    // before_create and after_create are the user's edits (refusingHooks).
-    expect(JSON.parse(r.stdout)).toEqual([
+    const all = [
+      "after_create",
       "after_delete",
       "after_transition",
       "after_update",
+      "before_create",
       "before_delete",
       "before_transition",
       "before_update",
-      "ellipsis",
-      "returns_none",
-    ]);
+    ];
+    expect(JSON.parse(r.stdout)).toEqual({ team: all, routes: all, partial: ["after_update"], fresh: [], seen: ["n"] });
   });
 
   for (const backend of ["memory", "postgres"] as const) {

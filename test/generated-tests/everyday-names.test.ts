@@ -15,10 +15,10 @@ import { ensureVenv, VENV_BIN, VENV_PYTHON } from "../support/python.js";
 
 /**
  * Everyday names that are also the generated code's own names (the `settings` and `health` of
- * app/main.py, the `DOMAIN`, `ENTITIES` and `ROUTE_CONTRACTS` of app/domain.py, a route module's
- * `LINKS`), Python builtins and keywords as field names, and the value types that once failed on
- * one repository (faults the import corpus found): the app generated
- * from them starts and passes its own suite on both repositories.
+ * app/main.py, the `DOMAIN` and `ENTITIES` of app/domain.py, a route module's `LINKS`, the
+ * `nothing` and `Hooks` of app/hooks.py), Python builtins and keywords as field names, and the
+ * value types that once failed on one repository (faults the import corpus found): the app
+ * generated from them starts and passes its own suite on both repositories.
  */
 const route = (entity: string): string => `apiVersion: charter/v1
 kind: Route
@@ -44,6 +44,8 @@ const ENTITIES: Record<string, string> = {
   entity: "    title:\n      type: string\n",
   route_contract: "    title:\n      type: string\n",
   link: "    href:\n      type: string\n",
+  nothing: "    title:\n      type: string\n",
+  hooks: "    title:\n      type: string\n",
   list: "    title:\n      type: string\n",
   // A keyword: its model module cannot be app/models/class.py, which no import statement can name.
   class: "    title:\n      type: string\n",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseExpression } from "../../src/contracts/expression.js";
-import { evaluate, force, sampleValue } from "../../src/generators/tests/solve.js";
+import { evaluate, fieldAccepts, force, sampleValue } from "../../src/generators/tests/solve.js";
 import { fieldIR } from "../support/field-ir.js";
 
 const field = fieldIR;
@@ -77,5 +77,16 @@ describe("sampleValue of an array", () => {
     const kept = force(parseExpression("len(dates) >= 3"), true, {}, dates) as { dates: string[] };
     expect(kept.dates).toHaveLength(3);
     for (const d of kept.dates) expect(d).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe("fieldAccepts", () => {
+  it("refuses null where the create model does: a required field, and an optional one with a default", () => {
+    // Found by a random domain (issue 40): a guard case created an e-mail field with a default as
+    // null, which the create model (typed `T = default`, not `T | None`) refuses with 422.
+    expect(fieldAccepts(fieldIR("contact", "email"), null)).toBe(true);
+    expect(fieldAccepts(fieldIR("contact", "email", { required: true }), null)).toBe(false);
+    expect(fieldAccepts(fieldIR("contact", "email", { hasDefault: true, default: "someone@example.com" }), null)).toBe(false);
+    expect(fieldAccepts(fieldIR("contact", "email", { hasDefault: true, default: null }), null)).toBe(true);
   });
 });

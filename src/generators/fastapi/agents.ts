@@ -1,5 +1,5 @@
 import type { AgentIR, DomainIR, EntityIR, FieldIR, RouteIR } from "../../compiler/ir.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import { hashHeader } from "../header.js";
 import { updateOwnRules } from "./models.js";
 import { assign, call, dict, exploded, kw, type PyExpr, str, tuple } from "./py-layout.js";
@@ -89,63 +89,11 @@ export function generateAgentSpecs(ir: DomainIR): string {
   imp.add("app.agents", "UpdatePath");
   const runnable = runnableAgents(ir);
   const entities = [...new Map(runnable.map((r) => [r.entity.fqn, r.entity])).values()].sort((a, b) => compareText(a.name, b.name));
-  // Constants named after contracts: each kept apart from the module's own names, the names it
-  // imports and every other such constant (agent `ticket_updates` beside entity `ticket`).
-  const taken = new Set(["AGENTS", "SUBSCRIPTIONS", "AgentSpec", "UpdatePath", "Rule", "expr"]);
-  for (const e of entities) taken.add(metaConstant(e.name)).add(`${e.className}Update`);
-  for (const w of ir.workflows) taken.add(constantName(w.name));
-  const claim = (name: string, suffix: string): string => {
-    let n = name;
-    for (let i = 2; taken.has(n); i++) n = i === 2 ? `${name}${suffix}` : `${name}${suffix}_${i - 1}`;
-    taken.add(n);
-    return n;
-  };
-  const pathConstant = new Map(entities.map((e) => [e.fqn, claim(`${constantName(e.name)}_UPDATES`, "_PATH")]));
-  const agentConstant = new Map(runnable.map(({ agent: a }) => [a.fqn, claim(constantName(a.name), "_AGENT")]));
-  const paths = entities.map((e) => {
-    const route = updateRoute(ir, e);
-    const update = route?.endpoints.find((x) => x.operation === "update");
-    // The rules PATCH enforces: the create's, then the update's own.
-    const create = route?.endpoints.find((x) => x.operation === "create");
-    const rules = [...(create?.validation ?? []), ...updateOwnRules(create, update)];
-    const workflow = ir.workflows.find((w) => w.fqn === e.stateMachine);
-    imp.add("app.domain", metaConstant(e.name));
-    imp.add(`app.models.${pyModuleName(e.name)}`, `${e.className}Update`);
-    if (rules.length) {
-      if (rules.some((r) => usesExprModule(r.expr))) imp.add("app", "expr");
-      imp.add("app.rules", "Rule");
-    }
-    if (workflow) imp.add("app.workflows", constantName(workflow.name));
-    const args: PyExpr[] = [
-      kw("meta", metaConstant(e.name)),
-      kw("model", `${e.className}Update`),
-      ...(rules.length ? [kw("rules", rulesTuple(rules))] : []),
-      kw("fill", fillDict(updateFill(e, update))),
-      ...(workflow ? [kw("workflow", constantName(workflow.name))] : []),
-    ];
-    return assign(pathConstant.get(e.fqn) as string, exploded(call("UpdatePath", args)));
-  });
-  const specs = runnable.map(({ agent: a, entity: e }) => {
-    const fields = new Map(e.fields.map((f) => [f.name, f]));
-    const hints = a.updates.map(
-      (name) => [pyStr(name), str(fields.get(name) ? fieldHint(fields.get(name) as FieldIR) : "a value")] as const,
-    );
-    const args: PyExpr[] = [
-      kw("fqn", pyStr(a.fqn)),
-      kw("name", pyStr(a.name)),
-      kw("description", str(a.description)),
-      kw("entity", pyStr(e.name)),
-      kw("fields", tuple(a.inputFields.map(pyStr))),
-      kw("updates", tuple(a.updates.map(pyStr))),
-      kw("threshold", String(a.threshold)),
-      kw("approach", str(a.approach)),
-      kw("constraints", tuple(a.constraints.map((c) => str(c)))),
-      kw("hints", exploded(dict(hints))),
-      kw("fallback", a.fallback.action === "set" ? pyValue(a.fallback.values) : "None"),
-      kw("path", pathConstant.get(e.fqn) as string),
-    ];
-    return assign(agentConstant.get(a.fqn) as string, exploded(call("AgentSpec", args)));
-  });
+  const { pathConstant, agentConstant } = specConstants(ir, runnable, entities);
+  const paths = entities.map((e) => updatePath(ir, e, imp, pathConstant.get(e.fqn) as string));
+  const specs = runnable.map(({ agent: a, entity: e }) =>
+    agentSpec(a, e, agentConstant.get(a.fqn) as string, pathConstant.get(e.fqn) as string),
+  );
   const subs = subscriptions(ir).map(([event, entity, agent]) =>
     tuple([pyStr(event), pyStr(entity), agentConstant.get(agent.fqn) as string]),
   );
@@ -163,6 +111,77 @@ export function generateAgentSpecs(ir: DomainIR): string {
     assign("SUBSCRIPTIONS", tuple(subs)),
     "",
   ].join("\n");
+}
+
+/**
+ * Constants named after contracts: each kept apart from the module's own names, the names it
+ * imports and every other such constant (agent `ticket_updates` beside entity `ticket`).
+ */
+function specConstants(
+  ir: DomainIR,
+  runnable: ReturnType<typeof runnableAgents>,
+  entities: readonly EntityIR[],
+): { pathConstant: Map<string, string>; agentConstant: Map<string, string> } {
+  const taken = new Set(["AGENTS", "SUBSCRIPTIONS", "AgentSpec", "UpdatePath", "Rule", "expr"]);
+  for (const e of entities) taken.add(metaConstant(e.name)).add(`${e.className}Update`);
+  for (const w of ir.workflows) taken.add(constantName(w.name));
+  const claim = (name: string, suffix: string): string => {
+    let n = name;
+    for (let i = 2; taken.has(n); i++) n = i === 2 ? `${name}${suffix}` : `${name}${suffix}_${i - 1}`;
+    taken.add(n);
+    return n;
+  };
+  const pathConstant = new Map(entities.map((e) => [e.fqn, claim(`${constantName(e.name)}_UPDATES`, "_PATH")]));
+  const agentConstant = new Map(runnable.map(({ agent: a }) => [a.fqn, claim(constantName(a.name), "_AGENT")]));
+  return { pathConstant, agentConstant };
+}
+
+/** `NAME = UpdatePath(...)`: how an agent's change to `e` is validated and filled, as PATCH does it. */
+function updatePath(ir: DomainIR, e: EntityIR, imp: Imports, name: string): string {
+  const route = updateRoute(ir, e);
+  const update = route?.endpoints.find((x) => x.operation === "update");
+  // The rules PATCH enforces: the create's, then the update's own.
+  const create = route?.endpoints.find((x) => x.operation === "create");
+  const rules = [...(create?.validation ?? []), ...updateOwnRules(create, update)];
+  const workflow = ir.workflows.find((w) => w.fqn === e.stateMachine);
+  imp.add("app.domain", metaConstant(e.name));
+  imp.add(`app.models.${pyModuleName(e.name)}`, `${e.className}Update`);
+  if (rules.length) {
+    if (rules.some((r) => usesExprModule(r.expr))) imp.add("app", "expr");
+    imp.add("app.rules", "Rule");
+  }
+  if (workflow) imp.add("app.workflows", constantName(workflow.name));
+  const args: PyExpr[] = [
+    kw("meta", metaConstant(e.name)),
+    kw("model", `${e.className}Update`),
+    ...(rules.length ? [kw("rules", rulesTuple(rules))] : []),
+    kw("fill", fillDict(updateFill(e, update))),
+    ...(workflow ? [kw("workflow", constantName(workflow.name))] : []),
+  ];
+  return assign(name, exploded(call("UpdatePath", args)));
+}
+
+/** `NAME = AgentSpec(...)`: one agent, with a hint of what each field it updates may hold. */
+function agentSpec(a: AgentIR, e: EntityIR, name: string, path: string): string {
+  const fields = new Map(e.fields.map((f) => [f.name, f]));
+  const hints = a.updates.map(
+    (field) => [pyStr(field), str(fields.get(field) ? fieldHint(fields.get(field) as FieldIR) : "a value")] as const,
+  );
+  const args: PyExpr[] = [
+    kw("fqn", pyStr(a.fqn)),
+    kw("name", pyStr(a.name)),
+    kw("description", str(a.description)),
+    kw("entity", pyStr(e.name)),
+    kw("fields", tuple(a.inputFields.map(pyStr))),
+    kw("updates", tuple(a.updates.map(pyStr))),
+    kw("threshold", String(a.threshold)),
+    kw("approach", str(a.approach)),
+    kw("constraints", tuple(a.constraints.map((c) => str(c)))),
+    kw("hints", exploded(dict(hints))),
+    kw("fallback", a.fallback.action === "set" ? pyValue(a.fallback.values) : "None"),
+    kw("path", path),
+  ];
+  return assign(name, exploded(call("AgentSpec", args)));
 }
 
 /** Entities whose runs endpoint the compiler decided (entity.api.agentRuns), with their Route. */
@@ -187,7 +206,6 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
   imp.add("app.errors", "not_found");
   imp.add("app.responses", "ORJSONResponse");
   imp.add("app.responses", "CheckedRoute");
-  imp.add("app.deps", "APP_OVERRIDES");
   const roleSets = new Map<string, string[]>();
   const handlers = runEndpoints(ir).map(({ entity, route, path }) => {
     const tag = route.basePath.replace(/^\//, "") || entity.name;
@@ -227,8 +245,7 @@ export function generateAgentRunsRoutes(ir: DomainIR): string {
     "",
     imp.render(),
     "",
-    // Served by the app as its own route, with the app's dependency_overrides (app/main.py).
-    "router = APIRouter(route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES)",
+    "router = APIRouter(route_class=CheckedRoute)",
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     "",

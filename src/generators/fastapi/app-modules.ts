@@ -1,7 +1,5 @@
 import type { DomainIR, EntityIR, WorkflowIR } from "../../compiler/ir.js";
-import { compareText } from "../../contracts/findings.js";
 import { hashHeader } from "../header.js";
-import { columnNotNull } from "../postgres/types.js";
 import { runnableAgents } from "./agents.js";
 import { filterFields, rangeFields, sortFields } from "./models.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, set, str, subscript, tuple } from "./py-layout.js";
@@ -95,7 +93,7 @@ export function generateConfig(ir: DomainIR): string {
   return skeleton("app/config.py", ir);
 }
 
-/** app/domain.py: the contracts' facts as data (entity metadata, route FQNs by path). */
+/** app/domain.py: the contracts' facts as data (entity metadata). */
 export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
   const metas = entities.map((e) => {
     const seqField = e.fields.find((f) => f.computed?.kind === "sequence");
@@ -121,7 +119,7 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
         "sorted_not_null",
         nameSet(
           sortFields(e)
-            .filter((f) => columnNotNull(e, f))
+            .filter((f) => !f.nullable)
             .map((f) => f.name),
         ),
       ),
@@ -156,7 +154,6 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     return assign(metaConstant(e.name), exploded(call("EntityMeta", args)));
   });
   const usesSeq = entities.some((e) => e.fields.some((f) => f.computed?.kind === "sequence"));
-  const routes = [...ir.routes].sort((a, b) => compareText(a.basePath, b.basePath));
   return [
     hashHeader(),
     `"""What the contracts of the ${ir.domain} domain say, as data the static modules are driven by."""`,
@@ -167,14 +164,6 @@ export function generateDomain(ir: DomainIR, entities: EntityIR[]): string {
     "",
     ...metas.flatMap((m) => [m, ""]),
     assign("ENTITIES", tuple(entities.map((e) => metaConstant(e.name)))),
-    "",
-    "# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.",
-    // Annotated: a domain with no Route (what several imports give) has an empty tuple, which mypy
-    // cannot type on its own.
-    assign(
-      "ROUTE_CONTRACTS: tuple[tuple[str, str, str], ...]",
-      tuple(routes.map((r) => tuple([pyStr(r.basePath), pyStr(r.entity), pyStr(r.fqn)]))),
-    ),
     "",
   ].join("\n");
 }

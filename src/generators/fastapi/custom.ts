@@ -38,62 +38,63 @@ router = APIRouter(tags=["custom"])
 /**
  * One hooks module per entity rather than one per domain: an owned file is never rewritten, so a
  * per-domain module could not gain the hooks of an entity added later, while a new entity simply
- * gets a new module. Every hook exists from the start (transition hooks too, which run only once
- * the entity has a state machine), so the generated routes can call them all, type-checked.
+ * gets a new module. It starts with no function, only their signatures as comments: app/hooks.py
+ * takes the functions a module defines and does nothing for the others, so the routes build no
+ * record for an after-hook nobody wrote, and a hook added later never breaks this file.
  */
 function hooksModule(entity: EntityIR): string {
   const cls = entity.className;
   const label = entity.label.toLowerCase();
+  const module = pyModuleName(entity.name);
   return `"""Hooks around the writes of ${label} records through the API.
 
-The generated routes (app/routes/) call each function below, on the memory and the PostgreSQL
-repository alike. A before-hook refuses the write by raising app.errors.Refused: nothing is
-written and the client gets a 422 with your message (Refused(message, status=409) for a
-conflict). An after-hook runs once the write is stored, with the record as the API returns it.
-Keep every function and its parameters: the routes call them all. See charter's
+Define any of the functions below (uncomment it) and the generated routes (app/routes/) call it,
+on the memory and the PostgreSQL repository alike; a hook you do not define does nothing (see
+app/hooks.py). A before-hook refuses the write by raising app.errors.Refused: nothing is written
+and the client gets a 422 with your message (Refused(message, status=409) for a conflict). An
+after-hook runs once the write is stored, with the record as the API returns it. See charter's
 docs/customizing.md.
 """
 
-from uuid import UUID
-
-from app.models.${pyModuleName(entity.name)} import ${cls}Create, ${cls}Public, ${cls}Update
-from app.principal import User
-
-
-async def before_create(data: ${cls}Create, user: User) -> None:
-    """Before a ${label} is created. For example (with \`from app.errors import Refused\`):
-
-    if user.role != "admin":
-        raise Refused("only an administrator may create a ${label}")
-    """
-
-
-async def after_create(record: ${cls}Public, user: User) -> None:
-    """After a ${label} was created."""
-
-
-async def before_update(record_id: UUID, changes: ${cls}Update, user: User) -> None:
-    """Before a ${label} is changed; \`changes\` holds the fields sent (\`changes.model_fields_set\`)."""
-
-
-async def after_update(record: ${cls}Public, user: User) -> None:
-    """After a ${label} was changed."""
-
-
-async def before_delete(record_id: UUID, user: User) -> None:
-    """Before a ${label} is deleted."""
-
-
-async def after_delete(record_id: UUID, user: User) -> None:
-    """After a ${label} was deleted."""
-
-
-async def before_transition(record_id: UUID, state: str, user: User) -> None:
-    """Before a ${label} moves to \`state\` (only when the ${label} has a state machine)."""
-
-
-async def after_transition(record: ${cls}Public, user: User) -> None:
-    """After a ${label} moved to another state."""
+# from uuid import UUID
+#
+# from app.errors import Refused
+# from app.models.${module} import ${cls}Create, ${cls}Public, ${cls}Update
+# from app.principal import User
+#
+#
+# async def before_create(data: ${cls}Create, user: User) -> None:
+#     """Before a ${label} is created."""
+#     if user.role != "admin":
+#         raise Refused("only an administrator may create a ${label}")
+#
+#
+# async def after_create(record: ${cls}Public, user: User) -> None:
+#     """After a ${label} was created."""
+#
+#
+# async def before_update(record_id: UUID, changes: ${cls}Update, user: User) -> None:
+#     """Before a ${label} is changed; \`changes\` holds the fields sent (\`changes.model_fields_set\`)."""
+#
+#
+# async def after_update(record: ${cls}Public, user: User) -> None:
+#     """After a ${label} was changed."""
+#
+#
+# async def before_delete(record_id: UUID, user: User) -> None:
+#     """Before a ${label} is deleted."""
+#
+#
+# async def after_delete(record_id: UUID, user: User) -> None:
+#     """After a ${label} was deleted."""
+#
+#
+# async def before_transition(record_id: UUID, state: str, user: User) -> None:
+#     """Before a ${label} moves to \`state\` (only when the ${label} has a state machine)."""
+#
+#
+# async def after_transition(record: ${cls}Public, user: User) -> None:
+#     """After a ${label} moved to another state."""
 `;
 }
 

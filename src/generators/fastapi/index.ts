@@ -1,5 +1,5 @@
 import type { EntityIR, RouteIR } from "../../compiler/ir.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import { hashHeader } from "../header.js";
 import type { GeneratedFile, Generator, GeneratorInput } from "../types.js";
 import { generateAgentRunsRoutes, generateAgentSpecs, runnableAgents } from "./agents.js";
@@ -16,6 +16,7 @@ import {
 } from "./app-modules.js";
 import { customModules } from "./custom.js";
 import { docsAssets } from "./docs-assets.js";
+import { generateHooks } from "./hooks.js";
 import { generateModels } from "./models.js";
 import { pyModuleName } from "./python.js";
 import { generateRouteModule } from "./routes.js";
@@ -113,6 +114,7 @@ export function generateFastapi({ ir }: GeneratorInput): GeneratedFile[] {
   }
   add("app/routes/__init__.py", generateRoutesPackage([...routeModules].sort()));
   const hooked = entities.filter((e) => routes.some((r) => r.entity === e.fqn && modules.has(r.fqn)));
+  add("app/hooks.py", generateHooks(hooked));
   for (const m of customModules(hooked)) add(m.path, m.content, { owned: m.owned });
   add("app/main.py", generateMain(ir));
   return files.sort((a, b) => compareText(a.path, b.path));

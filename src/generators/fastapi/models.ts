@@ -1,23 +1,10 @@
+import { FIELD_TYPES } from "../../compiler/field-types.js";
 import type { EndpointIR, EntityIR, FieldIR, FieldType, ValidationRuleIR } from "../../compiler/ir.js";
 import { hashHeader } from "../header.js";
 import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
-import { columnNotNull as notNull } from "../postgres/types.js";
 import { assign, call, flat, kw, layout, type PyExpr, str, subscript, tuple } from "./py-layout.js";
 import { Imports, pyAttr, pyDocstring, pyStr, pyValue } from "./python.js";
 import { type CompiledRules, compileRules, type SchemaKeywords } from "./rule-schema.js";
-
-/** Field types a list endpoint can filter and sort on (JSON columns cannot). */
-export const SCALAR_TYPES: ReadonlySet<FieldType> = new Set([
-  "string",
-  "email",
-  "text",
-  "integer",
-  "number",
-  "boolean",
-  "date",
-  "datetime",
-  "uuid",
-]);
 
 /** Query parameters of the list endpoint; a field with one of these names is not a filter. */
 const LIST_PARAMS = new Set(["limit", "offset", "sort", "q", "after", "with_total"]);
@@ -29,11 +16,8 @@ function envelopeType(f: EnvelopeField, cls: string): string {
 }
 
 export function filterFields(entity: EntityIR): FieldIR[] {
-  return entity.fields.filter((f) => SCALAR_TYPES.has(f.type) && !LIST_PARAMS.has(f.name));
+  return entity.fields.filter((f) => FIELD_TYPES[f.type].scalar && !LIST_PARAMS.has(f.name));
 }
-
-/** Field types a list endpoint can bound with `<field>_from` / `<field>_to` (inclusive). */
-const RANGE_TYPES: ReadonlySet<FieldType> = new Set(["date", "datetime"]);
 
 /**
  * The filter fields that also take a range: dates and datetimes, as `<field>_from` (>=) and
@@ -42,11 +26,11 @@ const RANGE_TYPES: ReadonlySet<FieldType> = new Set(["date", "datetime"]);
  */
 export function rangeFields(entity: EntityIR): FieldIR[] {
   const taken = new Set([...entity.fields.map((f) => f.name), ...LIST_PARAMS]);
-  return filterFields(entity).filter((f) => RANGE_TYPES.has(f.type) && !taken.has(`${f.name}_from`) && !taken.has(`${f.name}_to`));
+  return filterFields(entity).filter((f) => FIELD_TYPES[f.type].ranged && !taken.has(`${f.name}_from`) && !taken.has(`${f.name}_to`));
 }
 
 export function sortFields(entity: EntityIR): FieldIR[] {
-  return entity.fields.filter((f) => SCALAR_TYPES.has(f.type));
+  return entity.fields.filter((f) => FIELD_TYPES[f.type].scalar);
 }
 
 /** Where a type is used: request bodies (strict), query strings (parsed from text) or responses. */
@@ -60,33 +44,20 @@ type Use = "body" | "query" | "response";
  */
 function baseType(f: FieldIR, imp: Imports, use: Use, itemType: FieldType | null = null): string {
   const t = itemType ?? f.type;
-  const input = use !== "response";
-  const fieldType = (name: string): string => imp.add("app.fieldtypes", name);
-  switch (t) {
-    case "uuid":
-      return imp.add("uuid", "UUID");
-    case "string":
-    case "text":
-      return input ? fieldType("Text") : "str";
-    case "email":
-      return use === "body" ? fieldType("Email") : use === "query" ? fieldType("Text") : "str";
-    case "integer":
-      return use === "body" ? fieldType("Int64") : use === "query" ? fieldType("QueryInt64") : "int";
-    case "number":
-      return use === "body" ? fieldType("Float64") : use === "query" ? fieldType("QueryFloat64") : "float";
-    case "boolean":
-      return use === "body" ? fieldType("Bool") : "bool";
-    case "date":
-      return input ? fieldType("IsoDate") : imp.add("datetime", "date");
-    case "datetime":
-      return input ? fieldType("UtcDatetime") : imp.add("datetime", "datetime");
-    case "array":
-      return `list[${f.itemsType && f.itemsType !== "array" && f.itemsType !== "object" ? baseType(f, imp, use, f.itemsType) : itemsFallback(f, imp, input)}]`;
-    case "object":
-      if (input) return fieldType("JsonObject");
-      imp.add("typing", "Any");
-      return "dict[str, Any]";
+  const python = FIELD_TYPES[t].python;
+  if (python !== "json") {
+    const [module, name] = python[use].split(":");
+    return name === undefined ? (module as string) : imp.add(module as string, name);
   }
+  const input = use !== "response";
+  if (t === "array") {
+    const items =
+      f.itemsType && FIELD_TYPES[f.itemsType].python !== "json" ? baseType(f, imp, use, f.itemsType) : itemsFallback(f, imp, input);
+    return `list[${items}]`;
+  }
+  if (input) return imp.add("app.fieldtypes", "JsonObject");
+  imp.add("typing", "Any");
+  return "dict[str, Any]";
 }
 
 function itemsFallback(f: FieldIR, imp: Imports, input: boolean): string {
@@ -284,10 +255,10 @@ function sameRule(a: ValidationRuleIR, b: ValidationRuleIR): boolean {
 function defaultExpr(f: FieldIR, meta: PyExpr[], imp: Imports): PyExpr {
   const value = f.default;
   if (Array.isArray(value) || (typeof value === "object" && value !== null)) {
+    // The value itself, not a default_factory: pydantic deep-copies a mutable default for each
+    // instance, and only a value shows as the schema's `default` in the app's /openapi.json.
     imp.add("pydantic", "Field");
-    const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
-    const factory = empty ? (Array.isArray(value) ? "list" : "dict") : `lambda: ${pyValue(value)}`;
-    return call("Field", [kw("default_factory", factory), ...meta]);
+    return call("Field", [pyValue(value), ...meta]);
   }
   if (f.type === "date" || f.type === "datetime" || f.type === "uuid") {
     // The contract writes the value as text; validated, it becomes the field's type (and mypy sees
@@ -333,6 +304,7 @@ function optionalField(ctx: ModelContext, attr: string, t: string, meta: PyExpr[
 const CONFIG_INPUT = 'ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)';
 
 /** app/models/<entity>.py: Create, Update, Response, List and Filters models of one entity. */
+// Long because most of it is the module's template, read top to bottom as the file it writes.
 export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | undefined, updateEndpoint: EndpointIR | undefined): string {
   const imp = new Imports();
   imp.add("pydantic", "BaseModel");
@@ -361,48 +333,13 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
   for (const f of entity.fields) if (!f.writable) publicFields.push(publicField(ctx, f));
   imp.add("pydantic", "Field");
   publicFields.push('    links: dict[str, str] = Field(alias="_links", description="Link name -> path; at least `self`")');
-  // An immutable field is refused on PATCH: readOnly keeps it out of what a client is told to send.
-  const update = writable.map((f) => {
-    const meta = fieldMeta(f, { ...updateRules.get(f.name), ...(f.immutable ? { readOnly: true } : {}) });
-    if (!f.required) return optionalField(ctx, pyAttr(f.name), inputType(ctx, f), meta);
-    // A required field may be left out of a PATCH but never set to null: the schema says so
-    // (check_changes refuses the null with its own message).
-    const skip = ctx.imp.add("pydantic.json_schema", "SkipJsonSchema");
-    return optionalField(ctx, pyAttr(f.name), `${inputType(ctx, f)} | ${skip}[None]`, meta, false);
-  });
+  const update = updateFields(ctx, writable, updateRules);
 
   // The sort keys are an enum, so the document says which fields sort (`-` for descending).
   imp.add("typing", "Literal");
   const sortKeys = sortFields(entity).flatMap((f) => [f.name, `-${f.name}`]);
   const sortAlias = { name: `${cls}Sort`, definition: subscript("Literal", sortKeys.map(pyStr)) };
-  const text = imp.add("app.fieldtypes", "Text");
-  const filters = [
-    "    limit: int = Field(100, ge=1, le=1000)",
-    // OFFSET is a BIGINT in PostgreSQL.
-    `    offset: int = Field(0, ge=0, le=${2n ** 63n - 1n})`,
-    `    sort: ${sortAlias.name} | None = Field(None, description="A field to sort by, \`-field\` for descending")`,
-    `    q: ${text} | None = Field(None, description="Case-insensitive search over the text fields")`,
-    `    after: ${text} | None = Field(None, description="Cursor from \`next_cursor\` of the previous page")`,
-    '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
-    ...filterFields(entity).map((f) => {
-      const t = f.enum && f.enum.length > 0 ? queryEnum(ctx, f) : baseType(f, imp, "query");
-      const attr = pyAttr(f.name);
-      return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
-    }),
-    ...rangeFields(entity).flatMap((f) => {
-      const t = baseType(f, imp, "query");
-      return (["from", "to"] as const).map((end) => {
-        const name = `${f.name}_${end}`;
-        const attr = pyAttr(name);
-        const bound = end === "from" ? "on or after" : "on or before";
-        const meta = [
-          ...(attr === name ? [] : [kw("alias", pyStr(name))]),
-          kw("description", str(`Records with \`${f.name}\` ${bound} this value`)),
-        ];
-        return line(attr, `${t} | None`, call("Field", ["None", ...meta]));
-      });
-    }),
-  ];
+  const filters = filterModelFields(ctx, sortAlias.name);
 
   const aliases = [...ctx.aliases.values(), sortAlias].map((a: TypeAlias) =>
     a.checked === undefined
@@ -465,6 +402,52 @@ export function generateModels(entity: EntityIR, createEndpoint: EndpointIR | un
   return parts.join("\n");
 }
 
+/** The Update model's fields: every writable field optional, as a PATCH may leave any out. */
+function updateFields(ctx: ModelContext, writable: readonly FieldIR[], updateRules: ReturnType<typeof writeRules>["byField"]): string[] {
+  // An immutable field is refused on PATCH: readOnly keeps it out of what a client is told to send.
+  return writable.map((f) => {
+    const meta = fieldMeta(f, { ...updateRules.get(f.name), ...(f.immutable ? { readOnly: true } : {}) });
+    if (!f.required) return optionalField(ctx, pyAttr(f.name), inputType(ctx, f), meta);
+    // A required field may be left out of a PATCH but never set to null: the schema says so
+    // (check_changes refuses the null with its own message).
+    const skip = ctx.imp.add("pydantic.json_schema", "SkipJsonSchema");
+    return optionalField(ctx, pyAttr(f.name), `${inputType(ctx, f)} | ${skip}[None]`, meta, false);
+  });
+}
+
+/** The Filters model's fields: paging, sort, search, then equality and range filters. */
+function filterModelFields(ctx: ModelContext, sortAlias: string): string[] {
+  const { entity, imp } = ctx;
+  const text = imp.add("app.fieldtypes", "Text");
+  return [
+    "    limit: int = Field(100, ge=1, le=1000)",
+    // OFFSET is a BIGINT in PostgreSQL.
+    `    offset: int = Field(0, ge=0, le=${2n ** 63n - 1n})`,
+    `    sort: ${sortAlias} | None = Field(None, description="A field to sort by, \`-field\` for descending")`,
+    `    q: ${text} | None = Field(None, description="Case-insensitive search over the text fields")`,
+    `    after: ${text} | None = Field(None, description="Cursor from \`next_cursor\` of the previous page")`,
+    '    with_total: bool = Field(True, description="False skips counting the matching records (`total` is null)")',
+    ...filterFields(entity).map((f) => {
+      const t = f.enum && f.enum.length > 0 ? queryEnum(ctx, f) : baseType(f, imp, "query");
+      const attr = pyAttr(f.name);
+      return attr === f.name ? line(attr, `${t} | None`, "None") : line(attr, `${t} | None`, `Field(None, alias=${pyStr(f.name)})`);
+    }),
+    ...rangeFields(entity).flatMap((f) => {
+      const t = baseType(f, imp, "query");
+      return (["from", "to"] as const).map((end) => {
+        const name = `${f.name}_${end}`;
+        const attr = pyAttr(name);
+        const bound = end === "from" ? "on or after" : "on or before";
+        const meta = [
+          ...(attr === name ? [] : [kw("alias", pyStr(name))]),
+          kw("description", str(`Records with \`${f.name}\` ${bound} this value`)),
+        ];
+        return line(attr, `${t} | None`, call("Field", ["None", ...meta]));
+      });
+    }),
+  ];
+}
+
 /**
  * A field as responses carry it: always present; null only where the column allows it (the same
  * rule as the postgres target's NOT NULL); enums and constraints typed as on input.
@@ -474,7 +457,7 @@ function publicField(ctx: ModelContext, f: FieldIR): string {
   const t = typed ? inputType(ctx, f) : baseType(f, ctx.imp, "response");
   const meta = fieldMeta(f);
   const attr = pyAttr(f.name);
-  if (notNull(ctx.entity, f)) {
+  if (!f.nullable) {
     if (meta.length === 0) return line(attr, t, null);
     ctx.imp.add("pydantic", "Field");
     return line(attr, t, call("Field", meta));

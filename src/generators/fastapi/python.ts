@@ -1,5 +1,5 @@
 import type { Expr } from "../../contracts/expression.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 
 /**
  * Small typed helpers for emitting Python source. Strings use double quotes; JSON's escapes are a
@@ -62,7 +62,7 @@ function apart(name: string, taken: ReadonlySet<string>, suffix: string): string
 }
 
 /** The module-level names of app/domain.py besides the entities' metadata. */
-const DOMAIN_MODULE_NAMES = new Set(["DOMAIN", "ENTITIES", "ROUTE_CONTRACTS"]);
+const DOMAIN_MODULE_NAMES = new Set(["DOMAIN", "ENTITIES"]);
 
 /** The constant of app/domain.py holding an entity's EntityMeta (`ticket` -> `TICKET`, `domain` -> `DOMAIN_META`). */
 export function metaConstant(entityName: string): string {
@@ -75,11 +75,11 @@ export function metaConstant(entityName: string): string {
  */
 export const ROUTE_MODULE_NAMES: ReadonlySet<string> = new Set([
   "ANONYMOUS",
-  "APP_OVERRIDES",
   "AUTHENTICATED",
   "CREATE_FILL",
   "CREATE_RULES",
   "CREATE_RULES_DOC",
+  "HOOKS",
   "LINKS",
   "META",
   "STATE_FILL",
@@ -275,7 +275,19 @@ export const repositoryAlias = (className: string): string => `${className}Repo`
 /** Line length of the generated Python (also set in the generated pyproject.toml for ruff). */
 export const LINE_LENGTH = 120;
 
-const STDLIB = new Set(["abc", "asyncio", "collections", "contextlib", "dataclasses", "datetime", "logging", "typing", "uuid", "warnings"]);
+const STDLIB = new Set([
+  "abc",
+  "asyncio",
+  "collections",
+  "contextlib",
+  "dataclasses",
+  "datetime",
+  "logging",
+  "types",
+  "typing",
+  "uuid",
+  "warnings",
+]);
 
 /**
  * Collects the imports of a module while its body is written and renders them the way ruff's
@@ -305,8 +317,14 @@ export class Imports {
     const groups: string[][] = [[], [], []];
     for (const m of [...this.plain].sort()) groups[section(m)]?.push(`import ${m}`);
     for (const m of [...this.from.keys()].sort()) {
-      const names = [...(this.from.get(m) ?? [])].sort(isortNames);
-      groups[section(m)]?.push(fromImport(m, names));
+      // Like ruff's isort (combine-as-imports off): each `name as alias` is a statement of its
+      // own, and a module's statements are ordered by their first name.
+      const names = [...(this.from.get(m) ?? [])];
+      const plain = names.filter((n) => !n.includes(" as ")).sort(isortNames);
+      const statements = [...(plain.length ? [plain] : []), ...names.filter((n) => n.includes(" as ")).map((n) => [n])];
+      const first = (s: string[]): string => (s[0] ?? "").split(" as ")[0] ?? "";
+      statements.sort((a, b) => isortNames(first(a), first(b)));
+      for (const s of statements) groups[section(m)]?.push(fromImport(m, s));
     }
     return groups
       .filter((g) => g.length > 0)

@@ -9,13 +9,26 @@ import type {
   ValidationRuleIR,
   WorkflowIR,
 } from "../../compiler/ir.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import { hashHeader } from "../header.js";
+import { type HookName, hooksConstant } from "./hooks.js";
 import { updateOwnRules, writeRules } from "./models.js";
+import {
+  type Code,
+  importsOf,
+  localName,
+  type PyName,
+  plain,
+  py,
+  pyName,
+  renderStatements,
+  type Statement,
+  statementUses,
+  stmt,
+} from "./py-code.js";
 import { assign, call, condition, dict, exploded, kw, lambda, type PyExpr, str, tuple } from "./py-layout.js";
 import {
   constantName,
-  Imports,
   metaConstant,
   pyAsyncDef,
   pyCall,
@@ -115,30 +128,83 @@ export function rolesConstant(roles: readonly string[]): string {
   return roleSetConstant(roles.map((r) => constantName(r.replace(/[^A-Za-z0-9_]/g, "_"))).join("_OR_"));
 }
 
+/** The imported names the route modules use (entity-specific ones are made in buildRouteModule). */
+const N = {
+  UUID: pyName("uuid", "UUID"),
+  Any: pyName("typing", "Any"),
+  APIRouter: pyName("fastapi", "APIRouter"),
+  Request: pyName("fastapi", "Request"),
+  Response: pyName("fastapi", "Response"),
+  expr: pyName("app", "expr"),
+  CurrentUser: pyName("app.deps", "CurrentUser"),
+  role_dependencies: pyName("app.deps", "role_dependencies"),
+  error_responses: pyName("app.errors", "error_responses"),
+  not_found: pyName("app.errors", "not_found"),
+  nothing: pyName("app.hooks", "nothing"),
+  create_once: pyName("app.idempotency", "create_once"),
+  idempotency_key: pyName("app.idempotency", "idempotency_key"),
+  with_idempotency_key: pyName("app.idempotency", "with_idempotency_key"),
+  ANONYMOUS: pyName("app.principal", "ANONYMOUS"),
+  check_changes: pyName("app.records", "check_changes"),
+  fill: pyName("app.records", "fill"),
+  list_query: pyName("app.records", "list_query"),
+  page_body: pyName("app.records", "page_body"),
+  parse_query: pyName("app.records", "parse_query"),
+  query_parameters: pyName("app.records", "query_parameters"),
+  with_links: pyName("app.records", "with_links"),
+  CheckedRoute: pyName("app.responses", "CheckedRoute"),
+  ORJSONResponse: pyName("app.responses", "ORJSONResponse"),
+  Rule: pyName("app.rules", "Rule"),
+  checked: pyName("app.rules", "checked"),
+  enforce: pyName("app.rules", "enforce"),
+  StateChange: pyName("app.workflow", "StateChange"),
+} as const;
+
 /** One handler of a route module, as data: its decorator, its signature and its statements. */
 export interface HandlerModel {
   method: "get" | "post" | "patch" | "delete" | "put";
   /** Relative to the router's prefix. */
   path: string;
   /** Decorator arguments after the path. */
-  options: string[];
+  options: Code[];
   name: string;
-  params: string[];
-  returns: "ORJSONResponse" | "Response";
-  /** Statements of the body, one level deep (nested lines carry their extra indentation). */
-  body: string[];
+  params: Code[];
+  returns: Code;
+  body: Statement[];
+}
+
+/** A module-level constant of a route module, and the imported names its value uses. */
+interface ModuleConstant {
+  name: string;
+  value: PyExpr;
+  uses: readonly PyName[];
 }
 
 /** A route module (app/routes/<module>.py) as data, rendered by renderRouteModule. */
 export interface RouteModuleModel {
   docstring: string;
-  imports: Imports;
   prefix: string;
   tag: string;
   /** Role dependency lists by constant name (`ADMIN_OR_AGENT` -> admin, agent). */
   roleSets: ReadonlyMap<string, readonly string[]>;
-  constants: { name: string; value: PyExpr }[];
+  constants: ModuleConstant[];
   handlers: HandlerModel[];
+}
+
+/** The names of one entity's module that its handlers use. */
+interface EntityNames {
+  repo: PyName;
+  /** The entity's hooks (app/hooks.py), imported as HOOKS. */
+  hooks: PyName;
+  /** The entity's metadata (app/domain.py), imported as META. */
+  meta: PyName;
+  create: PyName;
+  filters: PyName;
+  list: PyName;
+  public: PyName;
+  update: PyName;
+  /** The entity's state machine (app/workflows.py), imported as WORKFLOW. */
+  workflow: PyName | undefined;
 }
 
 /** What the handler builders share while one module is built. */
@@ -149,13 +215,12 @@ interface RouteContext {
   /** What the compiler decided the entity's API serves: the handlers' methods and paths. */
   api: EntityApiIR;
   module: string;
-  cls: string;
+  names: EntityNames;
   label: string;
   tag: string;
   workflow: WorkflowIR | undefined;
-  imports: Imports;
   roleSets: Map<string, readonly string[]>;
-  constants: { name: string; value: PyExpr }[];
+  constants: ModuleConstant[];
 }
 
 /** The method and the path below the router's prefix that the compiler decided for `op`. */
@@ -172,20 +237,26 @@ function endpoint(ctx: RouteContext, op: Operation): EndpointIR | undefined {
   return ctx.route.endpoints.find((e) => e.operation === op);
 }
 
+/** Adds a module constant (its value naming no import unless `uses` says so) and returns its name. */
+function constant(ctx: RouteContext, name: string, value: PyExpr, uses: readonly PyName[] = []): string {
+  ctx.constants.push({ name, value, uses });
+  return name;
+}
+
 /**
  * operation_id, summary, the failure statuses declared in the document (statuses.ts) and (with
  * auth) the role check every handler's decorator carries.
  */
-function commonOptions(ctx: RouteContext, op: Operation, fallback: string): string[] {
+function commonOptions(ctx: RouteContext, op: Operation, fallback: string): Code[] {
   const e = endpoint(ctx, op);
-  const out = [`operation_id=${pyStr(`${ctx.tag}-${op}`)}`, `summary=${pyStr(e?.summary || fallback)}`];
+  const out = [plain(`operation_id=${pyStr(`${ctx.tag}-${op}`)}`), plain(`summary=${pyStr(e?.summary || fallback)}`)];
   const statuses = operationStatuses({ ir: ctx.ir, op, endpoint: e, workflow: ctx.workflow });
-  out.push(`responses=error_responses(${statuses.join(", ")})`);
+  out.push(py`responses=${N.error_responses}(${statuses.join(", ")})`);
   if (ctx.ir.auth !== null && e) {
     const roles = [...e.roles].sort();
     const name = rolesConstant(roles);
     ctx.roleSets.set(name, roles);
-    out.push(`dependencies=${name}`);
+    out.push(plain(`dependencies=${name}`));
   }
   return out;
 }
@@ -196,7 +267,7 @@ function commonOptions(ctx: RouteContext, op: Operation, fallback: string): stri
  * in the description too, as the only reason a schema-valid request may be refused. Defines the
  * `openapi_extra` constant and returns its name; null when the operation has no rules.
  */
-function rulesDoc(ctx: RouteContext, op: "create" | "update", constant: string): string | null {
+function rulesDoc(ctx: RouteContext, op: "create" | "update", name: string): string | null {
   const e = endpoint(ctx, op);
   const compiled = writeRules(ctx.entity, e, endpoint(ctx, "create"));
   if (compiled.rules.length === 0) return null;
@@ -217,61 +288,86 @@ function rulesDoc(ctx: RouteContext, op: "create" | "update", constant: string):
       ]),
     );
   // openapi_extra is merged into the operation object of the document.
-  ctx.constants.push({
-    name: constant,
-    value: exploded(
+  return constant(
+    ctx,
+    name,
+    exploded(
       dict([
         [pyStr("description"), str(description)],
         [pyStr("x-validation-rules"), { kind: "list", items: compiled.rules.map(rule) }],
       ]),
     ),
-  });
-  return constant;
+  );
+}
+
+/** A tuple of compiled validation rules, as a constant of the module (it names Rule, maybe app.expr). */
+function rulesConstant(
+  ctx: RouteContext,
+  name: string,
+  rules: readonly ValidationRuleIR[],
+  value: PyExpr = rulesTuple([...rules]),
+): string {
+  return constant(ctx, name, value, [N.Rule, ...(rules.some((r) => usesExprModule(r.expr)) ? [N.expr] : [])]);
 }
 
 /** The `openapi_extra` option naming a document constant, if there is one. */
-const openapiExtra = (constant: string | null): string[] => (constant ? [`openapi_extra=${constant}`] : []);
+const openapiExtra = (name: string | null): Code[] => (name ? [plain(`openapi_extra=${name}`)] : []);
 
 /**
- * The caller's id in a handler, and the parameter that brings the caller. Without an auth contract
+ * The caller in a handler, and the parameter that brings the caller. Without an auth contract
  * every request is the anonymous administrator: the handlers name it directly rather than have
  * FastAPI solve a dependency per request to hand over a constant.
  */
-const callerId = (ctx: RouteContext): string => (ctx.ir.auth === null ? "ANONYMOUS.id" : "user.id");
-const callerParam = (ctx: RouteContext): string[] => (ctx.ir.auth === null ? [] : ["user: CurrentUser"]);
+const caller = (ctx: RouteContext): Code => (ctx.ir.auth === null ? py`${N.ANONYMOUS}` : plain("user"));
+const callerId = (ctx: RouteContext): Code => py`${caller(ctx)}.id`;
+const callerParam = (ctx: RouteContext): Code[] => (ctx.ir.auth === null ? [] : [py`user: ${N.CurrentUser}`]);
 
 /** The handler's repository, a dependency (app/deps.py) that `app.dependency_overrides` can swap. */
-const repoParam = (ctx: RouteContext): string => `repo: ${repositoryAlias(ctx.cls)}`;
+const repoParam = (ctx: RouteContext): Code => py`repo: ${ctx.names.repo}`;
+
 /**
- * A call of the entity's hook (the user's app/custom/hooks/<entity>.py, see docs/customizing.md):
- * every hook takes its subject, then the caller. After-hooks get the record as the API returns it.
+ * A call of the entity's hook (app/hooks.py: the user's function of app/custom/hooks/<entity>.py,
+ * or one that does nothing; see docs/customizing.md): every hook takes its subject, then the caller.
  */
-const hook = (ctx: RouteContext, name: string, subject: string): string => `await hooks.${name}(${subject}, ${caller(ctx)})`;
-const caller = (ctx: RouteContext): string => (ctx.ir.auth === null ? "ANONYMOUS" : "user");
+const hook = (ctx: RouteContext, name: HookName, subject: Code | string): Statement =>
+  stmt(py`await ${ctx.names.hooks}.${name}(${typeof subject === "string" ? plain(subject) : subject}, ${caller(ctx)})`);
+
 /**
- * An after-hook given the stored record as the API returns it, a validated public model. Through
- * records.after_hook, which skips the hook (and building its model) while the hook is still the
- * empty function charter wrote.
+ * An after-hook given the stored record as the API returns it, a validated public model: built only
+ * when the user defined the hook, since validating the record for a hook that does nothing would
+ * be a fiftieth of what a create costs.
  */
-const afterHook = (ctx: RouteContext, name: string): string =>
-  `await after_hook(hooks.${name}, ${ctx.cls}Public, record, LINKS, ${caller(ctx)})`;
-const notFound = (ctx: RouteContext): string => `raise not_found(${pyStr(ctx.entity.name)}, record_id)`;
+const afterHook = (ctx: RouteContext, name: HookName): Statement =>
+  stmt(py`if ${ctx.names.hooks}.${name} is not ${N.nothing}:`, [
+    hook(ctx, name, py`${ctx.names.public}.model_validate(${N.with_links}(record, LINKS))`),
+  ]);
+const notFound = (ctx: RouteContext): Statement => stmt(py`raise ${N.not_found}(${pyStr(ctx.entity.name)}, record_id)`);
+const ifNone = (ctx: RouteContext): Statement => stmt(plain("if record is None:"), [notFound(ctx)]);
+const recordId = py`record_id: ${N.UUID}`;
+
+/** Why the handlers return a Response and still declare a response_model, said once per module. */
+const RESPONSES_NOTE = [
+  "# The handlers answer with a Response of the body they built (orjson-rendered dicts): FastAPI then",
+  "# skips its response-model pass (validate the answer, serialise it again), the costliest step of a",
+  "# small request. Each still declares its response_model: the answer the OpenAPI document shows, and",
+  "# what CheckedRoute (app/responses.py) checks every answer against while RESPONSE_VALIDATION is on.",
+];
 
 function listHandler(ctx: RouteContext): HandlerModel {
   return {
     ...served(ctx, "list"),
     options: [
-      `response_model=${ctx.cls}List`,
+      py`response_model=${ctx.names.list}`,
       ...commonOptions(ctx, "list", `List ${ctx.entity.labelPlural.toLowerCase()}`),
-      `openapi_extra=query_parameters(${ctx.cls}Filters)`,
+      py`openapi_extra=${N.query_parameters}(${ctx.names.filters})`,
     ],
     name: `list_${ctx.module}`,
     // The query is validated in one pass by the Filters model (records.parse_query), not by FastAPI.
-    params: ["request: Request", repoParam(ctx)],
-    returns: "ORJSONResponse",
+    params: [py`request: ${N.Request}`, repoParam(ctx)],
+    returns: py`${N.ORJSONResponse}`,
     body: [
-      `page = await repo.list(list_query(repo.meta, parse_query(${ctx.cls}Filters, request)))`,
-      "return ORJSONResponse(page_body(page, LINKS))",
+      stmt(py`page = await repo.list(${N.list_query}(repo.meta, ${N.parse_query}(${ctx.names.filters}, request)))`),
+      stmt(py`return ${N.ORJSONResponse}(${N.page_body}(page, LINKS))`),
     ],
   };
 }
@@ -279,15 +375,14 @@ function listHandler(ctx: RouteContext): HandlerModel {
 function getHandler(ctx: RouteContext): HandlerModel {
   return {
     ...served(ctx, "get"),
-    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "get", `Get a ${ctx.label}`)],
+    options: [py`response_model=${ctx.names.public}`, ...commonOptions(ctx, "get", `Get a ${ctx.label}`)],
     name: `get_${ctx.entity.name}`,
-    params: ["record_id: UUID", repoParam(ctx)],
-    returns: "ORJSONResponse",
+    params: [recordId, repoParam(ctx)],
+    returns: py`${N.ORJSONResponse}`,
     body: [
-      "record = await repo.get(record_id)",
-      "if record is None:",
-      `    ${notFound(ctx)}`,
-      "return ORJSONResponse(with_links(record, LINKS))",
+      stmt(plain("record = await repo.get(record_id)")),
+      ifNone(ctx),
+      stmt(py`return ${N.ORJSONResponse}(${N.with_links}(record, LINKS))`),
     ],
   };
 }
@@ -295,37 +390,38 @@ function getHandler(ctx: RouteContext): HandlerModel {
 function createHandler(ctx: RouteContext): HandlerModel {
   const create = endpoint(ctx, "create");
   const rules = create?.validation ?? [];
-  ctx.constants.push({ name: "CREATE_FILL", value: fillDict(createFill(ctx.entity, create)) });
-  if (rules.length) ctx.constants.push({ name: "CREATE_RULES", value: rulesTuple(rules) });
+  constant(ctx, "CREATE_FILL", fillDict(createFill(ctx.entity, create)));
+  if (rules.length) rulesConstant(ctx, "CREATE_RULES", rules);
   const events = pyStrTuple(eventsTuple(create));
+  const replayedHook = hook(ctx, "after_create", py`${ctx.names.public}.model_validate_json(bytes(response.body))`);
   return {
     ...served(ctx, "create"),
     options: [
-      `response_model=${ctx.cls}Public`,
-      "status_code=201",
+      py`response_model=${ctx.names.public}`,
+      plain("status_code=201"),
       ...commonOptions(ctx, "create", `Create a ${ctx.label}`),
       // The Idempotency-Key header is declared here and read by the handler (app/idempotency.py).
-      `openapi_extra=with_idempotency_key(${rulesDoc(ctx, "create", "CREATE_RULES_DOC") ?? ""})`,
+      py`openapi_extra=${N.with_idempotency_key}(${rulesDoc(ctx, "create", "CREATE_RULES_DOC") ?? ""})`,
     ],
     name: `create_${ctx.entity.name}`,
-    params: [`body: ${ctx.cls}Create`, "request: Request", repoParam(ctx), ...callerParam(ctx)],
-    returns: "Response",
+    params: [py`body: ${ctx.names.create}`, py`request: ${N.Request}`, repoParam(ctx), ...callerParam(ctx)],
+    returns: py`${N.Response}`,
     body: [
-      "values = body.model_dump(by_alias=True)",
-      ...(rules.length ? ["enforce(CREATE_RULES, values)"] : []),
-      `fill(values, CREATE_FILL, ${callerId(ctx)})`,
-      ...(ctx.workflow ? ['values["state"] = WORKFLOW.initial'] : []),
+      stmt(plain("values = body.model_dump(by_alias=True)")),
+      ...(rules.length ? [stmt(py`${N.enforce}(CREATE_RULES, values)`)] : []),
+      stmt(py`${N.fill}(values, CREATE_FILL, ${callerId(ctx)})`),
+      ...(ctx.names.workflow ? [stmt(py`values["state"] = ${ctx.names.workflow}.initial`)] : []),
       hook(ctx, "before_create", "body"),
-      "key = idempotency_key(request)",
-      "if key is not None:",
-      `    response = await create_once(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`,
-      // A replayed response created nothing: the hook ran when the first request did.
-      `    if response.status_code == 201 and "idempotent-replayed" not in response.headers:`,
-      `        ${hook(ctx, "after_create", `${ctx.cls}Public.model_validate_json(bytes(response.body))`)}`,
-      "    return response",
-      `record = await repo.create(values, events=${events})`,
+      stmt(py`key = ${N.idempotency_key}(request)`),
+      stmt(plain("if key is not None:"), [
+        stmt(py`response = await ${N.create_once}(repo, key, ${callerId(ctx)}, body, values, ${events}, LINKS)`),
+        // A replayed response created nothing: the hook ran when the first request did.
+        stmt(plain(`if response.status_code == 201 and "idempotent-replayed" not in response.headers:`), [replayedHook]),
+        stmt(plain("return response")),
+      ]),
+      stmt(plain(`record = await repo.create(values, events=${events})`)),
       afterHook(ctx, "after_create"),
-      "return ORJSONResponse(with_links(record, LINKS), status_code=201)",
+      stmt(py`return ${N.ORJSONResponse}(${N.with_links}(record, LINKS), status_code=201)`),
     ],
   };
 }
@@ -341,55 +437,55 @@ function updateRules(ctx: RouteContext, update: EndpointIR | undefined): string 
   if (own.length === 0) return createRules.length ? "CREATE_RULES" : null;
   const value = rulesTuple(own);
   const items = typeof value === "object" && value.kind === "tuple" ? value.items : [value];
-  ctx.constants.push({ name: "UPDATE_RULES", value: tuple(createRules.length ? ["*CREATE_RULES", ...items] : items) });
-  return "UPDATE_RULES";
+  return rulesConstant(ctx, "UPDATE_RULES", own, tuple(createRules.length ? ["*CREATE_RULES", ...items] : items));
 }
 
 function updateHandler(ctx: RouteContext): HandlerModel {
   const update = endpoint(ctx, "update");
-  ctx.constants.push({ name: "UPDATE_FILL", value: fillDict(updateFill(ctx.entity, update)) });
+  constant(ctx, "UPDATE_FILL", fillDict(updateFill(ctx.entity, update)));
   const rules = updateRules(ctx, update);
   const events = pyStrTuple(eventsTuple(update));
   return {
     ...served(ctx, "update"),
     options: [
-      `response_model=${ctx.cls}Public`,
+      py`response_model=${ctx.names.public}`,
       ...commonOptions(ctx, "update", `Update a ${ctx.label}`),
       ...openapiExtra(rulesDoc(ctx, "update", "UPDATE_RULES_DOC")),
     ],
     name: `update_${ctx.entity.name}`,
-    params: ["record_id: UUID", `body: ${ctx.cls}Update`, repoParam(ctx), ...callerParam(ctx)],
-    returns: "ORJSONResponse",
+    params: [recordId, py`body: ${ctx.names.update}`, repoParam(ctx), ...callerParam(ctx)],
+    returns: py`${N.ORJSONResponse}`,
     body: [
-      "changes = body.model_dump(by_alias=True, exclude_unset=True)",
-      "check_changes(META, changes)",
+      stmt(plain("changes = body.model_dump(by_alias=True, exclude_unset=True)")),
+      stmt(py`${N.check_changes}(${ctx.names.meta}, changes)`),
       hook(ctx, "before_update", "record_id, body"),
-      `fill(changes, UPDATE_FILL, ${callerId(ctx)})`,
+      stmt(py`${N.fill}(changes, UPDATE_FILL, ${callerId(ctx)})`),
       // The rules see the record as the change leaves it, read under the write's lock (modify).
-      rules
-        ? `record = await repo.modify(record_id, checked(${rules}, changes, events=${events}))`
-        : `record = await repo.update(record_id, changes, events=${events})`,
-      "if record is None:",
-      `    ${notFound(ctx)}`,
+      stmt(
+        rules
+          ? py`record = await repo.modify(record_id, ${N.checked}(${rules}, changes, events=${events}))`
+          : plain(`record = await repo.update(record_id, changes, events=${events})`),
+      ),
+      ifNone(ctx),
       afterHook(ctx, "after_update"),
-      "return ORJSONResponse(with_links(record, LINKS))",
+      stmt(py`return ${N.ORJSONResponse}(${N.with_links}(record, LINKS))`),
     ],
   };
 }
 
 function deleteHandler(ctx: RouteContext): HandlerModel {
+  const events = pyStrTuple(eventsTuple(endpoint(ctx, "delete")));
   return {
     ...served(ctx, "delete"),
-    options: ["status_code=204", ...commonOptions(ctx, "delete", `Delete a ${ctx.label}`)],
+    options: [plain("status_code=204"), ...commonOptions(ctx, "delete", `Delete a ${ctx.label}`)],
     name: `delete_${ctx.entity.name}`,
-    params: ["record_id: UUID", repoParam(ctx), ...callerParam(ctx)],
-    returns: "Response",
+    params: [recordId, repoParam(ctx), ...callerParam(ctx)],
+    returns: py`${N.Response}`,
     body: [
       hook(ctx, "before_delete", "record_id"),
-      `if not await repo.delete(record_id, ${callerId(ctx)}, events=${pyStrTuple(eventsTuple(endpoint(ctx, "delete")))}):`,
-      `    ${notFound(ctx)}`,
+      stmt(py`if not await repo.delete(record_id, ${callerId(ctx)}, events=${events}):`, [notFound(ctx)]),
       hook(ctx, "after_delete", "record_id"),
-      "return Response(status_code=204)",
+      stmt(py`return ${N.Response}(status_code=204)`),
     ],
   };
 }
@@ -399,25 +495,44 @@ function deleteHandler(ctx: RouteContext): HandlerModel {
  * move is decided (allowed target, guard, effects) on the record as the write holds it, so a
  * concurrent update cannot break the guard between the check and the change of state.
  */
-function transitionHandler(ctx: RouteContext, move: EndpointIR): HandlerModel {
-  ctx.constants.push({ name: "STATE_FILL", value: fillDict(updateFill(ctx.entity, move)) });
+function transitionHandler(ctx: RouteContext, move: EndpointIR, workflow: PyName): HandlerModel {
+  constant(ctx, "STATE_FILL", fillDict(updateFill(ctx.entity, move)));
   return {
     ...served(ctx, "transition"),
-    options: [`response_model=${ctx.cls}Public`, ...commonOptions(ctx, "transition", `Move a ${ctx.label} to another state`)],
+    options: [py`response_model=${ctx.names.public}`, ...commonOptions(ctx, "transition", `Move a ${ctx.label} to another state`)],
     name: `move_${ctx.entity.name}`,
-    params: ["record_id: UUID", "body: StateChange", repoParam(ctx), ...callerParam(ctx)],
-    returns: "ORJSONResponse",
+    params: [recordId, py`body: ${N.StateChange}`, repoParam(ctx), ...callerParam(ctx)],
+    returns: py`${N.ORJSONResponse}`,
     body: [
-      "changes: dict[str, Any] = {}",
-      `fill(changes, STATE_FILL, ${callerId(ctx)})`,
+      stmt(py`changes: dict[str, ${N.Any}] = {}`),
+      stmt(py`${N.fill}(changes, STATE_FILL, ${callerId(ctx)})`),
       hook(ctx, "before_transition", "record_id, body.state"),
-      `move = WORKFLOW.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`,
-      "record = await repo.modify(record_id, move)",
-      "if record is None:",
-      `    ${notFound(ctx)}`,
+      stmt(py`move = ${workflow}.move(body.state, changes, events=${pyStrTuple(eventsTuple(move))})`),
+      stmt(plain("record = await repo.modify(record_id, move)")),
+      ifNone(ctx),
       afterHook(ctx, "after_transition"),
-      "return ORJSONResponse(with_links(record, LINKS))",
+      stmt(py`return ${N.ORJSONResponse}(${N.with_links}(record, LINKS))`),
     ],
+  };
+}
+
+/**
+ * The entity's names the handlers use. The metadata, hooks and workflow under fixed names: an
+ * entity or workflow named like one of the module's own names (`links`, a role's `USER`) would
+ * otherwise shadow it.
+ */
+function entityNames(entity: EntityIR, workflow: WorkflowIR | undefined): EntityNames {
+  const models = `app.models.${pyModuleName(entity.name)}`;
+  return {
+    repo: pyName("app.deps", repositoryAlias(entity.className)),
+    hooks: pyName("app.hooks", hooksConstant(entity.name), "HOOKS"),
+    meta: pyName("app.domain", metaConstant(entity.name), "META"),
+    create: pyName(models, `${entity.className}Create`),
+    filters: pyName(models, `${entity.className}Filters`),
+    list: pyName(models, `${entity.className}List`),
+    public: pyName(models, `${entity.className}Public`),
+    update: pyName(models, `${entity.className}Update`),
+    workflow: workflow ? pyName("app.workflows", constantName(workflow.name), "WORKFLOW") : undefined,
   };
 }
 
@@ -427,27 +542,25 @@ export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR,
   if (!api || api.route !== route.fqn)
     throw new Error(`${route.fqn} does not serve ${entity.fqn} (the compiler chose ${api?.route ?? "none"})`);
   const links = route.endpoints.find((e) => e.operation === "get")?.hateoas ?? { self: `${api.basePath}/{id}` };
+  const workflow = ir.workflows.find((w) => w.fqn === entity.stateMachine);
   const ctx: RouteContext = {
     ir,
     route,
     entity,
     api,
     module,
-    cls: entity.className,
+    names: entityNames(entity, workflow),
     label: entity.label.toLowerCase(),
     tag: api.basePath.replace(/^\//, "") || module,
-    workflow: ir.workflows.find((w) => w.fqn === entity.stateMachine),
-    imports: new Imports(),
+    workflow,
     roleSets: new Map(),
-    constants: [{ name: "LINKS", value: pyValue(links) }],
+    constants: [{ name: "LINKS", value: pyValue(links), uses: [] }],
   };
   const move = endpoint(ctx, "transition");
   const handlers = [listHandler(ctx), getHandler(ctx), createHandler(ctx), updateHandler(ctx), deleteHandler(ctx)];
-  if (ctx.workflow && move) handlers.push(transitionHandler(ctx, move));
-  addImports(ctx, handlers);
+  if (ctx.names.workflow && move) handlers.push(transitionHandler(ctx, move, ctx.names.workflow));
   return {
     docstring: pyDocstring(`${humanList(entity.labelPlural)} API (${route.fqn}).`, route.description ? `${route.description}.` : ""),
-    imports: ctx.imports,
     prefix: api.basePath,
     tag: ctx.tag,
     roleSets: ctx.roleSets,
@@ -456,63 +569,22 @@ export function buildRouteModule(ir: DomainIR, route: RouteIR, entity: EntityIR,
   };
 }
 
-/** The names the handlers use, from the modules that define them. */
-function addImports(ctx: RouteContext, handlers: readonly HandlerModel[]): void {
-  const imp = ctx.imports;
-  const code = handlers.flatMap((h) => h.body).join("\n");
-  // Only what the handlers' code names is imported: ruff refuses unused imports.
-  imp.add("uuid", "UUID");
-  for (const n of ["APIRouter", "Request", "Response"]) imp.add("fastapi", n);
-  if (ctx.constants.some((c) => c.name.endsWith("_RULES"))) {
-    imp.add("app.rules", "Rule");
-    const rules = (["create", "update"] as const).flatMap((op) => endpoint(ctx, op)?.validation ?? []);
-    if (rules.some((r) => usesExprModule(r.expr))) imp.add("app", "expr");
-  }
-  if (code.includes("enforce(")) imp.add("app.rules", "enforce");
-  if (code.includes("checked(")) imp.add("app.rules", "checked");
-  if (code.includes("create_once(")) {
-    imp.add("app.idempotency", "create_once");
-    imp.add("app.idempotency", "idempotency_key");
-    imp.add("app.idempotency", "with_idempotency_key");
-  }
-  if (code.includes("dict[str, Any]")) imp.add("typing", "Any");
-  for (const n of [repositoryAlias(ctx.cls), "APP_OVERRIDES", ...(ctx.ir.auth !== null ? ["CurrentUser", "role_dependencies"] : [])]) {
-    imp.add("app.deps", n);
-  }
-  if (ctx.ir.auth === null) imp.add("app.principal", "ANONYMOUS");
-  imp.add("app.custom.hooks", `${pyModuleName(ctx.entity.name)} as hooks`);
-  // Under fixed names: an entity or workflow named like one of the module's own names (`links`, a
-  // role's `USER`) would otherwise shadow it.
-  imp.add("app.domain", `${metaConstant(ctx.entity.name)} as META`);
-  imp.add("app.errors", "not_found");
-  imp.add("app.errors", "error_responses");
-  for (const suffix of ["Create", "Filters", "List", "Public", "Update"])
-    imp.add(`app.models.${pyModuleName(ctx.entity.name)}`, `${ctx.cls}${suffix}`);
-  for (const n of ["check_changes", "fill", "list_query", "page_body", "parse_query", "query_parameters", "with_links"]) {
-    imp.add("app.records", n);
-  }
-  if (code.includes("after_hook(")) imp.add("app.records", "after_hook");
-  imp.add("app.responses", "ORJSONResponse");
-  imp.add("app.responses", "CheckedRoute");
-  if (code.includes("ApiError(")) imp.add("app.errors", "ApiError");
-  if (ctx.workflow && handlers.some((h) => h.method === "put")) imp.add("app.workflow", "StateChange");
-  if (ctx.workflow && code.includes("WORKFLOW.")) {
-    imp.add("app.workflows", `${constantName(ctx.workflow.name)} as WORKFLOW`);
-  }
-}
-
-/**
- * The decorator of a handler. Paths answer with and without a trailing slash through app/edge.py
- * rather than a twin route per path: every extra route is one more regular expression tried on
- * every request.
- */
+/** The decorator of a handler, its signature and its body. */
 function renderHandler(h: HandlerModel): string {
   return [
-    pyCall(`@router.${h.method}`, [pyStr(h.path), ...h.options]),
-    pyAsyncDef(h.name, h.params, h.returns),
-    ...h.body.map((line) => `    ${line}`),
+    pyCall(`@router.${h.method}`, [pyStr(h.path), ...h.options.map((o) => o.text)]),
+    pyAsyncDef(
+      h.name,
+      h.params.map((p) => p.text),
+      h.returns.text,
+    ),
+    ...renderStatements(h.body),
   ].join("\n");
 }
+
+/** Every name a handler uses: in its decorator, its signature and its body. */
+const handlerUses = (h: HandlerModel): PyName[] =>
+  [...h.options, ...h.params, h.returns].flatMap((c) => c.uses).concat(statementUses(h.body));
 
 /** `ADMIN_OR_AGENT = role_dependencies("admin", "agent")` lines of a module's role sets, by name. */
 export function renderRoleConstants(roleSets: ReadonlyMap<string, readonly string[]>): string[] {
@@ -521,26 +593,30 @@ export function renderRoleConstants(roleSets: ReadonlyMap<string, readonly strin
     .map(([name, roles]) => `${name} = role_dependencies(${roles.map(pyStr).join(", ")})`);
 }
 
-/** The text of a route module. */
+/** The router of a route module. CheckedRoute: answers validated against their response models while RESPONSE_VALIDATION is on. */
+function routerCode(m: RouteModuleModel): Code {
+  const args = [kw("prefix", pyStr(m.prefix)), kw("tags", `[${pyStr(m.tag)}]`), kw("route_class", localName(N.CheckedRoute))];
+  return { text: assign("router", call(localName(N.APIRouter), args)), uses: [N.APIRouter, N.CheckedRoute] };
+}
+
+/** The text of a route module; its imports are the names its code uses. */
 export function renderRouteModule(m: RouteModuleModel): string {
   const roleConstants = renderRoleConstants(m.roleSets);
+  const router = routerCode(m);
+  const uses = [
+    ...router.uses,
+    ...(roleConstants.length ? [N.role_dependencies] : []),
+    ...m.constants.flatMap((c) => c.uses),
+    ...m.handlers.flatMap(handlerUses),
+  ];
   return [
     hashHeader(),
     m.docstring,
     "",
-    m.imports.render(),
+    importsOf(uses).render(),
     "",
-    // CheckedRoute: answers validated against their response models while RESPONSE_VALIDATION is on.
-    // APP_OVERRIDES: the app serves these routes as its own (app/main.py), with its overrides.
-    assign(
-      "router",
-      call("APIRouter", [
-        kw("prefix", pyStr(m.prefix)),
-        kw("tags", `[${pyStr(m.tag)}]`),
-        kw("route_class", "CheckedRoute"),
-        kw("dependency_overrides_provider", "APP_OVERRIDES"),
-      ]),
-    ),
+    ...RESPONSES_NOTE,
+    router.text,
     "",
     ...(roleConstants.length ? [...roleConstants, ""] : []),
     ...m.constants.map((c) => assign(c.name, c.value)),

@@ -2,16 +2,22 @@ import type { DomainIR } from "../../compiler/index.js";
 import { GENERATED_NOTICE } from "../header.js";
 import { HEALER_PORT, HEALER_POSTGRES_COMPONENT, HEALER_POSTGRES_REPLICAS, type K8sNames } from "./manifests.js";
 
-/** The short deployment guide written beside the manifests (k8s/README.md). */
+/** The short deployment guide written beside the manifests (k8s/README.md), section by section. */
 export function renderGuide(ir: DomainIR, n: K8sNames): string {
   const pages = ir.pages.length > 0;
-  const jwt = ir.auth?.provider === "jwt";
-  const secretArgs = [
-    "  --from-literal=DATABASE_URL='postgresql://USER:PASSWORD@HOST:5432/DB'",
-    ...(jwt ? ['  --from-literal=AUTH_SECRET="$(openssl rand -hex 32)"'] : []),
-    '  --from-literal=SVC_HEALER_TOKEN="$(openssl rand -hex 32)"',
-  ];
-  const lines = [
+  return [
+    ...introSection(ir, n, pages),
+    ...deploySection(ir, n, pages),
+    ...scalingSection(),
+    ...healerStoreSection(n),
+    ...exposingSection(n, pages),
+    ...observabilitySection(n, pages),
+  ].join("\n");
+}
+
+/** The title and the table of the files beside the guide. */
+function introSection(ir: DomainIR, n: K8sNames, pages: boolean): string[] {
+  return [
     `<!-- ${GENERATED_NOTICE} -->`,
     "",
     `# Running ${ir.domain} on Kubernetes`,
@@ -29,6 +35,18 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
     ...(pages ? [`| \`frontend.yaml\` | \`${n.frontend}\`: the Next.js admin, Deployment and Service |`] : []),
     "| `kustomization.yaml` | the list of files and the image names to point at your registry |",
     "",
+  ];
+}
+
+/** Build the images, create the Secret, migrate then roll out, hand the Healer its contracts. */
+function deploySection(ir: DomainIR, n: K8sNames, pages: boolean): string[] {
+  const jwt = ir.auth?.provider === "jwt";
+  const secretArgs = [
+    "  --from-literal=DATABASE_URL='postgresql://USER:PASSWORD@HOST:5432/DB'",
+    ...(jwt ? ['  --from-literal=AUTH_SECRET="$(openssl rand -hex 32)"'] : []),
+    '  --from-literal=SVC_HEALER_TOKEN="$(openssl rand -hex 32)"',
+  ];
+  return [
     "## Deploy",
     "",
     "1. Build and push the images from the `docker` target's output (`backend/Dockerfile`, the Healer",
@@ -74,6 +92,11 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
     `   kubectl cp domains/. "$(kubectl get pod -l app.kubernetes.io/component=healer -o jsonpath='{.items[0].metadata.name}')":/state/project/domains`,
     "   ```",
     "",
+  ];
+}
+
+function scalingSection(): string[] {
+  return [
     "## Scaling",
     "",
     "- The app keeps no state in its pods: record numbers come from PostgreSQL sequences and the event",
@@ -92,6 +115,11 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
     "- Every workload runs as a non-root user with a read-only root file system, no privilege",
     "  escalation, all capabilities dropped and the runtime's default seccomp profile.",
     "",
+  ];
+}
+
+function healerStoreSection(n: K8sNames): string[] {
+  return [
     "## The Healer's store: a volume or PostgreSQL",
     "",
     `By default the Healer keeps its tickets in SQLite on the \`${n.healerState}\` claim (ReadWriteOnce), so it`,
@@ -115,6 +143,11 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
     "that a live replica keeps renewing, so the work of a replica that is killed goes back to the queue.",
     "Fixes are applied under one lock held in the database, one replica at a time.",
     "",
+  ];
+}
+
+function exposingSection(n: K8sNames, pages: boolean): string[] {
+  return [
     "## Exposing it",
     "",
     `The Services are \`ClusterIP\`. Expose \`${n.app}\` (port 8000)${pages ? ` and \`${n.frontend}\` (port 3000)` : ""} through your ingress`,
@@ -126,6 +159,12 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
         ]
       : []),
     "",
+  ];
+}
+
+/** Logs, metrics, traces, and whom the login throttle believes about the client's address. */
+function observabilitySection(n: K8sNames, pages: boolean): string[] {
+  return [
     "## Logs, metrics and traces",
     "",
     "- The app writes one JSON object per log line (`LOG_FORMAT`), each with the request's id (its",
@@ -144,5 +183,4 @@ export function renderGuide(ir: DomainIR, n: K8sNames): string {
     `\`${n.config}\` to the network of your ${pages ? "frontend pods and " : ""}ingress, never to a range other callers share.`,
     "",
   ];
-  return lines.join("\n");
 }

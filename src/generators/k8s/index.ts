@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import type { DomainIR } from "../../compiler/index.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import { hashHeader } from "../header.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import { renderGuide } from "./guide.js";

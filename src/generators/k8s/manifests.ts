@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import type { DomainIR } from "../../compiler/index.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 
 /**
  * The Kubernetes objects of one generated domain, as plain data. The app stays stateless (sequences,
@@ -323,62 +323,8 @@ export function healerDeployment(n: K8sNames): K8sObject {
         spec: {
           automountServiceAccountToken: false,
           securityContext: podSecurity(HEALER_RUN_AS),
-          initContainers: [
-            {
-              name: "seed-project",
-              image: n.healerImage,
-              imagePullPolicy: "IfNotPresent",
-              // The project folders on the volume; the contracts are copied in once (see the guide) and
-              // later starts keep the volume's (possibly healed) contracts.
-              command: ["mkdir", "-p", `${HEALER_STATE_PROJECT}/domains`, `${HEALER_STATE_PROJECT}/.forge`],
-              resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
-              securityContext: containerSecurity(),
-              volumeMounts: [{ name: "state", mountPath: HEALER_STATE_DIR }],
-            },
-          ],
-          containers: [
-            {
-              name: "healer",
-              image: n.healerImage,
-              imagePullPolicy: "IfNotPresent",
-              workingDir: HEALER_STATE_PROJECT,
-              command: [HEALER_CHARTER, "healer", "serve", "--host", "0.0.0.0", "--port", String(HEALER_PORT), "domains"],
-              ports: [{ name: "http", containerPort: HEALER_PORT, protocol: "TCP" }],
-              env: [
-                { name: "SVC_HEALER_PORT", value: String(HEALER_PORT) },
-                // Unset: tickets in SQLite on the volume. Set: one PostgreSQL queue (see healerPostgresComponent).
-                healerDatabaseUrl(n, true),
-                {
-                  name: "SVC_HEALER_TOKEN",
-                  // Required: the Healer listens on the pod network, so it never runs without a token.
-                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN" } },
-                },
-                {
-                  name: "SVC_HEALER_WEBHOOK_URL",
-                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_WEBHOOK_URL", optional: true } },
-                },
-                {
-                  name: "SVC_AI_MODEL",
-                  valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_AI_MODEL", optional: true } },
-                },
-                ...["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY", "OPENROUTER_API_KEY"].map((name) => ({
-                  name,
-                  valueFrom: { secretKeyRef: { name: n.secret, key: name, optional: true } },
-                })),
-              ],
-              readinessProbe: httpProbe("/healer/health", "http", 5, 3),
-              livenessProbe: httpProbe("/healer/health", "http", 10, 3),
-              resources: {
-                requests: { cpu: "100m", memory: "192Mi" },
-                limits: { cpu: "1", memory: "512Mi" },
-              },
-              securityContext: containerSecurity(),
-              volumeMounts: [
-                { name: "state", mountPath: HEALER_STATE_DIR },
-                { name: "tmp", mountPath: "/tmp" },
-              ],
-            },
-          ],
+          initContainers: [healerSeedContainer(n)],
+          containers: [healerContainer(n)],
           volumes: [
             { name: "state", persistentVolumeClaim: { claimName: n.healerState } },
             { name: "tmp", emptyDir: {} },
@@ -387,6 +333,77 @@ export function healerDeployment(n: K8sNames): K8sObject {
       },
     },
   };
+}
+
+/** Makes the project folders on the Healer's volume before it starts. */
+function healerSeedContainer(n: K8sNames): Record<string, unknown> {
+  return {
+    name: "seed-project",
+    image: n.healerImage,
+    imagePullPolicy: "IfNotPresent",
+    // The project folders on the volume; the contracts are copied in once (see the guide) and
+    // later starts keep the volume's (possibly healed) contracts.
+    command: ["mkdir", "-p", `${HEALER_STATE_PROJECT}/domains`, `${HEALER_STATE_PROJECT}/.forge`],
+    resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
+    securityContext: containerSecurity(),
+    volumeMounts: [{ name: "state", mountPath: HEALER_STATE_DIR }],
+  };
+}
+
+/** The Healer itself, serving the contracts on its volume. */
+function healerContainer(n: K8sNames): Record<string, unknown> {
+  return {
+    name: "healer",
+    image: n.healerImage,
+    imagePullPolicy: "IfNotPresent",
+    workingDir: HEALER_STATE_PROJECT,
+    command: [HEALER_CHARTER, "healer", "serve", "--host", "0.0.0.0", "--port", String(HEALER_PORT), "domains"],
+    ports: [{ name: "http", containerPort: HEALER_PORT, protocol: "TCP" }],
+    env: healerEnv(n),
+    readinessProbe: httpProbe("/healer/health", "http", 5, 3),
+    livenessProbe: httpProbe("/healer/health", "http", 10, 3),
+    resources: {
+      requests: { cpu: "100m", memory: "192Mi" },
+      limits: { cpu: "1", memory: "512Mi" },
+    },
+    securityContext: containerSecurity(),
+    volumeMounts: [
+      { name: "state", mountPath: HEALER_STATE_DIR },
+      { name: "tmp", mountPath: "/tmp" },
+    ],
+  };
+}
+
+/** The Healer's settings: its port, its store, the app's database, its token, webhook and LLM keys. */
+function healerEnv(n: K8sNames): Record<string, unknown>[] {
+  return [
+    { name: "SVC_HEALER_PORT", value: String(HEALER_PORT) },
+    // Unset: tickets in SQLite on the volume. Set: one PostgreSQL queue (see healerPostgresComponent).
+    healerDatabaseUrl(n, true),
+    {
+      // The app's database, read only to count the rows a proposal's destructive steps
+      // touch (the review page's "drops column ... N rows").
+      name: "SVC_HEALER_APP_DATABASE_URL",
+      valueFrom: { secretKeyRef: { name: n.secret, key: "DATABASE_URL" } },
+    },
+    {
+      name: "SVC_HEALER_TOKEN",
+      // Required: the Healer listens on the pod network, so it never runs without a token.
+      valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_TOKEN" } },
+    },
+    {
+      name: "SVC_HEALER_WEBHOOK_URL",
+      valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_HEALER_WEBHOOK_URL", optional: true } },
+    },
+    {
+      name: "SVC_AI_MODEL",
+      valueFrom: { secretKeyRef: { name: n.secret, key: "SVC_AI_MODEL", optional: true } },
+    },
+    ...["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY", "OPENROUTER_API_KEY"].map((name) => ({
+      name,
+      valueFrom: { secretKeyRef: { name: n.secret, key: name, optional: true } },
+    })),
+  ];
 }
 
 function healerDatabaseUrl(n: K8sNames, optional: boolean): Record<string, unknown> {

@@ -26,147 +26,17 @@ export type ColumnRenames = ReadonlyMap<string, ReadonlyMap<string, string>>;
  *   7. drop sequences no longer used
  */
 export function diffSchemas(prev: SchemaModel, next: SchemaModel, renames: ColumnRenames = new Map()): Statement[] {
-  const dropConstraints: Statement[] = [];
-  const dropIndexes: Statement[] = [];
-  const dropTables: Statement[] = [];
-  const renameTables: Statement[] = [];
-  const renameColumns: Statement[] = [];
-  const renameConstraints: Statement[] = [];
-  const dropColumns: Statement[] = [];
-  const createTables: Statement[] = [];
-  const addColumns: Statement[] = [];
-  const alterColumns: Statement[] = [];
-  const addChecks: Statement[] = [];
-  const addForeignKeys: Statement[] = [];
-  const createIndexes: Statement[] = [];
-
+  const out = emptyPhases();
   const prevByKey = new Map(prev.tables.map((t) => [t.key, t]));
   const nextByKey = new Map(next.tables.map((t) => [t.key, t]));
-
-  // Tables that disappear. Foreign keys between two of them go first, so the drop order is free.
-  const dropped = prev.tables.filter((t) => !nextByKey.has(t.key));
-  const droppedKeys = new Set(dropped.map((t) => t.key));
-  for (const t of dropped) {
-    for (const fk of t.foreignKeys) {
-      if (droppedKeys.has(fk.refKey)) dropConstraints.push({ type: "drop_foreign_key", table: t.name, name: fk.name });
-    }
-    dropTables.push({ type: "drop_table", table: t.name });
-  }
-
+  diffDroppedTables(
+    prev.tables.filter((t) => !nextByKey.has(t.key)),
+    out,
+  );
   for (const n of next.tables) {
     const p = prevByKey.get(n.key);
-    if (p === undefined) {
-      createTables.push({ type: "create_table", table: n.name, key: n.key, columns: n.columns });
-      addChecks.push(...addCheckStatements(n, n.checks, () => false));
-      for (const fk of n.foreignKeys) addForeignKeys.push({ type: "add_foreign_key", table: n.name, foreignKey: fk });
-      for (const index of n.indexes) createIndexes.push({ type: "create_index", table: n.name, index });
-      continue;
-    }
-    if (p.name !== n.name) {
-      renameTables.push({ type: "rename_table", from: p.name, to: n.name });
-      // PostgreSQL names the primary key after the table; follow the rename so a migrated database
-      // matches one built from schema.sql (names PostgreSQL would truncate are left alone).
-      const [fromPk, toPk] = [`${p.name}_pkey`, `${n.name}_pkey`];
-      if (Buffer.byteLength(fromPk) <= MAX_IDENTIFIER_BYTES && Buffer.byteLength(toPk) <= MAX_IDENTIFIER_BYTES) {
-        renameConstraints.push({ type: "rename_constraint", table: n.name, from: fromPk, to: toPk });
-      }
-    }
-
-    // Columns: old name -> new name for every column that survives.
-    const prevCols = columnMap(p);
-    const nextCols = columnMap(n);
-    const survivors = new Map<string, string>();
-    for (const c of p.columns) if (nextCols.has(c.name)) survivors.set(c.name, c.name);
-    for (const [to, from] of renames.get(n.key) ?? new Map<string, string>()) {
-      if (prevCols.has(from) && !prevCols.has(to) && !nextCols.has(from) && nextCols.has(to)) {
-        survivors.set(from, to);
-        renameColumns.push({ type: "rename_column", table: n.name, from, to });
-      }
-    }
-    const kept = new Set(survivors.values());
-    for (const c of p.columns) {
-      if (!survivors.has(c.name)) dropColumns.push({ type: "drop_column", table: n.name, column: c.name });
-    }
-    const typeChanged = new Set<string>();
-    for (const c of n.columns) {
-      if (!kept.has(c.name)) {
-        addColumns.push({ type: "add_column", table: n.name, column: c });
-        continue;
-      }
-      const from = [...survivors].find(([, to]) => to === c.name)?.[0] ?? c.name;
-      const old = prevCols.get(from);
-      if (old === undefined) continue;
-      if (old.type !== c.type) typeChanged.add(c.name);
-      alterColumns.push(...alterColumn(n.name, old, c));
-    }
-    const newName = (col: string): string | null => survivors.get(col) ?? null;
-    const existedBefore = (col: string): boolean => kept.has(col);
-
-    // Checks, keyed by the (new) column and kind.
-    const nextChecks = new Map(n.checks.map((c) => [`${c.column}:${c.kind}`, c]));
-    const keptChecks = new Set<string>();
-    for (const c of p.checks) {
-      const col = newName(c.column);
-      if (col === null) continue; // dropped with its column
-      const key = `${col}:${c.kind}`;
-      const want = nextChecks.get(key);
-      if (want !== undefined && !typeChanged.has(col) && sameValue(c, want)) {
-        keptChecks.add(key);
-        if (c.name !== want.name) renameConstraints.push({ type: "rename_constraint", table: n.name, from: c.name, to: want.name });
-      } else {
-        dropConstraints.push({ type: "drop_check", table: p.name, name: c.name });
-      }
-    }
-    const prevChecks = new Map(p.checks.map((c) => [`${newName(c.column) ?? ""}:${c.kind}`, c]));
-    addChecks.push(
-      ...addCheckStatements(
-        n,
-        n.checks.filter((c) => !keptChecks.has(`${c.column}:${c.kind}`)),
-        (c) => existedBefore(c.column) && !relaxes(prevChecks.get(`${c.column}:${c.kind}`), c),
-      ),
-    );
-
-    // Foreign keys, keyed by the (new) column. A renamed target table keeps its constraints.
-    const nextFks = new Map(n.foreignKeys.map((f) => [f.column, f]));
-    const keptFks = new Set<string>();
-    for (const f of p.foreignKeys) {
-      const col = newName(f.column);
-      if (col === null) {
-        // Its column goes later, but the table it references may go first: drop the key now.
-        dropConstraints.push({ type: "drop_foreign_key", table: p.name, name: f.name });
-        continue;
-      }
-      const want = nextFks.get(col);
-      if (want !== undefined && !typeChanged.has(col) && sameForeignKey(f, want)) {
-        keptFks.add(col);
-        if (f.name !== want.name) renameConstraints.push({ type: "rename_constraint", table: n.name, from: f.name, to: want.name });
-      } else {
-        dropConstraints.push({ type: "drop_foreign_key", table: p.name, name: f.name });
-      }
-    }
-    for (const f of n.foreignKeys) {
-      if (!keptFks.has(f.column)) addForeignKeys.push({ type: "add_foreign_key", table: n.name, foreignKey: f });
-    }
-
-    // Indexes, keyed by uniqueness and (new) columns. PostgreSQL rebuilds them on a type change.
-    const indexKey = (i: IndexModel, cols: readonly string[]): string => `${i.unique ? "u" : "i"}:${cols.join(",")}`;
-    const nextIndexes = new Map(n.indexes.map((i) => [indexKey(i, i.columns), i]));
-    const keptIndexes = new Set<string>();
-    for (const i of p.indexes) {
-      const cols = i.columns.map(newName);
-      if (cols.some((c) => c === null)) continue;
-      const key = indexKey(i, cols as string[]);
-      const want = nextIndexes.get(key);
-      if (want !== undefined) {
-        keptIndexes.add(key);
-        if (i.name !== want.name) renameConstraints.push({ type: "rename_index", from: i.name, to: want.name });
-      } else {
-        dropIndexes.push({ type: "drop_index", name: i.name });
-      }
-    }
-    for (const i of n.indexes) {
-      if (!keptIndexes.has(indexKey(i, i.columns))) createIndexes.push({ type: "create_index", table: n.name, index: i });
-    }
+    if (p === undefined) diffNewTable(n, out);
+    else diffTable(p, n, renames.get(n.key) ?? new Map<string, string>(), out);
   }
 
   const prevSeqs = new Set(prev.sequences);
@@ -175,22 +45,209 @@ export function diffSchemas(prev: SchemaModel, next: SchemaModel, renames: Colum
   const dropSequences: Statement[] = prev.sequences.filter((s) => !nextSeqs.has(s)).map((name) => ({ type: "drop_sequence", name }));
 
   return [
-    ...dropConstraints,
-    ...dropIndexes,
-    ...dropTables,
-    ...renameTables,
-    ...renameColumns,
-    ...renameConstraints,
-    ...dropColumns,
+    ...out.dropConstraints,
+    ...out.dropIndexes,
+    ...out.dropTables,
+    ...out.renameTables,
+    ...out.renameColumns,
+    ...out.renameConstraints,
+    ...out.dropColumns,
     ...createSequences,
-    ...createTables,
-    ...addColumns,
-    ...alterColumns,
-    ...addChecks,
-    ...addForeignKeys,
-    ...createIndexes,
+    ...out.createTables,
+    ...out.addColumns,
+    ...out.alterColumns,
+    ...out.addChecks,
+    ...out.addForeignKeys,
+    ...out.createIndexes,
     ...dropSequences,
   ];
+}
+
+/** The statements of a diff, by the phase of diffSchemas' order they belong to. */
+interface Phases {
+  dropConstraints: Statement[];
+  dropIndexes: Statement[];
+  dropTables: Statement[];
+  renameTables: Statement[];
+  renameColumns: Statement[];
+  renameConstraints: Statement[];
+  dropColumns: Statement[];
+  createTables: Statement[];
+  addColumns: Statement[];
+  alterColumns: Statement[];
+  addChecks: Statement[];
+  addForeignKeys: Statement[];
+  createIndexes: Statement[];
+}
+
+function emptyPhases(): Phases {
+  return {
+    dropConstraints: [],
+    dropIndexes: [],
+    dropTables: [],
+    renameTables: [],
+    renameColumns: [],
+    renameConstraints: [],
+    dropColumns: [],
+    createTables: [],
+    addColumns: [],
+    alterColumns: [],
+    addChecks: [],
+    addForeignKeys: [],
+    createIndexes: [],
+  };
+}
+
+/** Tables that disappear. Foreign keys between two of them go first, so the drop order is free. */
+function diffDroppedTables(dropped: readonly TableModel[], out: Phases): void {
+  const droppedKeys = new Set(dropped.map((t) => t.key));
+  for (const t of dropped) {
+    for (const fk of t.foreignKeys) {
+      if (droppedKeys.has(fk.refKey)) out.dropConstraints.push({ type: "drop_foreign_key", table: t.name, name: fk.name });
+    }
+    out.dropTables.push({ type: "drop_table", table: t.name });
+  }
+}
+
+/** A table that is new: created whole, its constraints and indexes added after every table exists. */
+function diffNewTable(n: TableModel, out: Phases): void {
+  out.createTables.push({ type: "create_table", table: n.name, key: n.key, columns: n.columns });
+  out.addChecks.push(...addCheckStatements(n, n.checks, () => false));
+  for (const fk of n.foreignKeys) out.addForeignKeys.push({ type: "add_foreign_key", table: n.name, foreignKey: fk });
+  for (const index of n.indexes) out.createIndexes.push({ type: "create_index", table: n.name, index });
+}
+
+/** A table in both models: its name, then its columns, then what hangs on them. */
+function diffTable(p: TableModel, n: TableModel, renames: ReadonlyMap<string, string>, out: Phases): void {
+  if (p.name !== n.name) diffTableName(p, n, out);
+  const cols = diffColumns(p, n, renames, out);
+  diffChecks(p, n, cols, out);
+  diffForeignKeys(p, n, cols, out);
+  diffIndexes(p, n, cols, out);
+}
+
+function diffTableName(p: TableModel, n: TableModel, out: Phases): void {
+  out.renameTables.push({ type: "rename_table", from: p.name, to: n.name });
+  // PostgreSQL names the primary key after the table; follow the rename so a migrated database
+  // matches one built from schema.sql (names PostgreSQL would truncate are left alone).
+  const [fromPk, toPk] = [`${p.name}_pkey`, `${n.name}_pkey`];
+  if (Buffer.byteLength(fromPk) <= MAX_IDENTIFIER_BYTES && Buffer.byteLength(toPk) <= MAX_IDENTIFIER_BYTES) {
+    out.renameConstraints.push({ type: "rename_constraint", table: n.name, from: fromPk, to: toPk });
+  }
+}
+
+/** How the columns of one table map across the diff, for its constraints and indexes. */
+interface ColumnFate {
+  /** The new name of an old column; null when it is dropped. */
+  newName: (col: string) => string | null;
+  /** Whether a (new) column existed before, under this name or another. */
+  existedBefore: (col: string) => boolean;
+  /** New names of the surviving columns whose type changed. */
+  typeChanged: ReadonlySet<string>;
+}
+
+/** Columns, matched by name or through `renamed_from`: renamed, dropped, added or altered. */
+function diffColumns(p: TableModel, n: TableModel, renames: ReadonlyMap<string, string>, out: Phases): ColumnFate {
+  // Old name -> new name for every column that survives.
+  const prevCols = columnMap(p);
+  const nextCols = columnMap(n);
+  const survivors = new Map<string, string>();
+  for (const c of p.columns) if (nextCols.has(c.name)) survivors.set(c.name, c.name);
+  for (const [to, from] of renames) {
+    if (prevCols.has(from) && !prevCols.has(to) && !nextCols.has(from) && nextCols.has(to)) {
+      survivors.set(from, to);
+      out.renameColumns.push({ type: "rename_column", table: n.name, from, to });
+    }
+  }
+  const kept = new Set(survivors.values());
+  for (const c of p.columns) {
+    if (!survivors.has(c.name)) out.dropColumns.push({ type: "drop_column", table: n.name, column: c.name });
+  }
+  const typeChanged = new Set<string>();
+  for (const c of n.columns) {
+    if (!kept.has(c.name)) {
+      out.addColumns.push({ type: "add_column", table: n.name, column: c });
+      continue;
+    }
+    const from = [...survivors].find(([, to]) => to === c.name)?.[0] ?? c.name;
+    const old = prevCols.get(from);
+    if (old === undefined) continue;
+    if (old.type !== c.type) typeChanged.add(c.name);
+    out.alterColumns.push(...alterColumn(n.name, old, c));
+  }
+  return { newName: (col) => survivors.get(col) ?? null, existedBefore: (col) => kept.has(col), typeChanged };
+}
+
+/** Checks, keyed by the (new) column and kind. */
+function diffChecks(p: TableModel, n: TableModel, cols: ColumnFate, out: Phases): void {
+  const nextChecks = new Map(n.checks.map((c) => [`${c.column}:${c.kind}`, c]));
+  const keptChecks = new Set<string>();
+  for (const c of p.checks) {
+    const col = cols.newName(c.column);
+    if (col === null) continue; // dropped with its column
+    const key = `${col}:${c.kind}`;
+    const want = nextChecks.get(key);
+    if (want !== undefined && !cols.typeChanged.has(col) && sameValue(c, want)) {
+      keptChecks.add(key);
+      if (c.name !== want.name) out.renameConstraints.push({ type: "rename_constraint", table: n.name, from: c.name, to: want.name });
+    } else {
+      out.dropConstraints.push({ type: "drop_check", table: p.name, name: c.name });
+    }
+  }
+  const prevChecks = new Map(p.checks.map((c) => [`${cols.newName(c.column) ?? ""}:${c.kind}`, c]));
+  out.addChecks.push(
+    ...addCheckStatements(
+      n,
+      n.checks.filter((c) => !keptChecks.has(`${c.column}:${c.kind}`)),
+      (c) => cols.existedBefore(c.column) && !relaxes(prevChecks.get(`${c.column}:${c.kind}`), c),
+    ),
+  );
+}
+
+/** Foreign keys, keyed by the (new) column. A renamed target table keeps its constraints. */
+function diffForeignKeys(p: TableModel, n: TableModel, cols: ColumnFate, out: Phases): void {
+  const nextFks = new Map(n.foreignKeys.map((f) => [f.column, f]));
+  const keptFks = new Set<string>();
+  for (const f of p.foreignKeys) {
+    const col = cols.newName(f.column);
+    if (col === null) {
+      // Its column goes later, but the table it references may go first: drop the key now.
+      out.dropConstraints.push({ type: "drop_foreign_key", table: p.name, name: f.name });
+      continue;
+    }
+    const want = nextFks.get(col);
+    if (want !== undefined && !cols.typeChanged.has(col) && sameForeignKey(f, want)) {
+      keptFks.add(col);
+      if (f.name !== want.name) out.renameConstraints.push({ type: "rename_constraint", table: n.name, from: f.name, to: want.name });
+    } else {
+      out.dropConstraints.push({ type: "drop_foreign_key", table: p.name, name: f.name });
+    }
+  }
+  for (const f of n.foreignKeys) {
+    if (!keptFks.has(f.column)) out.addForeignKeys.push({ type: "add_foreign_key", table: n.name, foreignKey: f });
+  }
+}
+
+/** Indexes, keyed by uniqueness and (new) columns. PostgreSQL rebuilds them on a type change. */
+function diffIndexes(p: TableModel, n: TableModel, cols: ColumnFate, out: Phases): void {
+  const indexKey = (i: IndexModel, names: readonly string[]): string => `${i.unique ? "u" : "i"}:${names.join(",")}`;
+  const nextIndexes = new Map(n.indexes.map((i) => [indexKey(i, i.columns), i]));
+  const keptIndexes = new Set<string>();
+  for (const i of p.indexes) {
+    const names = i.columns.map(cols.newName);
+    if (names.some((c) => c === null)) continue;
+    const key = indexKey(i, names as string[]);
+    const want = nextIndexes.get(key);
+    if (want !== undefined) {
+      keptIndexes.add(key);
+      if (i.name !== want.name) out.renameConstraints.push({ type: "rename_index", from: i.name, to: want.name });
+    } else {
+      out.dropIndexes.push({ type: "drop_index", name: i.name });
+    }
+  }
+  for (const i of n.indexes) {
+    if (!keptIndexes.has(indexKey(i, i.columns))) out.createIndexes.push({ type: "create_index", table: n.name, index: i });
+  }
 }
 
 /**

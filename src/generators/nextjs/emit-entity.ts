@@ -21,7 +21,9 @@ function fieldSpec(ui: UiEntity, f: FieldIR): string {
   if (f.itemsType) parts.push(`itemsType: ${str(f.itemsType)}`);
   if (f.hasDefault && f.default !== null) parts.push(`defaultValue: ${literal(f.default)}`);
   if (f.description) parts.push(`description: ${str(f.description)}`);
-  return fitList("  ", `${key(f.name)}: `, parts, ",", "{}");
+  const spec = fitList("  ", `${key(f.name)}: `, parts, ",", "{}");
+  // A field named `then` (a PostgreSQL key word too): its spec is data, never awaited, so no thenable.
+  return f.name === "then" ? `  // biome-ignore lint/suspicious/noThenProperty: a field's spec, never awaited\n${spec}` : spec;
 }
 
 function workflowSpec(w: WorkflowIR): string {

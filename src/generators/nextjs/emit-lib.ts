@@ -1,8 +1,8 @@
-import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
-import { pascalCase } from "../../compiler/index.js";
+import type { EntityIR, FieldIR, ServedOperationIR } from "../../compiler/index.js";
+import { FIELD_TYPE_NAMES, FIELD_TYPES, pascalCase } from "../../compiler/index.js";
 import { type EnvelopeField, LIST_ENVELOPE } from "../list-envelope.js";
 import { type ApiClient, type FrontendModel, isReservedTypeName } from "./model.js";
-import { byNaturalOrder, fitBreak, fitList, key, literal, str } from "./source.js";
+import { byNaturalOrder, fitBreak, fitList, key, LINE_WIDTH, literal, str } from "./source.js";
 
 /** Names of the enum aliases in types.ts, e.g. ticket.priority -> TicketPriority. */
 export function enumAliases(model: FrontendModel): Map<string, string> {
@@ -21,27 +21,11 @@ export function enumAliases(model: FrontendModel): Map<string, string> {
   return out;
 }
 
-function scalarType(t: FieldType): string {
-  switch (t) {
-    case "integer":
-    case "number":
-      return "number";
-    case "boolean":
-      return "boolean";
-    case "array":
-      return "unknown[]";
-    case "object":
-      return "Record<string, unknown>";
-    default:
-      return "string";
-  }
-}
-
 export function fieldType(e: EntityIR, f: FieldIR, aliases: Map<string, string>): string {
   const alias = aliases.get(`${e.name}.${f.name}`);
   if (alias) return alias;
-  if (f.type === "array") return f.itemsType && f.itemsType !== "array" ? `${scalarType(f.itemsType)}[]` : "unknown[]";
-  return scalarType(f.type);
+  if (f.type === "array") return f.itemsType && f.itemsType !== "array" ? `${FIELD_TYPES[f.itemsType].ts}[]` : "unknown[]";
+  return FIELD_TYPES[f.type].ts;
 }
 
 function doc(text: string, pad = ""): string {
@@ -57,6 +41,37 @@ function renderListResult(): string {
   };
   const lines = LIST_ENVELOPE.map((f) => `${doc(f.description, "  ")}  ${key(f.name)}: ${tsType(f)};`);
   return `/** One page of a list endpoint, as the API returns it. */\nexport interface ListResult<T> {\n${lines.join("\n")}\n}\n`;
+}
+
+/**
+ * field-types.ts: the contract's field types and the input a form edits each with, written from
+ * the compiler's field table so the frontend never keeps its own list.
+ */
+export function renderFieldTypes(): string {
+  const names = FIELD_TYPE_NAMES.map((t) => literal(t));
+  const union = `export type FieldType = ${names.join(" | ")};`;
+  const widgets = FIELD_TYPE_NAMES.map((t) => {
+    const w = FIELD_TYPES[t].widget;
+    const parts = [`element: ${literal(w.element)}`, `inputType: ${literal(w.inputType)}`];
+    if (w.pattern !== undefined) parts.push(`pattern: ${literal(w.pattern)}`);
+    if (w.placeholder !== undefined) parts.push(`placeholder: ${literal(w.placeholder)}`);
+    return fitList("  ", `${key(t)}: `, parts, ",", "{}");
+  });
+  return `/** The field types of the contracts (schemas/common.schema.json). */
+${union.length <= LINE_WIDTH ? union : `export type FieldType =\n${names.map((n) => `  | ${n}`).join("\n")};`}
+
+/** How a form edits a value: the element, its input type, and what the browser checks before the API. */
+export interface FieldWidget {
+  element: "input" | "textarea" | "checkbox";
+  inputType: string;
+  pattern?: string;
+  placeholder?: string;
+}
+
+export const FIELD_WIDGETS: Readonly<Record<FieldType, FieldWidget>> = {
+${widgets.join("\n")}
+};
+`;
 }
 
 /** types.ts: the record, create and update shapes of every entity, as the API speaks them. */
@@ -79,9 +94,8 @@ export function renderTypes(model: FrontendModel): string {
     const record: string[] = [];
     for (const f of e.fields) {
       const t = fieldType(e, f, aliases);
-      // id, required fields and the workflow state are always present; everything else may be null.
-      const always = f.primaryKey || f.required || (f.name === "state" && e.stateMachine !== null);
-      record.push(`${doc(f.description, "  ")}  ${key(f.name)}${always ? "" : "?"}: ${t}${always ? "" : " | null"};`);
+      // As the backend's record model: every field is in every record, null where the compiler allows it.
+      record.push(`${doc(f.description, "  ")}  ${key(f.name)}: ${t}${f.alwaysPresent ? "" : " | null"};`);
     }
     record.push("  _links?: Links;");
     parts.push(`${doc(e.description || e.label)}export interface ${T} {\n${record.join("\n")}\n}\n`);
@@ -110,46 +124,50 @@ function pathTemplate(path: string): string {
   return `\`${path.replace("{id}", `\${encodeURIComponent(id)}`)}\``;
 }
 
+/** A served path as the client calls it: collections with a trailing slash, as the backend documents them. */
+function callPath(op: ServedOperationIR, basePath: string): string {
+  return op.path === basePath ? `${op.path}/` : op.path;
+}
+
+/**
+ * One method per operation the compiler decided the API serves (`entity.api.operations`), at its
+ * method and path: the client never rebuilds a path, so it cannot call one the backend lacks.
+ */
+function clientMethod(op: ServedOperationIR, c: ApiClient, T: string, aliases: Map<string, string>): string[] {
+  const path = callPath(op, c.basePath);
+  const url = path.includes("{id}") ? pathTemplate(path) : str(path);
+  const call = (signature: string, result: string, body = ""): string =>
+    fitBreak("  ", `${op.operation}: (${signature}) =>`, `request<${result}>(${str(op.method)}, ${url}${body}),`);
+  switch (op.operation) {
+    case "list":
+      return [
+        `  /** ${op.method} ${path} — one page of records and the total. */`,
+        fitBreak(
+          "  ",
+          "list: (limit = 100, offset = 0, filters: ListFilters = {}) =>",
+          `request<ListResult<${T}>>(${str(op.method)}, ${url}, undefined, { ...filters, limit, offset }),`,
+        ),
+      ];
+    case "get":
+      return [`  /** ${op.method} ${path} */`, call("id: string", T)];
+    case "create":
+      return [`  /** ${op.method} ${path} */`, call(`data: ${T}Create`, T, ", data")];
+    case "update":
+      return [`  /** ${op.method} ${path} */`, call(`id: string, data: ${T}Update`, T, ", data")];
+    case "delete":
+      return [`  /** ${op.method} ${path} */`, call("id: string", "void")];
+    case "transition": {
+      const stateType = aliases.get(`${c.entity.name}.state`) ?? "string";
+      return [
+        `  /** ${op.method} ${path} — move the record to another workflow state. */`,
+        call(`id: string, state: ${stateType}`, T, ", { state }"),
+      ];
+    }
+  }
+}
+
 function clientBlock(c: ApiClient, T: string, aliases: Map<string, string>): string {
-  const base = c.basePath.replace(/\/+$/, "");
-  const item = `\`${base}/\${encodeURIComponent(id)}\``;
-  const lines: string[] = [];
-  const ops = c.operations;
-  // Collection paths are called with a trailing slash, as the backend documents them.
-  if (ops.has("list")) {
-    lines.push(
-      `  /** GET ${base}/ — one page of records and the total. */`,
-      fitBreak(
-        "  ",
-        "list: (limit = 100, offset = 0, filters: ListFilters = {}) =>",
-        `request<ListResult<${T}>>("GET", ${str(`${base}/`)}, undefined, { ...filters, limit, offset }),`,
-      ),
-    );
-  }
-  if (ops.has("get")) lines.push(`  /** GET ${base}/{id} */`, fitBreak("  ", "get: (id: string) =>", `request<${T}>("GET", ${item}),`));
-  if (ops.has("create"))
-    lines.push(
-      `  /** POST ${base}/ */`,
-      fitBreak("  ", `create: (data: ${T}Create) =>`, `request<${T}>("POST", ${str(`${base}/`)}, data),`),
-    );
-  if (ops.has("update"))
-    lines.push(
-      `  /** PATCH ${base}/{id} */`,
-      fitBreak("  ", `update: (id: string, data: ${T}Update) =>`, `request<${T}>("PATCH", ${item}, data),`),
-    );
-  if (ops.has("delete"))
-    lines.push(`  /** DELETE ${base}/{id} */`, fitBreak("  ", "delete: (id: string) =>", `request<void>("DELETE", ${item}),`));
-  if (ops.has("transition")) {
-    const stateType = aliases.get(`${c.entity.name}.state`) ?? "string";
-    lines.push(
-      `  /** PUT ${base}/{id}/state — move the record to another workflow state. */`,
-      fitBreak(
-        "  ",
-        `transition: (id: string, state: ${stateType}) =>`,
-        `request<${T}>("PUT", \`${base}/\${encodeURIComponent(id)}/state\`, { state }),`,
-      ),
-    );
-  }
+  const lines = c.served.flatMap((op) => clientMethod(op, c, T, aliases));
   if (c.agentRuns !== null) {
     lines.push(
       `  /** GET ${c.agentRuns} — what the agents decided about the record. */`,

@@ -1,5 +1,5 @@
 import type { DomainIR } from "../../compiler/index.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import type { GeneratedFile, Generator } from "../types.js";
 import {
   CUSTOM_NAV,
@@ -13,7 +13,7 @@ import {
   renderTitleLayout,
 } from "./emit-app.js";
 import { renderEntityComponents } from "./emit-entity.js";
-import { renderApi, renderTypes } from "./emit-lib.js";
+import { renderApi, renderFieldTypes, renderTypes } from "./emit-lib.js";
 import { buildFrontendModel } from "./model.js";
 import { renderPackageJson } from "./package-json.js";
 import { withHeader } from "./source.js";
@@ -42,6 +42,7 @@ export function generateNextjs(ir: DomainIR): GeneratedFile[] {
     files.push({ path, content: withHeader(path, content) });
   };
   files.push({ path: "package.json", content: renderPackageJson(ir) });
+  add("src/lib/field-types.ts", renderFieldTypes());
   add("src/lib/types.ts", renderTypes(model));
   add("src/lib/api.ts", renderApi(model));
   add("src/components/app-sidebar.tsx", renderSidebar(model));

@@ -1,4 +1,14 @@
-import type { DomainIR, EntityIR, FieldIR, Operation, PageIR, RouteIR, ViewIR, WorkflowIR } from "../../compiler/index.js";
+import type {
+  DomainIR,
+  EntityIR,
+  FieldIR,
+  Operation,
+  PageIR,
+  RouteIR,
+  ServedOperationIR,
+  ViewIR,
+  WorkflowIR,
+} from "../../compiler/index.js";
 import { camelCase, humanize, kebabCase, pascalCase } from "../../compiler/index.js";
 import { expressionNames } from "../../contracts/expression.js";
 import { templateExports } from "./templates.js";
@@ -29,6 +39,8 @@ export interface ApiClient {
   /** What the compiler decided the API serves for the entity; the client calls nothing else. */
   basePath: string;
   operations: Set<Operation>;
+  /** The served operations with their methods and paths, in the compiler's order. */
+  served: readonly ServedOperationIR[];
   /** `GET {basePath}/{id}/agent-runs`, when agents change the entity's records. */
   agentRuns: string | null;
   /** The Route contract that serves the entity (its rules are shown by the forms). */
@@ -189,8 +201,30 @@ function headingField(e: EntityIR): string {
 
 export function buildFrontendModel(ir: DomainIR): FrontendModel {
   const typeNames = entityTypeNames(ir.entities);
-  const used = new Set<string>();
   const byFqn = new Map(ir.entities.map((e) => [e.fqn, e]));
+  const clients = apiClients(ir, byFqn);
+  const uiEntities = pageEntities(ir, byFqn, clients, typeNames);
+  const uiOf = new Map(uiEntities.map((ui) => [ui.entity.fqn, ui]));
+  const pages: UiPage[] = [];
+  for (const p of ir.pages) {
+    const ui = uiOf.get(p.entity);
+    if (ui) pages.push(uiPage(p, ui));
+  }
+  return {
+    ir,
+    title: humanize(ir.domain),
+    auth: ir.auth !== null,
+    entities: ir.entities,
+    typeNames,
+    clients,
+    uiEntities,
+    pages,
+  };
+}
+
+/** One API client per served entity, in route order, each with a name unique among them. */
+function apiClients(ir: DomainIR, byFqn: ReadonlyMap<string, EntityIR>): ApiClient[] {
+  const used = new Set<string>();
   const clients: ApiClient[] = [];
   for (const r of ir.routes) {
     const entity = byFqn.get(r.entity);
@@ -201,19 +235,29 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
       entity,
       basePath: api.basePath,
       operations: new Set(api.operations.map((o) => o.operation)),
+      served: api.operations,
       agentRuns: api.agentRuns,
       route: r,
     });
   }
+  return clients;
+}
+
+/** The entities pages show, once each in page order, with their forms, details and references. */
+function pageEntities(
+  ir: DomainIR,
+  byFqn: ReadonlyMap<string, EntityIR>,
+  clients: readonly ApiClient[],
+  typeNames: ReadonlyMap<string, string>,
+): UiEntity[] {
   // The compiler refuses a Page on an entity no Route serves, so every page entity has a client.
   const clientByEntity = new Map(clients.map((c) => [c.entity.fqn, c]));
   const clientOf = (fqn: string): ApiClient | undefined => clientByEntity.get(fqn);
-
   const uiEntities: UiEntity[] = [];
-  const uiOf = new Map<string, UiEntity>();
+  const seen = new Set<string>();
   for (const p of ir.pages) {
     const entity = byFqn.get(p.entity);
-    if (!entity || uiOf.has(entity.fqn)) continue;
+    if (!entity || seen.has(entity.fqn)) continue;
     const client = clientOf(entity.fqn);
     if (!client) continue;
     const shown = displayOrder(entity.fields.filter((f) => f.origin !== SOFT_DELETE_ORIGIN && f.name !== "state"));
@@ -222,7 +266,7 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
       const target = f.references ? clientOf(f.references.entity) : undefined;
       if (target?.operations.has("list")) references.set(f.name, target);
     }
-    const ui: UiEntity = {
+    uiEntities.push({
       entity,
       type: typeNames.get(entity.fqn) ?? entity.className,
       kebab: kebabCase(entity.name),
@@ -239,42 +283,29 @@ export function buildFrontendModel(ir: DomainIR): FrontendModel {
       references,
       createRules: rulesOf(entity, client.route, "create"),
       updateRules: rulesOf(entity, client.route, "update"),
-    };
-    uiEntities.push(ui);
-    uiOf.set(entity.fqn, ui);
-  }
-
-  const pages: UiPage[] = [];
-  for (const p of ir.pages) {
-    const ui = uiOf.get(p.entity);
-    if (!ui) continue;
-    // The root path belongs to the dashboard; a page declared at "/" moves to /{page name}.
-    const declared = p.route.split("/").filter(Boolean);
-    const segments = declared.length > 0 ? declared : [kebabCase(p.name)];
-    const table = p.views.find((v) => v.type === "table") ?? null;
-    const kanban = ui.workflow ? (p.views.find((v) => v.type === "kanban") ?? null) : null;
-    const declaredDefault = p.views.find((v) => v.default)?.type;
-    const defaultView = declaredDefault === "kanban" && kanban ? "kanban" : table ? "table" : kanban ? "kanban" : "table";
-    pages.push({
-      page: p,
-      ui,
-      segments,
-      route: `/${segments.join("/")}`,
-      component: `${pascalCase(p.name)}`,
-      table,
-      kanban,
-      defaultView,
     });
+    seen.add(entity.fqn);
   }
+  return uiEntities;
+}
 
+/** A page's place in the app (its route segments and component) and the views it opens on. */
+function uiPage(p: PageIR, ui: UiEntity): UiPage {
+  // The root path belongs to the dashboard; a page declared at "/" moves to /{page name}.
+  const declared = p.route.split("/").filter(Boolean);
+  const segments = declared.length > 0 ? declared : [kebabCase(p.name)];
+  const table = p.views.find((v) => v.type === "table") ?? null;
+  const kanban = ui.workflow ? (p.views.find((v) => v.type === "kanban") ?? null) : null;
+  const declaredDefault = p.views.find((v) => v.default)?.type;
+  const defaultView = declaredDefault === "kanban" && kanban ? "kanban" : table ? "table" : kanban ? "kanban" : "table";
   return {
-    ir,
-    title: humanize(ir.domain),
-    auth: ir.auth !== null,
-    entities: ir.entities,
-    typeNames,
-    clients,
-    uiEntities,
-    pages,
+    page: p,
+    ui,
+    segments,
+    route: `/${segments.join("/")}`,
+    component: `${pascalCase(p.name)}`,
+    table,
+    kanban,
+    defaultView,
   };
 }

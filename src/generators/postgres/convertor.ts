@@ -250,9 +250,14 @@ export function statementWarning(st: Statement): string | null {
 export function warningOf(st: Statement): GenerationWarning | null {
   switch (st.type) {
     case "drop_table":
-      return { kind: "destructive", message: `drop table ${st.table} (all its rows are lost)` };
+      return { kind: "destructive", message: `drop table ${st.table} (all its rows are lost)`, table: st.table };
     case "drop_column":
-      return { kind: "destructive", message: `drop column ${st.table}.${st.column} (its data is lost)` };
+      return {
+        kind: "destructive",
+        message: `drop column ${st.table}.${st.column} (its data is lost)`,
+        table: st.table,
+        column: st.column,
+      };
     case "drop_sequence":
       return { kind: "destructive", message: `drop sequence ${st.name} (its counter is lost)` };
     case "alter_column_type":
@@ -261,23 +266,41 @@ export function warningOf(st: Statement): GenerationWarning | null {
         : {
             kind: "destructive",
             message: `narrow ${st.table}.${st.column} from ${st.from} to ${st.to} (values may be rounded, truncated or fail to convert)`,
+            table: st.table,
+            column: st.column,
           };
     case "set_not_null":
       return st.fill !== null
-        ? { kind: "destructive", message: `${st.table}.${st.column} becomes NOT NULL; rows holding NULL get the default ${st.fill}` }
+        ? {
+            kind: "destructive",
+            message: `${st.table}.${st.column} becomes NOT NULL; rows holding NULL get the default ${st.fill}`,
+            table: st.table,
+            column: st.column,
+          }
         : {
             kind: "destructive",
             message: `${st.table}.${st.column} becomes NOT NULL; enforced only when no row holds NULL (fill them, then regenerate)`,
+            table: st.table,
+            column: st.column,
           };
     case "add_column":
       return st.column.notNull && st.column.default === null
         ? {
             kind: "review",
             message: `${st.table}.${st.column.name} is required without a default; added as nullable, NOT NULL enforced only when the table is empty`,
+            table: st.table,
+            column: st.column.name,
           }
         : null;
     case "add_check":
-      return st.mayRejectRows ? { kind: "review", message: `existing rows of ${st.table} must satisfy ${st.check.name}` } : null;
+      return st.mayRejectRows
+        ? {
+            kind: "review",
+            message: `existing rows of ${st.table} must satisfy ${st.check.name}`,
+            table: st.table,
+            column: st.check.column,
+          }
+        : null;
     case "create_sequence":
     case "create_table":
     case "ensure_columns":

@@ -1,5 +1,5 @@
 import type { DomainIR, EntityIR, FieldIR, OnDeleteRule } from "../../compiler/index.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import {
   AGENT_RUNS_TABLE,
   AUTH_USERS_TABLE,
@@ -133,7 +133,7 @@ function entityTable(entity: EntityIR, tableOf: ReadonlyMap<string, string>): Ta
       name: f.name,
       type,
       primaryKey: f.primaryKey,
-      notNull: columnNotNull(entity, f),
+      notNull: columnNotNull(f),
       default: columnDefault(f),
     });
     checks.push(...fieldChecks(t, f, type));

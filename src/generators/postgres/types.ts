@@ -1,4 +1,5 @@
-import type { EntityIR, FieldIR, FieldType } from "../../compiler/index.js";
+import type { EntityIR, FieldIR, FieldType, SqlType } from "../../compiler/index.js";
+import { FIELD_TYPES } from "../../compiler/index.js";
 
 /**
  * The PostgreSQL vocabulary shared by the `postgres` and `migrations` generators (and available to
@@ -37,25 +38,11 @@ export const SOFT_DELETE_COLUMN = "is_deleted";
 /** Created by the app's migration runner, never by these generators. */
 export const SCHEMA_MIGRATIONS_TABLE = "schema_migrations";
 
-export type SqlType = "UUID" | "TEXT" | "BIGINT" | "DOUBLE PRECISION" | "BOOLEAN" | "DATE" | "TIMESTAMPTZ" | "JSONB";
-
-const SQL_TYPES: Record<FieldType, SqlType> = {
-  uuid: "UUID",
-  string: "TEXT",
-  email: "TEXT",
-  text: "TEXT",
-  integer: "BIGINT",
-  number: "DOUBLE PRECISION",
-  boolean: "BOOLEAN",
-  date: "DATE",
-  datetime: "TIMESTAMPTZ",
-  array: "JSONB",
-  object: "JSONB",
-};
+export type { SqlType } from "../../compiler/index.js";
 
 /** Column type of a contract field type. */
 export function sqlType(type: FieldType): SqlType {
-  return SQL_TYPES[type];
+  return FIELD_TYPES[type].sql;
 }
 
 /**
@@ -72,6 +59,7 @@ const WIDENINGS: Record<SqlType, readonly SqlType[]> = {
   DATE: ["TIMESTAMPTZ", "TEXT"],
   TIMESTAMPTZ: ["TEXT"],
   JSONB: ["TEXT"],
+  INTERVAL: ["TEXT"],
 };
 
 export function isWidening(from: SqlType, to: SqlType): boolean {
@@ -88,13 +76,9 @@ export function sequenceOf(field: FieldIR): string | null {
   return field.computed?.kind === "sequence" ? field.computed.sequenceName : null;
 }
 
-/**
- * NOT NULL columns: required fields, the primary key, the timestamps (the app always sets them)
- * and the workflow state (it always has one, the initial state by default).
- */
-export function columnNotNull(entity: EntityIR, field: FieldIR): boolean {
-  if (field.required || field.primaryKey || isStateField(entity, field)) return true;
-  return field.computed?.kind === "now" || field.computed?.kind === "now_on_update";
+/** NOT NULL columns: the fields the compiler decided are never null (`FieldIR.nullable`). */
+export function columnNotNull(field: FieldIR): boolean {
+  return !field.nullable;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { AuthIR, DomainIR, EndpointIR, EntityIR, FieldIR, Operation, RouteIR, WorkflowIR } from "../../compiler/index.js";
 import type { Expr } from "../../contracts/expression.js";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import { fieldAccepts, force, holds, sampleValue, type Values } from "./solve.js";
 
 /**
@@ -97,6 +97,22 @@ const OPERATIONS: Operation[] = ["list", "get", "create", "update", "delete", "t
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareText(a, b)));
+}
+
+/** What the cases of one workflow share: its fields, the baseline record, the create rules, where cases go. */
+interface WorkflowScope {
+  wf: WorkflowIR;
+  fields: Map<string, FieldIR>;
+  baseline: Values;
+  rules: { expr: Expr }[];
+  push: (c: Omit<TransitionCase, "entity" | "as">) => void;
+}
+
+/** The base workflow (label "") or one type-override value of it, with the transitions it allows. */
+interface WorkflowVariant {
+  label: string;
+  setup: Values;
+  transitions: Record<string, string[]>;
 }
 
 /** The user to act as on an endpoint: the first bootstrap user (contract order) whose role may call it. */
@@ -348,8 +364,25 @@ class CaseBuilder {
     const as = actor(this.cases.auth ? this.ir.auth : null, ep);
     const fields = this.fields(entity);
     const create = route?.endpoints.find((e) => e.operation === "create");
-    const baseline = this.asRecord(entity, ec.payload);
-    // Records of the base workflow: the type-override field keeps a value that overrides nothing.
+    const scope: WorkflowScope = {
+      wf,
+      fields,
+      baseline: this.asRecord(entity, ec.payload),
+      rules: create?.validation ?? [],
+      push: (c) => {
+        this.cases.transitions.push({ ...c, entity: entity.name, as });
+      },
+    };
+    const { plain, variants } = this.workflowVariants(wf, fields);
+    for (const variant of variants) this.transitionCases(scope, variant);
+    this.guardCases(scope, plain, shortestPaths(wf.initial, variants[0]?.transitions ?? wf.transitions));
+  }
+
+  /**
+   * The base workflow and one variant per type-override value. Records of the base workflow: the
+   * type-override field keeps a value that overrides nothing (`plain`).
+   */
+  private workflowVariants(wf: WorkflowIR, fields: Map<string, FieldIR>): { plain: Values; variants: WorkflowVariant[] } {
     const overrides = wf.typeOverrides;
     const plain: Values = {};
     if (overrides) {
@@ -359,9 +392,7 @@ class CaseBuilder {
       if (free === undefined) this.cases.uncovered.push(`${wf.name}: every value of ${overrides.field} has overrides`);
       else plain[overrides.field] = free;
     }
-    const variants: { label: string; setup: Values; transitions: Record<string, string[]> }[] = [
-      { label: "", setup: plain, transitions: wf.transitions },
-    ];
+    const variants: WorkflowVariant[] = [{ label: "", setup: plain, transitions: wf.transitions }];
     for (const o of overrides?.overrides ?? []) {
       variants.push({
         label: ` (${overrides?.field}=${o.value})`,
@@ -369,55 +400,59 @@ class CaseBuilder {
         transitions: { ...wf.transitions, ...o.transitions },
       });
     }
-    const push = (c: Omit<TransitionCase, "entity" | "as">): void => {
-      this.cases.transitions.push({ ...c, entity: entity.name, as });
-    };
-    for (const variant of variants) {
-      const paths = shortestPaths(wf.initial, variant.transitions);
-      const sources = variant.label ? Object.keys(overridden(wf, variant.transitions)) : wf.states.map((s) => s.name);
-      for (const from of sources) {
-        const path = paths.get(from);
-        if (!path) {
-          this.cases.uncovered.push(`${wf.name}${variant.label}: state ${from} cannot be reached from ${wf.initial}`);
+    return { plain, variants };
+  }
+
+  /** From each reachable state of a variant: every allowed move, and one refused move. */
+  private transitionCases(s: WorkflowScope, variant: WorkflowVariant): void {
+    const { wf } = s;
+    const paths = shortestPaths(wf.initial, variant.transitions);
+    const sources = variant.label ? Object.keys(overridden(wf, variant.transitions)) : wf.states.map((st) => st.name);
+    for (const from of sources) {
+      const path = paths.get(from);
+      if (!path) {
+        this.cases.uncovered.push(`${wf.name}${variant.label}: state ${from} cannot be reached from ${wf.initial}`);
+        continue;
+      }
+      const allowed = variant.transitions[from] ?? [];
+      for (const to of allowed) {
+        const setup = this.setupFor(wf, s.baseline, variant.setup, [...path, to], s.rules, s.fields);
+        if (setup === null) {
+          this.cases.uncovered.push(`${wf.name}${variant.label}: no record found that passes the guards on the way to ${from} -> ${to}`);
           continue;
         }
-        const allowed = variant.transitions[from] ?? [];
-        for (const to of allowed) {
-          const setup = this.setupFor(wf, baseline, variant.setup, [...path, to], create?.validation ?? [], fields);
-          if (setup === null) {
-            this.cases.uncovered.push(`${wf.name}${variant.label}: no record found that passes the guards on the way to ${from} -> ${to}`);
-            continue;
-          }
-          push({
-            id: `${wf.name}${variant.label}: ${from} -> ${to} allowed`,
+        s.push({
+          id: `${wf.name}${variant.label}: ${from} -> ${to} allowed`,
+          setup,
+          path: path.slice(1),
+          target: to,
+          status: 200,
+          error: null,
+        });
+      }
+      const refused = wf.states.map((st) => st.name).find((st) => st !== from && !allowed.includes(st));
+      if (refused) {
+        const setup = this.setupFor(wf, s.baseline, variant.setup, path, s.rules, s.fields);
+        if (setup !== null) {
+          s.push({
+            id: `${wf.name}${variant.label}: ${from} -> ${refused} refused`,
             setup,
             path: path.slice(1),
-            target: to,
-            status: 200,
-            error: null,
+            target: refused,
+            status: 400,
+            error: "invalid_transition",
           });
-        }
-        const refused = wf.states.map((s) => s.name).find((s) => s !== from && !allowed.includes(s));
-        if (refused) {
-          const setup = this.setupFor(wf, baseline, variant.setup, path, create?.validation ?? [], fields);
-          if (setup !== null) {
-            push({
-              id: `${wf.name}${variant.label}: ${from} -> ${refused} refused`,
-              setup,
-              path: path.slice(1),
-              target: refused,
-              status: 400,
-              error: "invalid_transition",
-            });
-          }
         }
       }
     }
-    // Each guard, failing: the record reaches the source state, then the guard's fields are unset or its condition made false.
-    const paths = shortestPaths(wf.initial, variants[0]?.transitions ?? wf.transitions);
+  }
+
+  /** Each guard, failing: the record reaches the source state, then the guard's fields are unset or its condition made false. */
+  private guardCases(s: WorkflowScope, plain: Values, paths: Map<string, string[]>): void {
+    const { wf, baseline, fields } = s;
     for (const guard of wf.guards) {
       const path = paths.get(guard.from);
-      const ok = path ? this.setupFor(wf, baseline, plain, path, create?.validation ?? [], fields) : null;
+      const ok = path ? this.setupFor(wf, baseline, plain, path, s.rules, fields) : null;
       if (!path || ok === null) {
         this.cases.uncovered.push(`${wf.name}: guard ${guard.from} -> ${guard.to} cannot be reached`);
         continue;
@@ -434,19 +469,19 @@ class CaseBuilder {
         // Breaking a condition may break a create rule (a critical ticket needs a description):
         // repair those with fields the guard does not read.
         const free = new Map([...fields].filter(([name]) => !(name in b)));
-        for (const r of create?.validation ?? []) {
+        for (const r of s.rules) {
           const fix = force(r.expr, true, { ...baseline, ...setup }, free);
           if (fix) Object.assign(setup, fix);
         }
         const record = { ...baseline, ...setup };
         // The create body must still be valid and the guards on the way must still hold.
         if (!Object.entries(b).every(([k, v]) => fields.get(k) && fieldAccepts(fields.get(k) as FieldIR, v))) continue;
-        if (!(create?.validation ?? []).every((r) => holds(r.expr, record)) || !guardsHold(wf, path, record)) {
+        if (!s.rules.every((r) => holds(r.expr, record)) || !guardsHold(wf, path, record)) {
           this.cases.uncovered.push(`${wf.name}: breaking guard ${guard.from} -> ${guard.to} also breaks the way there`);
           continue;
         }
         const what = Object.keys(b).sort().join(", ");
-        push({
+        s.push({
           id: `${wf.name}: guard ${guard.from} -> ${guard.to} refuses (${what})`,
           setup: sortKeys(setup),
           path: path.slice(1),

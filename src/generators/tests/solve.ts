@@ -1,5 +1,6 @@
 import { valueFitsType } from "../../compiler/fields.js";
 import type { FieldIR, FieldType } from "../../compiler/index.js";
+import { FIELD_TYPES } from "../../compiler/index.js";
 import type { CompareOp, Expr } from "../../contracts/expression.js";
 
 /** A record as the generated app sees it when it evaluates a rule: field name -> JSON value. */
@@ -210,7 +211,9 @@ function numberFor(op: CompareOp, c: number, step: number): number {
 
 /** Whether the request model accepts `value` for `f` (type, enum and constraints). */
 export function fieldAccepts(f: FieldIR, value: unknown): boolean {
-  if (value === null) return !f.required;
+  // The create model types a field with a default as its type (models.ts createField), not `| None`:
+  // null is refused there even for an optional field, so no case may count on sending it.
+  if (value === null) return !f.required && !(f.hasDefault && f.default !== null);
   if (f.enum && !f.enum.includes(value as string | number | boolean)) return false;
   if (!formatAccepts(f, value)) return false;
   const c = f.constraints;
@@ -240,7 +243,9 @@ const PLAIN_EMAIL =
 function formatAccepts(f: FieldIR, value: unknown): boolean {
   if (f.type === "email" || f.format === "email") return typeof value === "string" && PLAIN_EMAIL.test(value);
   // The compiler's check of YAML values (calendar dates, ISO date-times, uuids) is the one to match.
-  if ((f.type === "uuid" && !f.references) || f.type === "date" || f.type === "datetime") return valueFitsType(value, f.type);
+  if ((f.type === "uuid" && !f.references) || f.type === "date" || f.type === "datetime" || f.type === "duration") {
+    return valueFitsType(value, f.type);
+  }
   return true;
 }
 
@@ -256,22 +261,19 @@ export function sampleValue(f: FieldIR, seed = f.name): unknown {
       const hi = c.max ?? Number.POSITIVE_INFINITY;
       return Math.min(Math.max(base, lo), hi);
     }
-    case "boolean":
-      return true;
     case "email":
       return `${seed.replace(/_/g, "-")}@example.com`;
-    case "date":
-      return "2030-01-15";
-    case "datetime":
-      return "2030-01-15T10:00:00Z";
     case "uuid":
       return "6f1c2b8e-3d4a-4c5b-9e7f-0a1b2c3d4e5f";
     case "array":
       return [sampleItem(f.itemsType, 0), sampleItem(f.itemsType, 1)];
     case "object":
       return { key: "value" };
-    default:
+    case "string":
+    case "text":
       return sampleText(f, seed);
+    default:
+      return FIELD_TYPES[f.type].sample(0);
   }
 }
 
@@ -280,25 +282,7 @@ export function sampleValue(f: FieldIR, seed = f.name): unknown {
  * each item (a date array refuses text, an object array refuses strings). Items differ by `i`.
  */
 function sampleItem(itemsType: FieldType | null, i: number): unknown {
-  switch (itemsType) {
-    case "integer":
-    case "number":
-      return i + 1;
-    case "boolean":
-      return i % 2 === 0;
-    case "email":
-      return `item-${i}@example.com`;
-    case "date":
-      return `2030-01-${String(15 + (i % 10)).padStart(2, "0")}`;
-    case "datetime":
-      return `2030-01-${String(15 + (i % 10)).padStart(2, "0")}T10:00:00Z`;
-    case "uuid":
-      return `6f1c2b8e-3d4a-4c5b-9e7f-${String(i).padStart(12, "0")}`;
-    case "object":
-      return { key: `value-${i}` };
-    default:
-      return ["alpha", "beta"][i] ?? `item-${i}`;
-  }
+  return itemsType === null || itemsType === "array" ? (["alpha", "beta"][i] ?? `item-${i}`) : FIELD_TYPES[itemsType].sample(i);
 }
 
 function sampleText(f: FieldIR, seed: string): string | null {

@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import fastapi.routing
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
@@ -44,20 +45,33 @@ def _raising(exc: Exception) -> Callable[[], Coroutine[Any, Any, Message]]:
     return receive
 
 
+def _settings_of(route: APIRoute) -> Any:
+    """What FastAPI builds `route`'s handler from: the route itself, or, for a route of a router the
+    app includes, the route's settings for that inclusion (prefix, dependencies, overrides), which
+    fastapi.routing makes current while it builds the handler. That variable is FastAPI's own
+    (0.165, pinned in requirements.txt): without it, the route is its own settings."""
+    current = getattr(fastapi.routing, "_effective_route_context_var", None)
+    context = current.get() if current is not None else None
+    return context if context is not None and getattr(context, "original_route", None) is route else route
+
+
 class JsonBodyRoute(APIRoute):
     """An APIRoute whose body, when it is one pydantic model, is parsed and validated in one pass."""
 
     def get_route_handler(self) -> Handler:
         fastapi_handler = super().get_route_handler()
-        body = self.dependant.body_params
-        if len(body) != 1 or self._embed_body_fields or self.dependant.call is None:
+        # The body parameter is taken out of the settings FastAPI builds the handler from: for an
+        # included route, not the route itself (see _settings_of).
+        route = _settings_of(self)
+        body = route.dependant.body_params
+        if len(body) != 1 or route._embed_body_fields or route.dependant.call is None:
             return fastapi_handler
         model = body[0].field_info.annotation
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             return fastapi_handler
         name = body[0].name
-        endpoint = self.dependant.call
-        request_name = self.dependant.request_param_name
+        endpoint = route.dependant.call
+        request_name = route.dependant.request_param_name
 
         @functools.wraps(endpoint)
         async def call(**values: Any) -> Any:
@@ -67,15 +81,15 @@ class JsonBodyRoute(APIRoute):
 
         # FastAPI's handler of the same route without the body parameter, calling the endpoint
         # through the wrapper above, which hands it the body parsed here.
-        documented = self.dependant, self.body_field
-        self.dependant = dataclasses.replace(
-            self.dependant, body_params=[], call=call, request_param_name=request_name or _REQUEST
+        documented = route.dependant, route.body_field
+        route.dependant = dataclasses.replace(
+            route.dependant, body_params=[], call=call, request_param_name=request_name or _REQUEST
         )
-        self.body_field = None
+        route.body_field = None
         try:
             parsed_handler = super().get_route_handler()
         finally:
-            self.dependant, self.body_field = documented
+            route.dependant, route.body_field = documented
 
         async def handler(request: Request) -> Response:
             try:

@@ -1,9 +1,7 @@
 """Helpers the route handlers share: computed fields, update checks, links, list queries."""
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from inspect import CO_COROUTINE
-from types import CodeType
 from typing import Any, TypeVar
 from uuid import uuid4
 
@@ -107,55 +105,6 @@ def with_links(record: dict[str, Any], links: Mapping[str, str]) -> dict[str, An
     record_id = str(record["id"])
     record["_links"] = {name: template.replace("{id}", record_id) for name, template in links.items()}
     return record
-
-
-M = TypeVar("M", bound=BaseModel)
-U = TypeVar("U")
-
-
-async def after_hook(
-    hook: Callable[[M, U], Awaitable[None]],
-    model: type[M],
-    record: dict[str, Any],
-    links: Mapping[str, str],
-    user: U,
-) -> None:
-    """Awaits an after-hook of app/custom/hooks with the record as the API returns it, a `model`
-    validated from it. Not while the hook is still the empty function charter wrote there: the
-    record would be validated for nothing, a fiftieth of what a create costs."""
-    if not _empty(hook):
-        await hook(model.model_validate(with_links(record, links)), user)
-
-
-async def _docstring_only(*_: object) -> None:
-    """What charter writes into app/custom/hooks."""
-
-
-async def _pass_only(*_: object) -> None:
-    pass
-
-
-def _body(code: CodeType, docstring: object) -> tuple[bytes, tuple[object, ...]]:
-    # What a function does: its bytecode and the constants it loads, its docstring left out.
-    return code.co_code, tuple(c for c in code.co_consts if c is not docstring)
-
-
-_EMPTY_BODIES = frozenset(_body(f.__code__, f.__doc__) for f in (_docstring_only, _pass_only))
-# By code object: the answer depends on the code alone, and a process has a handful of hooks.
-_empty_code: dict[CodeType, bool] = {}
-
-
-def _empty(hook: Callable[..., object]) -> bool:
-    """Whether `hook` is an async function whose body does nothing (a docstring, `pass`, `...`).
-    Anything else, a decorated function, a mock or another callable, is a hook that acts."""
-    code = getattr(hook, "__code__", None)
-    if type(code) is not CodeType:  # not isinstance: a mock of a coroutine function passes that
-        return False
-    empty = _empty_code.get(code)
-    if empty is None:
-        empty = bool(code.co_flags & CO_COROUTINE) and _body(code, getattr(hook, "__doc__", None)) in _EMPTY_BODIES
-        _empty_code[code] = empty
-    return empty
 
 
 def sort_key(meta: EntityMeta, value: str | None) -> str | None:

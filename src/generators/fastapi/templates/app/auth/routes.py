@@ -13,20 +13,12 @@ from app.auth.limits import LoginLimits
 from app.auth.passwords import DUMMY_HASH, verify_password
 from app.auth.users import UserStore
 from app.config import settings
-from app.deps import APP_OVERRIDES
 from app.errors import ApiError, error_responses
 from app.fieldtypes import Text
 from app.principal import User
 from app.responses import ORJSONResponse
 
-# Served by the app as its own routes (app/main.py): they answer with the app's response class
-# and see its dependency_overrides.
-router = APIRouter(
-    prefix="/auth",
-    tags=["auth"],
-    default_response_class=ORJSONResponse,
-    dependency_overrides_provider=APP_OVERRIDES,
-)
+router = APIRouter(prefix="/auth", tags=["auth"], default_response_class=ORJSONResponse)
 
 _bearer = HTTPBearer(auto_error=False)
 

@@ -6,37 +6,17 @@ handlers: `app.dependency_overrides[ticket_repository] = lambda: FakeRepository(
 `<entity>_repository` per entity, below).
 """
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Mapping
+from typing import Annotated
 
 from fastapi import Depends
 
 from app.auth.deps import CurrentUser, role_dependencies
 from app.repositories.base import Repository
 
-if TYPE_CHECKING:
-    from fastapi import FastAPI
-
 # Re-exported: the route modules import everything they depend on from here.
 __all__ = ["CurrentUser", "role_dependencies"]
 
-
-class AppOverrides:
-    """The app's `dependency_overrides`, for the routes of the generated route modules.
-
-    The app serves those routes as its own (app/main.py) instead of including their routers, and a
-    route made by an APIRouter reads overrides from the provider its router was made with: this one
-    hands it the app's, so `app.dependency_overrides[...]` swaps a dependency of every route.
-    """
-
-    app: "FastAPI | None" = None
-
-    @property
-    def dependency_overrides(self) -> dict[Callable[..., Any], Callable[..., Any]]:
-        return self.app.dependency_overrides if self.app is not None else {}
-
-
-APP_OVERRIDES = AppOverrides()
 
 # The repositories of the open storage by entity name, set by the lifespan (app/main.py).
 _repositories: dict[str, Repository] = {}

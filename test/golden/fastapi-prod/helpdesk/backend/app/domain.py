@@ -201,10 +201,3 @@ TICKET = EntityMeta(
 )
 
 ENTITIES = (AGENT, CUSTOMER, TICKET)
-
-# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.
-ROUTE_CONTRACTS: tuple[tuple[str, str, str], ...] = (
-    ("/agents", "entity/helpdesk/agent", "route/helpdesk/agent_api"),
-    ("/customers", "entity/helpdesk/customer", "route/helpdesk/customer_api"),
-    ("/tickets", "entity/helpdesk/ticket", "route/helpdesk/ticket_api"),
-)

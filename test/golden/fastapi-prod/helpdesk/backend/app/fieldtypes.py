@@ -13,12 +13,12 @@ Query types parse text, the only thing a query string carries, but only in the f
 
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
 import orjson
 from email_validator import EmailNotValidError, validate_email
-from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, Strict
+from pydantic import AfterValidator, BeforeValidator, Field, GetJsonSchemaHandler, Strict, TypeAdapter
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 from typing_extensions import TypeAliasType
@@ -29,6 +29,10 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 NO_NUL_PATTERN = "^[^\\x00]*$"
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 _ISO_DATETIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d")
+# ISO 8601 durations of days, hours, minutes and seconds (DURATION_PATTERN in the compiler's
+# field-types.ts): years and months have no fixed length, so no timedelta or interval comparison keeps them.
+ISO_DURATION_PATTERN = r"^-?P(?!$)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$"
+_ISO_DURATION = re.compile(ISO_DURATION_PATTERN)
 
 
 def storable_text(value: str) -> str:
@@ -62,6 +66,18 @@ def _iso_datetime_text(value: Any) -> Any:
     if isinstance(value, datetime) or (isinstance(value, str) and _ISO_DATETIME.match(value)):
         return value
     raise ValueError("must be a date and time, YYYY-MM-DDTHH:MM[:SS][offset]")
+
+
+def _iso_duration_text(value: Any) -> Any:
+    # Before pydantic's own parsing, which also takes numbers (seconds) and `HH:MM:SS`.
+    if isinstance(value, timedelta) or (isinstance(value, str) and _ISO_DURATION.match(value)):
+        return value
+    raise ValueError("must be an ISO 8601 duration, e.g. PT1H30M or P2DT4H")
+
+
+def iso_duration(value: timedelta) -> str:
+    """A timedelta as ISO 8601 text, as pydantic writes it: what responses carry for duration fields."""
+    return str(_DURATION_TEXT.dump_python(value, mode="json"))
 
 
 def enum_date(value: str) -> date:
@@ -182,6 +198,12 @@ Float64 = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Bool = Annotated[bool, Strict()]
 IsoDate = Annotated[date, BeforeValidator(_iso_date_text)]
 UtcDatetime = Annotated[datetime, BeforeValidator(_iso_datetime_text), AfterValidator(as_utc)]
+IsoDuration = Annotated[
+    timedelta,
+    BeforeValidator(_iso_duration_text),
+    Field(json_schema_extra={"format": "duration", "pattern": ISO_DURATION_PATTERN}),
+]
+_DURATION_TEXT = TypeAdapter(timedelta)
 
 
 class _DeclareJsonKeys:

@@ -4,13 +4,18 @@
 A report is a background task with a short timeout: the client has its 500 already. A report the
 Healer refuses (4xx) is logged once with its reason and dropped; one it could not take (down,
 5xx) waits in a bounded queue that one background task retries with a growing pause, oldest
-reports dropped first when the queue is full. With `SVC_HEALER_TOKEN` set, reports carry it as a
-bearer token.
+reports dropped first when the queue is full. A report keeps its id when sent again, so one the
+Healer took before its answer timed out is not counted twice. With `SVC_HEALER_TOKEN` set,
+reports carry it as a bearer token.
+
+A report names the request's path and method, not a contract: the Healer knows the contracts
+and decides which one the failure is about.
 """
 
 import asyncio
 import logging
 import traceback
+import uuid
 from collections import deque
 from collections.abc import Coroutine
 from typing import Any
@@ -20,7 +25,6 @@ from fastapi import Request
 
 from app import observability
 from app.config import settings
-from app.domain import ROUTE_CONTRACTS
 
 logger = logging.getLogger("app.healer")
 
@@ -35,22 +39,13 @@ _queue: deque[dict[str, Any]] = deque(maxlen=MAX_QUEUED)
 _retrying: list[asyncio.Task[None]] = []
 
 
-def contracts_for_path(path: str) -> tuple[str, str] | None:
-    """The entity and Route contracts that serve `path`, by longest matching base path."""
-    best: tuple[int, str, str] | None = None
-    for base_path, entity_fqn, route_fqn in ROUTE_CONTRACTS:
-        if (path == base_path or path.startswith(base_path.rstrip("/") + "/")) and (
-            best is None or len(base_path) > best[0]
-        ):
-            best = (len(base_path), entity_fqn, route_fqn)
-    return (best[1], best[2]) if best else None
-
-
 def report(request: Request, exc: BaseException, status_code: int) -> None:
     if not settings.SVC_HEALER_URL:
         return
     stacktrace = "".join(traceback.format_exception(exc))
     payload: dict[str, Any] = {
+        # Kept when the report is sent again after a lost answer: the Healer counts it once.
+        "report_id": uuid.uuid4().hex,
         "source": "runtime",
         "error": f"{type(exc).__name__}: {exc}",
         "stacktrace": stacktrace,
@@ -68,10 +63,6 @@ def report(request: Request, exc: BaseException, status_code: int) -> None:
         payload["context"]["request_id"] = ctx.request_id
         if ctx.trace_id:
             payload["context"]["trace_id"] = ctx.trace_id
-    contracts = contracts_for_path(request.url.path)
-    if contracts is not None:
-        payload["contract_fqn"] = contracts[0]
-        payload["context"]["route_fqn"] = contracts[1]
     _spawn(_deliver(payload))
 
 

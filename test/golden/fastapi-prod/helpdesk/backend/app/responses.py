@@ -8,6 +8,7 @@ shape differs from the document, CheckedRoute catches instead while RESPONSE_VAL
 """
 
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from typing import Any
 
 import orjson
@@ -18,10 +19,14 @@ from starlette.responses import JSONResponse, Response
 
 from app.bodies import JsonBodyRoute
 from app.config import settings
+from app.fieldtypes import iso_duration
 
 
 def _fallback(value: Any) -> str:
     # asyncpg's UUID subclass and Decimal values are not native to orjson; their text form is.
+    # A duration field's timedelta is written in ISO 8601, as its response model declares it.
+    if isinstance(value, timedelta):
+        return iso_duration(value)
     return str(value)
 
 

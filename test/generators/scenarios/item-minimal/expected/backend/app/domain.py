@@ -26,6 +26,3 @@ ITEM = EntityMeta(
 )
 
 ENTITIES = (ITEM,)
-
-# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.
-ROUTE_CONTRACTS: tuple[tuple[str, str, str], ...] = (("/items", "entity/bench/item", "route/bench/item_api"),)

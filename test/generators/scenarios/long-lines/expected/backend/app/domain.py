@@ -66,8 +66,3 @@ SHIPMENT = EntityMeta(
 )
 
 ENTITIES = (SHIPMENT,)
-
-# Base path -> (entity contract, Route contract), to name the contract of a failing request to the Healer.
-ROUTE_CONTRACTS: tuple[tuple[str, str, str], ...] = (
-    ("/shipments", "entity/logistics/shipment", "route/logistics/shipment_api"),
-)

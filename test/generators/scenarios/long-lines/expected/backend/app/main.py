@@ -161,12 +161,12 @@ async def health() -> Health:
     return Health(status="ok", domain=DOMAIN, pending_destructive=readiness.held())
 
 
-# The generated routes are served as the app's own rather than through include_router, which makes
-# FastAPI (0.165) work out an included route's settings again on every request: a tenth of what a
-# small request costs. Their routers give them all an inclusion would (prefix, tags, route class,
-# response class), and the app's dependency_overrides through deps.APP_OVERRIDES.
-deps.APP_OVERRIDES.app = app
+# One router per resource (app/routes/), each with its prefix, tags and route class. FastAPI nests
+# the app's lifespan one level deeper for each included router: with a few hundred routers, the
+# app's start-up overflows Python's stack. These routers have no lifespan, so the app keeps its own.
+lifespan_context = app.router.lifespan_context
 for router in ROUTERS:
-    app.router.routes.extend(router.routes)
+    app.include_router(router)
+app.router.lifespan_context = lifespan_context
 # The user's own endpoints (app/custom/routes.py, written once by charter and never again).
 app.include_router(custom_routes.router)

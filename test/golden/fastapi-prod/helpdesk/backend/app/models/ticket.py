@@ -112,13 +112,13 @@ class TicketCreate(TicketBase):
 
     model_config = ConfigDict(extra="forbid")
 
-    tags: list[Text] = Field(default_factory=list, description="Free-form labels")
+    tags: list[Text] = Field([], description="Free-form labels")
     sla_breached: Bool = False
     priority: TicketPriority = "medium"
     type: TicketType = "request"
     story_points: TicketStoryPoints = 1
     escalated: Bool = False
-    attachments: list[Text] = Field(default_factory=list)
+    attachments: list[Text] = Field([])
 
 
 class TicketUpdate(BaseModel):

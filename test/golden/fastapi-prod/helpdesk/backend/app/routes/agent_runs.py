@@ -7,11 +7,11 @@ from uuid import UUID
 from fastapi import APIRouter
 
 from app.agents import AgentRunList, runs_of
-from app.deps import APP_OVERRIDES, TicketRepo, role_dependencies
+from app.deps import TicketRepo, role_dependencies
 from app.errors import error_responses, not_found
 from app.responses import CheckedRoute, ORJSONResponse
 
-router = APIRouter(route_class=CheckedRoute, dependency_overrides_provider=APP_OVERRIDES)
+router = APIRouter(route_class=CheckedRoute)
 
 ADMIN_OR_AGENT = role_dependencies("admin", "agent")
 

@@ -11,27 +11,12 @@ import { Label } from "@/components/ui/label";
 import { Select } from "@/components/ui/select";
 import { Textarea } from "@/components/ui/textarea";
 import { humanize } from "@/lib/display";
+import { FIELD_WIDGETS } from "@/lib/field-types";
 import type { FormResult } from "@/lib/forms";
 import { toInput } from "@/lib/forms";
 import type { ReferenceOption } from "@/lib/references";
 import { type ApiRecord, type FieldSpec, readField } from "@/lib/schema";
 import { cn } from "@/lib/utils";
-
-function inputType(field: FieldSpec): string {
-  switch (field.type) {
-    case "integer":
-    case "number":
-      return "number";
-    case "email":
-      return "email";
-    case "date":
-      return "date";
-    case "datetime":
-      return "datetime-local";
-    default:
-      return "text";
-  }
-}
 
 /**
  * The create and edit form, rendered on the server: inputs follow the field types, reference
@@ -84,8 +69,9 @@ export function RecordForm<T extends ApiRecord>({
             "data-type": f.type,
             "aria-required": f.required || undefined,
           } as const;
+          const widget = FIELD_WIDGETS[f.type];
           let control: ReactNode;
-          if (f.type === "boolean" && !f.enumValues) {
+          if (widget.element === "checkbox" && !f.enumValues) {
             control = (
               <div className="flex h-9 items-center gap-2">
                 <Checkbox {...common} defaultChecked={initial === true} />
@@ -106,13 +92,13 @@ export function RecordForm<T extends ApiRecord>({
                 ))}
               </Select>
             );
-          } else if (f.type === "text" || f.type === "object") {
+          } else if (widget.element === "textarea") {
             control = (
               <Textarea
                 {...common}
                 rows={f.type === "object" ? 4 : 3}
                 className={f.type === "object" ? "font-mono" : undefined}
-                placeholder={f.type === "object" ? "{ }" : undefined}
+                placeholder={widget.placeholder}
                 defaultValue={String(initial)}
               />
             );
@@ -120,9 +106,10 @@ export function RecordForm<T extends ApiRecord>({
             control = (
               <Input
                 {...common}
-                type={inputType(f)}
+                type={widget.inputType}
                 step={f.type === "integer" ? 1 : f.type === "number" ? "any" : undefined}
-                placeholder={f.type === "array" ? "Comma-separated values" : undefined}
+                pattern={widget.pattern}
+                placeholder={widget.placeholder}
                 defaultValue={String(initial)}
                 data-iso={f.type === "datetime" && record ? String(readField(record, f.name) ?? "") : undefined}
               />

@@ -3,7 +3,9 @@
  * The shapes the generated per-entity modules describe their fields and workflows with. The
  * generic components (table, form, detail, kanban) read these, so the generated code stays data.
  */
-export type FieldType = "string" | "integer" | "number" | "boolean" | "text" | "array" | "object" | "datetime" | "date" | "uuid" | "email";
+import type { FieldType } from "./field-types";
+
+export type { FieldType, FieldWidget } from "./field-types";
 
 export type EnumValue = string | number | boolean;
 

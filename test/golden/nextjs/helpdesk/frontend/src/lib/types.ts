@@ -21,14 +21,14 @@ export interface Agent {
   /** Primary key */
   id: string;
   /** When the record was created */
-  created_at?: string | null;
+  created_at: string;
   /** When the record last changed */
-  updated_at?: string | null;
+  updated_at: string;
   name: string;
   email: string;
-  team?: AgentTeam | null;
-  active?: boolean | null;
-  max_open_tickets?: number | null;
+  team: AgentTeam | null;
+  active: boolean | null;
+  max_open_tickets: number | null;
   _links?: Links;
 }
 
@@ -56,20 +56,20 @@ export interface Customer {
   /** Primary key */
   id: string;
   /** Sequential, human-readable number */
-  number?: string | null;
+  number: string | null;
   /** When the record was created */
-  created_at?: string | null;
+  created_at: string;
   /** When the record last changed */
-  updated_at?: string | null;
+  updated_at: string;
   /** Who created the record */
-  created_by?: string | null;
+  created_by: string | null;
   /** Who last changed the record */
-  updated_by?: string | null;
+  updated_by: string | null;
   name: string;
   email: string;
-  company?: string | null;
-  plan?: CustomerPlan | null;
-  website?: string | null;
+  company: string | null;
+  plan: CustomerPlan | null;
+  website: string | null;
   _links?: Links;
 }
 
@@ -100,41 +100,41 @@ export interface Ticket {
   /** Primary key */
   id: string;
   /** Sequential, human-readable number */
-  number?: string | null;
+  number: string | null;
   /** When the record was created */
-  created_at?: string | null;
+  created_at: string;
   /** When the record last changed */
-  updated_at?: string | null;
+  updated_at: string;
   /** When the record was deleted */
-  deleted_at?: string | null;
+  deleted_at: string | null;
   /** Who deleted the record */
-  deleted_by?: string | null;
+  deleted_by: string | null;
   /** Whether the record is deleted */
-  is_deleted?: boolean | null;
+  is_deleted: boolean | null;
   /** Free-form labels */
-  tags?: string[] | null;
+  tags: string[] | null;
   /** When the SLA expires */
-  due_at?: string | null;
-  sla_breached?: boolean | null;
+  due_at: string | null;
+  sla_breached: boolean | null;
   /** One-line summary */
   title: string;
   /** Full description of the problem */
-  description?: string | null;
-  priority?: TicketPriority | null;
-  type?: TicketType | null;
+  description: string | null;
+  priority: TicketPriority | null;
+  type: TicketType | null;
   customer_id: string;
-  assignee_id?: string | null;
-  reporter_email?: string | null;
-  resolution?: string | null;
-  estimate_hours?: number | null;
-  story_points?: number | null;
-  due_date?: string | null;
-  escalated?: boolean | null;
-  external_url?: string | null;
-  attachments?: string[] | null;
-  custom_data?: Record<string, unknown> | null;
-  reference_code?: string | null;
-  created_by?: string | null;
+  assignee_id: string | null;
+  reporter_email: string | null;
+  resolution: string | null;
+  estimate_hours: number | null;
+  story_points: number | null;
+  due_date: string | null;
+  escalated: boolean | null;
+  external_url: string | null;
+  attachments: string[] | null;
+  custom_data: Record<string, unknown> | null;
+  reference_code: string | null;
+  created_by: string | null;
   /** Workflow state */
   state: TicketState;
   _links?: Links;

@@ -2,51 +2,50 @@
 
 """Hooks around the writes of ticket records through the API.
 
-The generated routes (app/routes/) call each function below, on the memory and the PostgreSQL
-repository alike. A before-hook refuses the write by raising app.errors.Refused: nothing is
-written and the client gets a 422 with your message (Refused(message, status=409) for a
-conflict). An after-hook runs once the write is stored, with the record as the API returns it.
-Keep every function and its parameters: the routes call them all. See charter's
+Define any of the functions below (uncomment it) and the generated routes (app/routes/) call it,
+on the memory and the PostgreSQL repository alike; a hook you do not define does nothing (see
+app/hooks.py). A before-hook refuses the write by raising app.errors.Refused: nothing is written
+and the client gets a 422 with your message (Refused(message, status=409) for a conflict). An
+after-hook runs once the write is stored, with the record as the API returns it. See charter's
 docs/customizing.md.
 """
 
-from uuid import UUID
-
-from app.models.ticket import TicketCreate, TicketPublic, TicketUpdate
-from app.principal import User
-
-
-async def before_create(data: TicketCreate, user: User) -> None:
-    """Before a ticket is created. For example (with `from app.errors import Refused`):
-
-    if user.role != "admin":
-        raise Refused("only an administrator may create a ticket")
-    """
-
-
-async def after_create(record: TicketPublic, user: User) -> None:
-    """After a ticket was created."""
-
-
-async def before_update(record_id: UUID, changes: TicketUpdate, user: User) -> None:
-    """Before a ticket is changed; `changes` holds the fields sent (`changes.model_fields_set`)."""
-
-
-async def after_update(record: TicketPublic, user: User) -> None:
-    """After a ticket was changed."""
-
-
-async def before_delete(record_id: UUID, user: User) -> None:
-    """Before a ticket is deleted."""
-
-
-async def after_delete(record_id: UUID, user: User) -> None:
-    """After a ticket was deleted."""
-
-
-async def before_transition(record_id: UUID, state: str, user: User) -> None:
-    """Before a ticket moves to `state` (only when the ticket has a state machine)."""
-
-
-async def after_transition(record: TicketPublic, user: User) -> None:
-    """After a ticket moved to another state."""
+# from uuid import UUID
+#
+# from app.errors import Refused
+# from app.models.ticket import TicketCreate, TicketPublic, TicketUpdate
+# from app.principal import User
+#
+#
+# async def before_create(data: TicketCreate, user: User) -> None:
+#     """Before a ticket is created."""
+#     if user.role != "admin":
+#         raise Refused("only an administrator may create a ticket")
+#
+#
+# async def after_create(record: TicketPublic, user: User) -> None:
+#     """After a ticket was created."""
+#
+#
+# async def before_update(record_id: UUID, changes: TicketUpdate, user: User) -> None:
+#     """Before a ticket is changed; `changes` holds the fields sent (`changes.model_fields_set`)."""
+#
+#
+# async def after_update(record: TicketPublic, user: User) -> None:
+#     """After a ticket was changed."""
+#
+#
+# async def before_delete(record_id: UUID, user: User) -> None:
+#     """Before a ticket is deleted."""
+#
+#
+# async def after_delete(record_id: UUID, user: User) -> None:
+#     """After a ticket was deleted."""
+#
+#
+# async def before_transition(record_id: UUID, state: str, user: User) -> None:
+#     """Before a ticket moves to `state` (only when the ticket has a state machine)."""
+#
+#
+# async def after_transition(record: TicketPublic, user: User) -> None:
+#     """After a ticket moved to another state."""
