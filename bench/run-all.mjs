@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn and prints their figures: `npm run bench`, or `npm run bench -- NAME...`
 // for some of them (validate, generate, format, healer, agents, backend, frontend, lighthouse, import, import-corpus,
-// dev, lsp, random-domains).
+// dev, lsp, random-domains). Arguments after the first one that is not a benchmark's name go to that
+// benchmark (`npm run bench -- import-corpus moby-swagger2 sakila-mysql` runs two corpus inputs).
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,7 +24,14 @@ const benches = {
   dev: ["bench/dev.mjs"],
   lsp: ["bench/lsp.mjs"],
 };
-const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(benches);
+const argv = process.argv.slice(2);
+const firstArg = argv.findIndex((a) => !(a in benches));
+const names = firstArg < 0 ? argv : argv.slice(0, firstArg);
+// Filters (input names, --format=...) for the last named benchmark; an unknown first word with no
+// benchmark before it is still an error below.
+const passThrough = firstArg > 0 ? argv.slice(firstArg) : [];
+if (firstArg === 0) names.push(argv[0]);
+const wanted = names.length > 0 ? names : Object.keys(benches);
 let failed = 0;
 for (const name of wanted) {
   const args = benches[name];
@@ -32,7 +40,8 @@ for (const name of wanted) {
     process.exit(2);
   }
   console.log(`\n== ${name}`);
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" });
+  const extra = name === wanted[wanted.length - 1] ? passThrough : [];
+  const r = spawnSync(process.execPath, [...args, ...extra], { cwd: root, stdio: "inherit" });
   if (r.status !== 0) failed++;
 }
 process.exit(failed > 0 ? 1 : 0);

@@ -1,7 +1,14 @@
 import { valueFitsType } from "../compiler/fields.js";
-import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
-import { compareText } from "../contracts/findings.js";
+import {
+  defaultTable as compilerDefaultTable,
+  humanize,
+  kebabCase,
+  limitIdentifier,
+  MAX_IDENTIFIER_BYTES,
+  pluralize,
+} from "../compiler/naming.js";
 import { API_VERSION } from "../contracts/fqn.js";
+import { compareText } from "../shared/text.js";
 import type {
   ContractType,
   FactKind,
@@ -99,6 +106,40 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
   const notes: ImportNote[] = [...model.notes];
   const { domain } = options;
   const tables = [...model.tables];
+  const entityNames = nameEntities(tables, notes);
+  const entityOf = entityLookup(tables, entityNames);
+
+  // Fields first (names, types, mixins), references after, once every entity's fields are known.
+  const built = new Map<string, BuiltTable>();
+  for (const t of tables) {
+    const entity = entityNames.get(t.name) as string;
+    built.set(entity, buildFields(t, entity, notes));
+  }
+
+  // Workflows before references: a status field that becomes the workflow's state is no display.
+  const workflows = extractWorkflows(built, options, notes);
+  const empty = emptyEntities(built, notes);
+  const { refs, onDeletes } = collectReferences(built, entityOf, empty, notes);
+  applyReferences(built, refs, onDeletes, domain, notes);
+  noteJoinTables(built, entityOf, notes);
+  const contracts = emitContracts(model, options, built, workflows, empty, entityOf, notes);
+  const trace: ConversionTrace = {};
+  for (const [entity, b] of built)
+    trace[b.table.name] = { entity, columns: Object.fromEntries(b.sourceNames), absorbed: Object.fromEntries(b.absorbed) };
+  return { contracts, notes, trace };
+}
+
+/** One source table's fields as buildFields made them, with how its columns were named. */
+interface BuiltTable {
+  table: ImportTable;
+  fields: Map<string, FieldDef>;
+  mixins: string[];
+  sourceNames: Map<string, string>;
+  absorbed: Map<string, string>;
+}
+
+/** Entity names for the tables, unique after normalisation; each collision is noted. */
+function nameEntities(tables: ImportTable[], notes: ImportNote[]): Map<string, string> {
   const { names: entityNames, collisions } = uniqueNames(
     tables.map((t) => t.name),
     entityName,
@@ -111,29 +152,30 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       fact: "table",
     });
   }
+  return entityNames;
+}
+
+/** Resolves a table reference (by model name or SQL table name, any case) to its entity name. */
+function entityLookup(tables: ImportTable[], entityNames: Map<string, string>): (tableRef: string) => string | undefined {
   const byTable = new Map<string, ImportTable>();
   for (const t of tables) {
     byTable.set(t.name, t);
     if (t.tableName && !byTable.has(t.tableName)) byTable.set(t.tableName, t);
   }
-  const entityOf = (tableRef: string): string | undefined => {
+  return (tableRef: string): string | undefined => {
     const t =
       byTable.get(tableRef) ??
       tables.find((x) => x.name.toLowerCase() === tableRef.toLowerCase() || x.tableName?.toLowerCase() === tableRef.toLowerCase());
     return t ? entityNames.get(t.name) : undefined;
   };
+}
 
-  // Fields first (names, types, mixins), references after, once every entity's fields are known.
-  const built = new Map<
-    string,
-    { table: ImportTable; fields: Map<string, FieldDef>; mixins: string[]; sourceNames: Map<string, string>; absorbed: Map<string, string> }
-  >();
-  for (const t of tables) {
-    const entity = entityNames.get(t.name) as string;
-    built.set(entity, buildFields(t, entity, notes));
-  }
-
-  // Workflows before references: a status field that becomes the workflow's state is no display.
+/**
+ * Status-like enums become workflows (when enabled): the field leaves the entity, which then owns
+ * `state`; a column already named `state` is renamed. Returns the workflow contract per entity.
+ */
+function extractWorkflows(built: Map<string, BuiltTable>, options: ConvertOptions, notes: ImportNote[]): Map<string, PlannedContract> {
+  const { domain } = options;
   const workflows = new Map<string, PlannedContract>();
   for (const [entity, b] of built) {
     const wf = options.workflows ? inferWorkflow(entity, b.fields) : undefined;
@@ -177,9 +219,14 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       });
     }
   }
+  return workflows;
+}
 
-  // An entity needs a field of its own: one with nothing besides the id and timestamps (a Django
-  // model of only inherited timestamps, a bare join row) is left out, and references to it stay plain.
+/**
+ * An entity needs a field of its own: one with nothing besides the id and timestamps (a Django
+ * model of only inherited timestamps, a bare join row) is left out, and references to it stay plain.
+ */
+function emptyEntities(built: Map<string, BuiltTable>, notes: ImportNote[]): Set<string> {
   const empty = new Set([...built].filter(([, b]) => b.fields.size === 0).map(([e]) => e));
   for (const e of empty) {
     notes.push({
@@ -190,6 +237,19 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       location: (built.get(e) as { table: ImportTable }).table.location,
     });
   }
+  return empty;
+}
+
+/**
+ * The foreign keys that can be contract references (single column, to an entity kept, on a field
+ * kept), with their on_delete rules; every other foreign key is noted and stays a plain field.
+ */
+function collectReferences(
+  built: Map<string, BuiltTable>,
+  entityOf: (tableRef: string) => string | undefined,
+  empty: Set<string>,
+  notes: ImportNote[],
+): { refs: RefEdge[]; onDeletes: Map<string, OnDelete> } {
   const refs: RefEdge[] = [];
   const onDeletes = new Map<string, OnDelete>();
   for (const [entity, b] of built) {
@@ -256,6 +316,20 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       if (rule !== undefined) onDeletes.set(`${entity}.${field}`, rule);
     }
   }
+  return { refs, onDeletes };
+}
+
+/**
+ * Reference fields become uuids; dependency cycles are broken (those fields stay plain uuids), the
+ * rest get `references` with a display picked from the target's fields and their on_delete.
+ */
+function applyReferences(
+  built: Map<string, BuiltTable>,
+  refs: RefEdge[],
+  onDeletes: Map<string, OnDelete>,
+  domain: string,
+  notes: ImportNote[],
+): void {
   const dropped = new Set(breakCycles([...built.keys()].sort(compareText), refs));
   for (const r of dropped) {
     notes.push({
@@ -287,6 +361,10 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
     if (onDelete !== undefined) references.on_delete = onDelete;
     def.references = references;
   }
+}
+
+/** A many-to-many join table is kept as an entity with two references; the note says so. */
+function noteJoinTables(built: Map<string, BuiltTable>, entityOf: (tableRef: string) => string | undefined, notes: ImportNote[]): void {
   for (const [entity, b] of built) {
     const ends = joinTableEnds(b.table);
     if (ends) {
@@ -298,7 +376,22 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       });
     }
   }
+}
 
+/**
+ * The contracts, entity by entity in name order (its workflow, the entity, its page), then the
+ * Routes once their base paths are settled together; operations of a left-out entity are noted.
+ */
+function emitContracts(
+  model: ImportModel,
+  options: ConvertOptions,
+  built: Map<string, BuiltTable>,
+  workflows: Map<string, PlannedContract>,
+  empty: Set<string>,
+  entityOf: (tableRef: string) => string | undefined,
+  notes: ImportNote[],
+): PlannedContract[] {
+  const { domain } = options;
   const contracts: PlannedContract[] = [];
   const routes: { plan: RoutePlan; source: SourceLocation }[] = [];
   const operationsByEntity = groupOperations(model.operations, entityOf, notes);
@@ -315,10 +408,7 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       continue;
     }
     const t = b.table;
-    const spec: Record<string, unknown> = {};
-    const table = t.tableName ?? t.name;
-    if (model.format !== "openapi" && snakeCase(table) === table && table !== defaultTable(entity)) spec.table = table;
-    if (b.mixins.length > 0) spec.mixins = b.mixins;
+    const spec = entitySpec(model, entity, b, notes);
     const workflowContract = workflows.get(entity);
     if (workflowContract) spec.state_machine = workflowContract.fqn;
     spec.fields = Object.fromEntries(b.fields);
@@ -342,10 +432,29 @@ export function convertModel(model: ImportModel, options: ConvertOptions): Conve
       ...plannedContract("Route", `${r.plan.entity}_api`, domain, r.plan.entity, routeSpec(r.plan, domain)),
       source: r.source,
     });
-  const trace: ConversionTrace = {};
-  for (const [entity, b] of built)
-    trace[b.table.name] = { entity, columns: Object.fromEntries(b.sourceNames), absorbed: Object.fromEntries(b.absorbed) };
-  return { contracts, notes, trace };
+  return contracts;
+}
+
+/** The start of an entity's spec: its table name when it must be explicit (or shortened), its mixins. */
+function entitySpec(model: ImportModel, entity: string, b: BuiltTable, notes: ImportNote[]): Record<string, unknown> {
+  const t = b.table;
+  const spec: Record<string, unknown> = {};
+  const table = t.tableName ?? t.name;
+  if (model.format !== "openapi" && snakeCase(table) === table && table !== defaultTable(entity)) spec.table = table;
+  const effective = typeof spec.table === "string" ? spec.table : compilerDefaultTable(entity);
+  if (Buffer.byteLength(effective, "utf8") > MAX_IDENTIFIER_BYTES) {
+    // PostgreSQL would cut the name (the compiler refuses it): a shortened, still unique, table name.
+    spec.table = limitIdentifier(effective);
+    notes.push({
+      kind: "changed",
+      subject: t.name,
+      reason: `table name ${effective} is longer than PostgreSQL's ${MAX_IDENTIFIER_BYTES} bytes: the table is ${spec.table}`,
+      location: t.location,
+      fact: "table",
+    });
+  }
+  if (b.mixins.length > 0) spec.mixins = b.mixins;
+  return spec;
 }
 
 /**
@@ -382,19 +491,75 @@ function onDeleteRule(
   return rule === (required ? "restrict" : "set_null") ? undefined : rule;
 }
 
-function buildFields(
+function buildFields(t: ImportTable, entity: string, notes: ImportNote[]): BuiltTable {
+  const subject = (f: string): string => `${entity}.${f}`;
+  const pk = t.primaryKey;
+  const { sourceNames, byName } = fieldNames(t, entity, notes);
+  if (pk.length > 1 && !joinTableEnds(t)) {
+    notes.push({
+      kind: "changed",
+      subject: entity,
+      reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`,
+      fact: "primary_key",
+      location: t.location,
+    });
+  }
+  const mixins: string[] = [];
+  const drop = new Set<string>();
+  const recognised: string[] = [];
+  implicitId(t, entity, byName, sourceNames, { mixins, drop, recognised }, notes);
+  stdlibMixins(t, entity, byName, { mixins, drop, recognised }, notes);
+  if (recognised.length > 0) notes.push({ kind: "changed", subject: entity, reason: `recognised ${recognised.join("; ")}` });
+  absorbedDifferences(byName, drop, entity, notes, t.location);
+
+  const fields = new Map<string, FieldDef>();
+  for (const [name0, f] of byName) {
+    if (drop.has(name0)) continue;
+    const name = name0 === "id" ? "source_id" : name0;
+    const isKey = pk.length === 1 && pk[0] === f.name;
+    if (f.arrayOf) {
+      notes.push({
+        kind: "changed",
+        subject: subject(name),
+        reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`,
+        fact: "type",
+        location: f.location ?? t.location,
+      });
+    }
+    fields.set(name, fieldDefinition(f, isKey || pk.includes(f.name), subject(name), notes, t.location));
+  }
+  // What the implicit id and the mixins stand for: carried, though not among the fields.
+  const absorbed = new Map<string, string>();
+  for (const [raw, n] of sourceNames)
+    if (drop.has(n)) absorbed.set(raw, n === "id" ? "the implicit id" : mixins.join(", ") || `the implicit ${n}`);
+  return {
+    table: t,
+    fields,
+    mixins,
+    sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])),
+    absorbed,
+  };
+}
+
+/** What the implicit id and the stdlib mixins take from a table's columns. */
+interface Recognition {
+  mixins: string[];
+  /** Field names that leave the entity's fields (carried by the id or a mixin). */
+  drop: Set<string>;
+  /** For the entity's "recognised" note. */
+  recognised: string[];
+}
+
+/**
+ * Field names for a table's columns: snake_case, unique, and off the names the generated app
+ * uses itself; each rename is noted. Returns the source -> field names and the columns by field name.
+ */
+function fieldNames(
   t: ImportTable,
   entity: string,
   notes: ImportNote[],
-): {
-  table: ImportTable;
-  fields: Map<string, FieldDef>;
-  mixins: string[];
-  sourceNames: Map<string, string>;
-  absorbed: Map<string, string>;
-} {
+): { sourceNames: Map<string, string>; byName: Map<string, ImportField> } {
   const subject = (f: string): string => `${entity}.${f}`;
-  const pk = t.primaryKey;
   const { names: sourceNames, collisions } = uniqueNames(
     t.fields.map((f) => f.name),
     (raw) => {
@@ -423,25 +588,25 @@ function buildFields(
         fact: "column",
       });
   }
+  return { sourceNames, byName };
+}
 
-  if (pk.length > 1) {
-    const ends = joinTableEnds(t);
-    if (!ends) {
-      notes.push({
-        kind: "changed",
-        subject: entity,
-        reason: `composite primary key (${pk.join(", ")}) is not expressible; the entity gets a UUID id and the key columns stay required fields`,
-        fact: "primary_key",
-        location: t.location,
-      });
-    }
-  }
-  const mixins: string[] = [];
+/**
+ * The implicit id: a single key column called id, whatever its type (contracts use UUIDs), with
+ * `number` making it identifiable; another `id` or a single key column is kept and noted.
+ */
+function implicitId(
+  t: ImportTable,
+  entity: string,
+  byName: Map<string, ImportField>,
+  sourceNames: Map<string, string>,
+  r: Recognition,
+  notes: ImportNote[],
+): void {
+  const subject = (f: string): string => `${entity}.${f}`;
+  const pk = t.primaryKey;
+  const { mixins, drop, recognised } = r;
   const has = (n: string): boolean => byName.has(n);
-  const isTime = (n: string): boolean => ["datetime", "date"].includes(byName.get(n)?.type ?? "");
-  const drop = new Set<string>();
-  const recognised: string[] = [];
-  // The implicit id: a single key column called id, whatever its type (contracts use UUIDs).
   const idField = byName.get("id");
   if (idField && (pk.length === 0 || (pk.length === 1 && sourceNames.get(pk[0] as string) === "id"))) {
     drop.add("id");
@@ -477,6 +642,14 @@ function buildFields(
       location: t.location,
     });
   }
+}
+
+/** Timestamps, audit columns, soft deletion and tags recognised as the stdlib mixins (or implicit timestamps). */
+function stdlibMixins(t: ImportTable, entity: string, byName: Map<string, ImportField>, r: Recognition, notes: ImportNote[]): void {
+  const subject = (f: string): string => `${entity}.${f}`;
+  const { mixins, drop, recognised } = r;
+  const has = (n: string): boolean => byName.has(n);
+  const isTime = (n: string): boolean => ["datetime", "date"].includes(byName.get(n)?.type ?? "");
   if (has("created_at") && has("updated_at") && isTime("created_at") && isTime("updated_at")) {
     if (has("created_by") && has("updated_by")) {
       mixins.push("mixin/stdlib/auditable");
@@ -515,36 +688,6 @@ function buildFields(
     drop.add("tags");
     recognised.push("tags -> mixin/stdlib/taggable");
   }
-  if (recognised.length > 0) notes.push({ kind: "changed", subject: entity, reason: `recognised ${recognised.join("; ")}` });
-  absorbedDifferences(byName, drop, entity, notes, t.location);
-
-  const fields = new Map<string, FieldDef>();
-  for (const [name0, f] of byName) {
-    if (drop.has(name0)) continue;
-    const name = name0 === "id" ? "source_id" : name0;
-    const isKey = pk.length === 1 && pk[0] === f.name;
-    if (f.arrayOf) {
-      notes.push({
-        kind: "changed",
-        subject: subject(name),
-        reason: `a list of ${f.arrayOf} records is not a contract reference; kept as an array of objects`,
-        fact: "type",
-        location: f.location ?? t.location,
-      });
-    }
-    fields.set(name, fieldDefinition(f, isKey || pk.includes(f.name), subject(name), notes, t.location));
-  }
-  // What the implicit id and the mixins stand for: carried, though not among the fields.
-  const absorbed = new Map<string, string>();
-  for (const [raw, n] of sourceNames)
-    if (drop.has(n)) absorbed.set(raw, n === "id" ? "the implicit id" : mixins.join(", ") || `the implicit ${n}`);
-  return {
-    table: t,
-    fields,
-    mixins,
-    sourceNames: new Map([...sourceNames].map(([raw, n]) => [raw, n === "id" && !drop.has("id") ? "source_id" : n])),
-    absorbed,
-  };
 }
 
 const NUMERIC = new Set<ContractType>(["integer", "number"]);
@@ -611,6 +754,24 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     else notes.push({ kind: "skipped", subject, reason: `enum values do not fit a ${f.type} field; left out`, location, fact: "enum" });
   }
   if (f.type === "array") def.items_type = f.itemsType ?? "string";
+  const constraints = fieldConstraints(f, subject, notes, location);
+  if (Object.keys(constraints).length > 0) def.constraints = constraints;
+  if (f.unique)
+    notes.push({
+      kind: "skipped",
+      subject,
+      reason: "unique constraint is not expressible in a contract; left out",
+      location,
+      fact: "unique",
+    });
+  return def;
+}
+
+/**
+ * The source's constraints that fit the field's type (min/max for numbers, lengths and a
+ * JavaScript pattern for text); an impossible min > max pair is left out, a foreign pattern noted.
+ */
+function fieldConstraints(f: ImportField, subject: string, notes: ImportNote[], location: SourceLocation): Record<string, unknown> {
   const c = f.constraints ?? {};
   const constraints: Record<string, unknown> = {};
   if (NUMERIC.has(f.type)) {
@@ -634,16 +795,7 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     delete constraints.min;
     delete constraints.max;
   }
-  if (Object.keys(constraints).length > 0) def.constraints = constraints;
-  if (f.unique)
-    notes.push({
-      kind: "skipped",
-      subject,
-      reason: "unique constraint is not expressible in a contract; left out",
-      location,
-      fact: "unique",
-    });
-  return def;
+  return constraints;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { kebabCase, pluralize } from "../compiler/naming.js";
 import type { ConversionTrace, PlannedContract, TableTrace } from "./convert.js";
-import type { FactKind, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
+import type { FactKind, ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "./model.js";
 
 /**
  * The fidelity report of an import (issue 38): every fact the adapter read from the input — a
@@ -44,38 +44,73 @@ export function fidelityReport(
   notes: readonly ImportNote[],
   trace: ConversionTrace,
 ): FidelityReport {
-  const facts: FidelityFact[] = [];
-  const used = new Set<ImportNote>();
-  const noteFor = (fact: FactKind, subjects: readonly string[]): ImportNote | undefined => {
-    const n = notes.find((x) => x.fact === fact && subjects.includes(x.subject));
-    if (n) used.add(n);
+  const ledger = new Ledger(notes);
+  const entities = new Map(contracts.filter((c) => c.kind === "Entity").map((c) => [c.name, c]));
+  const entityOfTable = entitiesOfTables(model, trace);
+  for (const t of model.tables) tableFacts(t, trace[t.name], entities, entityOfTable, ledger);
+  for (const op of model.operations) operationFact(op, contracts, entityOfTable, ledger.same, ledger.differs);
+  const facts = [...ledger.facts, ...ledger.unused()];
+  const count = (s: FactStatus): number => facts.filter((f) => f.status === s).length;
+  return { carried: count("carried"), changed: count("changed"), left_out: count("left_out"), silent: count("silent"), facts };
+}
+
+/** The facts judged so far, and which notes judged them. */
+class Ledger {
+  readonly facts: FidelityFact[] = [];
+  private readonly used = new Set<ImportNote>();
+
+  constructor(private readonly notes: readonly ImportNote[]) {}
+
+  private noteFor(fact: FactKind, subjects: readonly string[]): ImportNote | undefined {
+    const n = this.notes.find((x) => x.fact === fact && subjects.includes(x.subject));
+    if (n) this.used.add(n);
     return n;
-  };
+  }
+
   /** A fact that differs (or is missing): a note decides changed/left out, else it is silent. */
-  const differs = (fact: FactKind, subjects: readonly string[], detail: string, location?: SourceLocation): void => {
-    const n = noteFor(fact, subjects);
+  readonly differs: Differs = (fact, subjects, detail, location) => {
+    const n = this.noteFor(fact, subjects);
     const f: FidelityFact = n
       ? { subject: subjects[0] as string, fact, status: statusOf(n), reason: n.reason }
       : { subject: subjects[0] as string, fact, status: "silent", reason: detail };
     const at = n?.location ?? location;
     if (at) f.location = at;
-    facts.push(f);
+    this.facts.push(f);
   };
-  const same = (fact: FactKind, subjects: readonly string[]): void => {
+
+  readonly same: Same = (fact, subjects) => {
     // A note can still say the fact changed though the values compare equal (a native type read as its contract type).
-    const n = noteFor(fact, subjects);
-    facts.push(
+    const n = this.noteFor(fact, subjects);
+    this.facts.push(
       n
         ? { subject: subjects[0] as string, fact, status: statusOf(n), reason: n.reason }
         : { subject: subjects[0] as string, fact, status: "carried" },
     );
   };
-  const check = (fact: FactKind, subjects: readonly string[], a: unknown, b: unknown, location?: SourceLocation): void => {
-    if (isDeepStrictEqual(a, b)) same(fact, subjects);
-    else differs(fact, subjects, `input ${show(a)}, contract ${show(b)}`, location);
+
+  readonly check: Check = (fact, subjects, a, b, location) => {
+    if (isDeepStrictEqual(a, b)) this.same(fact, subjects);
+    else this.differs(fact, subjects, `input ${show(a)}, contract ${show(b)}`, location);
   };
 
-  const entities = new Map(contracts.filter((c) => c.kind === "Entity").map((c) => [c.name, c]));
+  /**
+   * What the notes say of facts the model does not hold (a CHECK the adapter could not read, a
+   * statement it skipped): listed as the notes state them.
+   */
+  unused(): FidelityFact[] {
+    const out: FidelityFact[] = [];
+    for (const n of this.notes) {
+      if (n.fact === undefined || this.used.has(n)) continue;
+      const f: FidelityFact = { subject: n.subject, fact: n.fact, status: statusOf(n), reason: n.reason };
+      if (n.location) f.location = n.location;
+      out.push(f);
+    }
+    return out;
+  }
+}
+
+/** The entity written for each table, by the table's name and its SQL name, lower-cased. */
+function entitiesOfTables(model: ImportModel, trace: ConversionTrace): Map<string, string> {
   const entityOfTable = new Map<string, string>();
   for (const t of model.tables) {
     const tr = trace[t.name];
@@ -84,65 +119,73 @@ export function fidelityReport(
       if (t.tableName) entityOfTable.set(t.tableName.toLowerCase(), tr.entity);
     }
   }
-  for (const t of model.tables) {
-    const tr = trace[t.name];
-    const entity = tr ? entities.get(tr.entity) : undefined;
-    const tableSubjects = tr ? [t.name, tr.entity] : [t.name];
-    if (!tr || !entity) {
-      differs("table", tableSubjects, "no entity written for it", t.location);
+  return entityOfTable;
+}
+
+/** A table's facts: the table itself, its key, each column's facts, each foreign key. */
+function tableFacts(
+  t: ImportTable,
+  tr: TableTrace | undefined,
+  entities: ReadonlyMap<string, PlannedContract>,
+  entityOfTable: ReadonlyMap<string, string>,
+  ledger: Ledger,
+): void {
+  const { same, differs, check } = ledger;
+  const entity = tr ? entities.get(tr.entity) : undefined;
+  const tableSubjects = tr ? [t.name, tr.entity] : [t.name];
+  if (!tr || !entity) {
+    differs("table", tableSubjects, "no entity written for it", t.location);
+    return;
+  }
+  same("table", tableSubjects);
+  const spec = entity.data.spec as { fields?: Record<string, FieldDef> };
+  const fields = spec.fields ?? {};
+  tablePrimaryKey(t, tr, tableSubjects, same, differs);
+  for (const f of t.fields) {
+    const name = tr.columns[f.name] ?? f.name;
+    const subjects = [`${t.name}.${f.name}`, `${tr.entity}.${name}`, `${tr.entity}.${f.name}`];
+    const at = f.location ?? t.location;
+    const def = fields[name];
+    if (!def) {
+      if (tr.absorbed[f.name] !== undefined) same("column", subjects);
+      else differs("column", subjects, "no field written for it", at);
       continue;
     }
-    same("table", tableSubjects);
-    const spec = entity.data.spec as { fields?: Record<string, FieldDef> };
-    const fields = spec.fields ?? {};
-    tablePrimaryKey(t, tr, tableSubjects, same, differs);
-    for (const f of t.fields) {
-      const name = tr.columns[f.name] ?? f.name;
-      const subjects = [`${t.name}.${f.name}`, `${tr.entity}.${name}`, `${tr.entity}.${f.name}`];
-      const at = f.location ?? t.location;
-      const def = fields[name];
-      if (!def) {
-        if (tr.absorbed[f.name] !== undefined) same("column", subjects);
-        else differs("column", subjects, "no field written for it", at);
-        continue;
-      }
-      same("column", subjects);
-      columnFacts(f, def, t, subjects, at, check, same, differs);
-    }
-    for (const fk of t.foreignKeys) {
-      const names = fk.columns.map((c) => tr.columns[c] ?? c);
-      const subjects = [`${t.name}.${fk.columns.join(", ")}`, `${tr.entity}.${names.join(", ")}`, `${tr.entity}.(${names.join(", ")})`];
-      const def = names.length === 1 ? fields[names[0] as string] : undefined;
-      const refs = def?.references as { entity?: string; on_delete?: string } | undefined;
-      const target = entityOfTable.get(fk.table.toLowerCase());
-      const written = refs?.entity?.split("/").pop();
-      if (!refs || written !== target) {
-        differs(
-          "reference",
-          subjects,
-          `references ${fk.table}; the contract ${refs ? `references ${written}` : "has no reference"}`,
-          t.location,
-        );
-        continue;
-      }
-      same("reference", subjects);
-      if (fk.onDelete !== undefined) {
-        const actual = refs.on_delete ?? (def?.required === true ? "restrict" : "set_null");
-        check("on_delete", subjects, fk.onDelete, actual, t.location);
-      }
-    }
+    same("column", subjects);
+    columnFacts(f, def, t, subjects, at, check, same, differs);
   }
-  for (const op of model.operations) operationFact(op, contracts, entityOfTable, same, differs);
-  // What the notes say of facts the model does not hold (a CHECK the adapter could not read, a
-  // statement it skipped): listed as the notes state them.
-  for (const n of notes) {
-    if (n.fact === undefined || used.has(n)) continue;
-    const f: FidelityFact = { subject: n.subject, fact: n.fact, status: statusOf(n), reason: n.reason };
-    if (n.location) f.location = n.location;
-    facts.push(f);
+  for (const fk of t.foreignKeys) foreignKeyFacts(t, fk, tr, fields, entityOfTable, ledger);
+}
+
+/** A foreign key is carried when its column's field references the entity of the key's table; then its delete rule. */
+function foreignKeyFacts(
+  t: ImportTable,
+  fk: ForeignKey,
+  tr: TableTrace,
+  fields: Record<string, FieldDef>,
+  entityOfTable: ReadonlyMap<string, string>,
+  { same, differs, check }: Ledger,
+): void {
+  const names = fk.columns.map((c) => tr.columns[c] ?? c);
+  const subjects = [`${t.name}.${fk.columns.join(", ")}`, `${tr.entity}.${names.join(", ")}`, `${tr.entity}.(${names.join(", ")})`];
+  const def = names.length === 1 ? fields[names[0] as string] : undefined;
+  const refs = def?.references as { entity?: string; on_delete?: string } | undefined;
+  const target = entityOfTable.get(fk.table.toLowerCase());
+  const written = refs?.entity?.split("/").pop();
+  if (!refs || written !== target) {
+    differs(
+      "reference",
+      subjects,
+      `references ${fk.table}; the contract ${refs ? `references ${written}` : "has no reference"}`,
+      t.location,
+    );
+    return;
   }
-  const count = (s: FactStatus): number => facts.filter((f) => f.status === s).length;
-  return { carried: count("carried"), changed: count("changed"), left_out: count("left_out"), silent: count("silent"), facts };
+  same("reference", subjects);
+  if (fk.onDelete !== undefined) {
+    const actual = refs.on_delete ?? (def?.required === true ? "restrict" : "set_null");
+    check("on_delete", subjects, fk.onDelete, actual, t.location);
+  }
 }
 
 type Same = (fact: FactKind, subjects: readonly string[]) => void;

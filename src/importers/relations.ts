@@ -1,5 +1,5 @@
 import { findCycles } from "../compiler/graph.js";
-import { compareText } from "../contracts/findings.js";
+import { compareText } from "../shared/text.js";
 import type { ImportTable } from "./model.js";
 
 /** Target fields that make a good `display` for a reference, best first. */

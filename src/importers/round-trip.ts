@@ -1,8 +1,8 @@
 import { pascalCase } from "../compiler/naming.js";
+import { asRecord as rec } from "../contracts/unchecked.js";
 import { entityName, snakeCase } from "./naming.js";
 
 type Schema = Record<string, unknown>;
-const rec = (v: unknown): Schema => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Schema) : {});
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
 export interface PathDifference {

@@ -1,6 +1,6 @@
 import { humanize, kebabCase, pluralize } from "../compiler/naming.js";
 import { reservedBasePath } from "../compiler/routes.js";
-import { compareText } from "../contracts/findings.js";
+import { compareText } from "../shared/text.js";
 import type { ImportNote, ImportOperation } from "./model.js";
 
 type Operation = "list" | "create" | "get" | "update" | "delete";
@@ -25,6 +25,8 @@ export interface RoutePlan {
 }
 
 const PARAM = /^\{[^}]+\}$/;
+/** A path with its parameters unnamed and no trailing slash: `/a/{x}/` -> `/a/{}`. */
+const shape = (p: string): string => p.replace(/\/+$/, "").replace(/\{[^}]*\}/g, "{}");
 
 /**
  * How an API operation maps onto the standard operations of a collection: a path ending in a
@@ -33,7 +35,7 @@ const PARAM = /^\{[^}]+\}$/;
  * item's id are taken out of the base path, so a resource keyed by several parameters
  * (`/{dataset}/{version}/records`, `/repositories/{owner}/{slug}/pulls`) is still served.
  */
-function classify(op: ImportOperation, entity: string): Served | undefined {
+function classify(op: ImportOperation, entity: string, itemParents: ReadonlySet<string>): Served | undefined {
   const segments = op.path.split("/").filter(Boolean);
   const method = op.method.toUpperCase();
   const last = segments[segments.length - 1];
@@ -41,10 +43,12 @@ function classify(op: ImportOperation, entity: string): Served | undefined {
   const collection = item ? segments.slice(0, -1) : segments;
   const dropped = collection.filter((s) => PARAM.test(s));
   // Below a parameter, a static segment is a sub-collection only when it names the entity
-  // (`/{owner}/{slug}/pulls`); otherwise it is an action on the parent (`/pet/{id}/uploadImage`).
+  // (`/{owner}/{slug}/pulls`) or has items of the entity below it (`/{dataset}/{version}/records/{id}`
+  // of a Row); otherwise it is an action on the parent (`/pet/{id}/uploadImage`).
   const lastParam = collection.findLastIndex((s) => PARAM.test(s));
   const tail = collection.slice(lastParam + 1);
-  if (lastParam >= 0 && tail.length > 0 && !namesEntity(tail[tail.length - 1] as string, entity)) return undefined;
+  const hasItems = itemParents.has(shape(`/${collection.join("/")}`));
+  if (lastParam >= 0 && tail.length > 0 && !hasItems && !namesEntity(tail[tail.length - 1] as string, entity)) return undefined;
   const base = `/${collection.filter((s) => !PARAM.test(s)).join("/")}`;
   let operation: Operation | undefined;
   if (!item) operation = method === "GET" ? "list" : method === "POST" ? "create" : undefined;
@@ -61,7 +65,9 @@ function classify(op: ImportOperation, entity: string): Served | undefined {
 export function planRoute(entity: string, ops: readonly ImportOperation[], notes: ImportNote[]): RoutePlan | undefined {
   const defaultBase = `/${kebabCase(pluralize(entity))}`;
   if (ops.length === 0) return { entity, base: defaultBase, served: [], standard: true };
-  const classified = ops.map((op) => ({ op, served: classify(op, entity) }));
+  // The collections with an item path among the entity's operations: `/a/{}/records` of `/a/{}/records/{}`.
+  const itemParents = new Set(ops.map((o) => shape(o.path)).flatMap((p) => (p.endsWith("/{}") && p.length > 3 ? [p.slice(0, -3)] : [])));
+  const classified = ops.map((op) => ({ op, served: classify(op, entity, itemParents) }));
   // The base most operations use, a top-level one (no parameter taken out) before one nested under
   // another resource: `/actions` rather than `/droplets/{id}/actions`.
   const counts = new Map<string, number>();
@@ -184,7 +190,7 @@ export function settleBasePaths(plans: RoutePlan[], notes: ImportNote[]): void {
       notes.push({
         kind: "changed",
         subject: `${s.op.method.toUpperCase()} ${s.op.path}`,
-        reason: `served as ${s.op.method.toUpperCase() === "PUT" ? "PATCH" : s.op.method.toUpperCase()} ${path}${s.dropped.length > 0 ? ` (the path parameters ${s.dropped.join(", ")} are not part of it)` : ""}`,
+        reason: `served as ${s.op.method.toUpperCase() === "PUT" ? "PATCH" : s.op.method.toUpperCase()} ${path}${s.dropped.length > 0 ? ` (the path parameters ${s.dropped.join(", ")} are left out: a Route's base path holds no parameters)` : ""}`,
         location: s.op.location,
         fact: "operation",
       });

@@ -95,6 +95,7 @@ const TYPES: Record<string, ContractType> = {
   decimalfield: "number",
   booleanfield: "boolean",
   datetimefield: "datetime",
+  durationfield: "duration",
   datefield: "date",
   uuidfield: "uuid",
   emailfield: "email",

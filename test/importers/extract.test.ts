@@ -144,7 +144,8 @@ describe("charter extract --yes", () => {
     });
     const task = fields(dir, "task");
     expect(task.project_id).toEqual({ type: "uuid", required: true, references: { entity: "entity/work/project", display: "name" } });
-    expect(task.parent_id).toEqual({ type: "uuid", references: { entity: "entity/work/task", display: "title" } });
+    // TypeORM's relation without onDelete is NO ACTION: the delete is refused, not the reference cleared.
+    expect(task.parent_id).toEqual({ type: "uuid", references: { entity: "entity/work/task", display: "title", on_delete: "restrict" } });
     const projects = spec(dir, "routes/project_api.contract.yaml") as { endpoints: { method: string; path: string }[] };
     expect(projects.endpoints.map((e) => `${e.method} ${e.path}`)).toEqual(["GET /", "POST /", "GET /{id}", "DELETE /{id}"]);
   });

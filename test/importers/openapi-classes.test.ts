@@ -90,7 +90,7 @@ describe("OpenAPI import (issue 38 classes)", () => {
     expect(note("GET /{dataset}/{version}/records")).toMatchObject({
       kind: "changed",
       fact: "operation",
-      reason: "served as GET /records (the path parameters {dataset}, {version} are not part of it)",
+      reason: "served as GET /records (the path parameters {dataset}, {version} are left out: a Route's base path holds no parameters)",
     });
   });
 
@@ -136,6 +136,24 @@ describe("OpenAPI import (issue 38 classes)", () => {
     expect(note("Event.author")).toMatchObject({ kind: "changed", fact: "reference" });
     expect(note("Event.retired")).toMatchObject({ kind: "changed", fact: "type" });
     expect(note("Event.fallback")).toMatchObject({ kind: "changed", fact: "type" });
+  });
+
+  it("imports a spec with no named schema: examples and query parameters describe records, callbacks are named", async () => {
+    const { p, byName, note, refused } = await plan("examples-only.yaml");
+    expect(refused).toBeNull();
+    // `{"versions": [...]}` names its records; the example's values give the types.
+    const version = byName("Entity", "version").fields as Record<string, Record<string, unknown>>;
+    expect(version.updated?.type).toBe("datetime");
+    expect(version.builds?.type).toBe("integer");
+    expect(version.status?.type).toBe("string");
+    expect(note("GET /")?.reason).toMatch(/inferred from the first example/);
+    // The POST's query parameter and its answer's property make one record.
+    const stream = byName("Entity", "stream").fields as Record<string, Record<string, unknown>>;
+    expect(Object.keys(stream).sort()).toEqual(["callback_url", "subscription_id"]);
+    expect(note("POST /streams")?.reason).toMatch(/query parameters callbackUrl become fields/);
+    expect(note("POST /streams callback onData")).toMatchObject({ kind: "skipped", fact: "operation" });
+    const routes = p.checked.accepted.filter((c) => c.kind === "Route").map((c) => c.name);
+    expect(routes.sort()).toEqual(["stream_api", "version_api"]);
   });
 
   it("unwraps a wrapper of one record and serves a resource at its top-level path", async () => {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { convertModel } from "../../src/importers/convert.js";
 import { readModel } from "../../src/importers/factory/index.js";
-import { planImport, writeImport } from "../../src/importers/pipeline.js";
 import { judge } from "../support/import-judges/sql.js";
+import { importSqlCorpusInput } from "./support.js";
 
 // The PostgreSQL inputs of the committed corpus that import in seconds; the bench runs them all.
 const INPUTS: [string, string][] = [
@@ -19,16 +19,7 @@ const INPUTS: [string, string][] = [
 const work = mkdtempSync(join(tmpdir(), "charter-sql-judge-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-async function importInput(name: string, rel: string) {
-  const inputPath = join("test/fixtures/import-corpus", name, rel);
-  const domainDir = join(work, name);
-  const model = await readModel(inputPath, "sql");
-  const options = { domain: name.replace(/[^a-z0-9]+/g, "_"), directory: domainDir, routes: "all" as const, pages: false, workflows: true };
-  const plan = await planImport(model, { ...options, llm: false });
-  const summary = writeImport(model, plan, { ...options, force: true, dryRun: false });
-  expect(summary.refused).toBeNull();
-  return { inputPath, domainDir, summary };
-}
+const importInput = (name: string, rel: string) => importSqlCorpusInput(work, name, rel);
 
 describe("the SQL judge: two real PostgreSQL catalogs, input against generated schema", () => {
   it.each(INPUTS)(

@@ -122,8 +122,13 @@ export function withImportOptions(cmd: Command): Command {
 
 /** `--report FILE`: the fidelity report as JSON, for a bench or a reviewer to read. */
 export function writeFidelityReport(file: string, report: FidelityReport): void {
-  mkdirSync(dirname(resolve(file)), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  try {
+    mkdirSync(dirname(resolve(file)), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  } catch (e) {
+    // The contracts are written by now: say which report could not be, and fail the command.
+    throw new UserError(`cannot write the fidelity report ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /** Where an import writes (`--output`, a folder) and whether it reports in JSON (`--format`). */

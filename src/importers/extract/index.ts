@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import type { ImportModel, ImportNote, ImportOperation } from "../model.js";
 import { ImportError } from "../model.js";
 import { entityName, snakeCase } from "../naming.js";

@@ -2,11 +2,21 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ContractType, FactKind, ForeignKey, ImportField, ImportNote, ImportOperation, ImportTable, OnDelete } from "../model.js";
+import type {
+  ContractType,
+  FactKind,
+  ForeignKey,
+  ImportField,
+  ImportNote,
+  ImportOperation,
+  ImportTable,
+  OnDelete,
+  SourceLocation,
+} from "../model.js";
 import { ImportError } from "../model.js";
 import { mapTypeName } from "../type-map.js";
 import { pydanticModels } from "./pydantic.js";
-import { last, num, type PyClass, type PyFile, type PyValue, str } from "./python-ast.js";
+import { last, num, type PyAssign, type PyClass, type PyFile, type PyValue, str } from "./python-ast.js";
 
 function scriptPath(): string {
   const here = fileURLToPath(new URL(".", import.meta.url));
@@ -204,81 +214,17 @@ function sqlalchemyModel(
   if (table) t.tableName = table;
   if (c.doc) t.description = c.doc.split("\n")[0] as string;
   for (const a of c.body) {
-    if (a.name.startsWith("__")) continue;
-    const call = a.value?.kind === "call" ? a.value : undefined;
-    const fn = call ? last(call.func ?? "") : "";
-    if (fn === "relationship" || fn === "Relationship") continue;
-    // SQLModel `table=True` classes declare columns as plain annotations (`colour: str | None = None`).
-    const sqlmodel = c.keywords.table?.kind === "const" && c.keywords.table.value === true;
-    const isColumn =
-      fn === "Column" ||
-      fn === "mapped_column" ||
-      fn === "Field" ||
-      (a.annotation !== null && (/^(\w+\.)?Mapped\[/.test(a.annotation) || sqlmodel));
-    if (!isColumn) continue;
-    // `Field(sa_column=Column(Integer, ForeignKey("session.id", ondelete="CASCADE")))`: the column is
-    // the SQLAlchemy one inside; Field's own keywords (default, nullable) still count.
-    const saColumn = fn === "Field" && call?.kwargs?.sa_column?.kind === "call" ? call.kwargs.sa_column : undefined;
-    const args = saColumn?.args ?? call?.args ?? [];
-    const kw: Record<string, PyValue> = { ...saColumn?.kwargs, ...call?.kwargs };
-    delete kw.sa_column;
-    // `version: str = "0.0.1"`: a plain annotated value is the column's default.
-    if (!call && a.value && a.value.kind !== "other") kw.default = a.value;
+    const column = sqlalchemyColumn(c, a);
+    if (!column) continue;
+    const { fn, args, kw } = column;
     const location = { file, line: a.line };
-    const note = (k: ImportNote["kind"], fact: FactKind, reason: string): void => {
+    const note: Note = (k, fact, reason) => {
       notes.push({ kind: k, subject: `${c.name}.${a.name}`, reason, location, fact });
     };
     const f: ImportField = { name: a.name, type: "string", location };
     // Type: the first positional argument that names a type, else the Mapped[...] annotation.
     const typeArg = args.find((x) => x.kind === "name" || (x.kind === "call" && x.func !== "ForeignKey"));
-    const typeName = typeArg ? last(typeArg.kind === "call" ? (typeArg.func ?? "") : (typeArg.id ?? "")) : undefined;
-    // `Mapped[int]`, or `so.Mapped[int]` with the module's alias (`import sqlalchemy.orm as so`).
-    const annotated = a.annotation?.replace(/^(\w+\.)?Mapped\[(.*)\]$/, "$2");
-    const optional = annotated !== undefined && /(\| None|Optional\[)/.test(annotated);
-    // `uuid.UUID` and `datetime.datetime` are the same types as `UUID` and `datetime`.
-    const baseAnnotation = annotated
-      ?.replace(/\s*\|\s*None/, "")
-      .replace(/^Optional\[(.*)\]$/, "$1")
-      .replace(/^(uuid|datetime)\.(UUID|datetime|date)$/, "$2");
-    let type: ContractType | undefined;
-    if (typeName === "Enum" && typeArg?.kind === "call") {
-      const e = typeArg.args?.[0];
-      const values =
-        e?.kind === "name"
-          ? enums.get(last(e.id ?? ""))
-          : e
-            ? (typeArg.args ?? []).map((x) => str(x)).filter((x): x is string => x !== undefined)
-            : undefined;
-      if (values) f.enum = values;
-      type = "string";
-    } else if (typeName) type = mapTypeName(typeName) ?? (typeName === "DateTime" ? "datetime" : undefined);
-    if (!type && baseAnnotation) {
-      if (enums.has(baseAnnotation)) {
-        type = "string";
-        f.enum = enums.get(baseAnnotation) as string[];
-      } else
-        type =
-          mapTypeName(baseAnnotation) ??
-          (baseAnnotation === "datetime"
-            ? "datetime"
-            : baseAnnotation === "date"
-              ? "date"
-              : baseAnnotation === "UUID"
-                ? "uuid"
-                : undefined);
-    }
-    if (!type)
-      notes.push({
-        kind: "changed",
-        subject: `${c.name}.${a.name}`,
-        reason: `type ${typeName ?? baseAnnotation ?? "unknown"} read as string`,
-        location: f.location ?? t.location,
-        fact: "type",
-      });
-    f.type = type ?? "string";
-    f.sourceType = typeName ?? baseAnnotation ?? "";
-    if (/^(Numeric|DECIMAL|Decimal)$/.test(f.sourceType))
-      note("changed", "type", `${f.sourceType} becomes a number: exact decimal arithmetic, precision and scale are not kept`);
+    const { optional } = sqlalchemyType(f, typeArg, a.annotation, enums, note);
     const len = num(typeArg?.kind === "call" ? typeArg.args?.[0] : undefined) ?? num(kw.max_length);
     if (len !== undefined && f.type === "string") f.constraints = { maxLength: len };
     // SQLModel/Pydantic bounds: ge/le become min/max.
@@ -286,53 +232,152 @@ function sqlalchemyModel(
     if (num(kw.ge) !== undefined) bounds.min = num(kw.ge) as number;
     if (num(kw.le) !== undefined) bounds.max = num(kw.le) as number;
     if (Object.keys(bounds).length > 0 && (f.type === "integer" || f.type === "number")) f.constraints = { ...f.constraints, ...bounds };
-    const fk = args.find((x) => x.kind === "call" && last(x.func ?? "") === "ForeignKey");
-    // SQLModel spells it `Field(foreign_key="user.id", ondelete="CASCADE")`.
-    // `ForeignKey("user.id")` or `ForeignKey(User.id)` (a column object, read as its dotted name).
-    const fkArg = fk?.args?.[0];
-    const target = str(fkArg) ?? (fkArg?.kind === "name" ? fkArg.id : undefined) ?? (fn === "Field" ? str(kw.foreign_key) : undefined);
-    if (target) {
-      const [tbl, col] = target.split(".");
-      const key: ForeignKey = { columns: [a.name], table: tbl ?? target, targetColumns: col ? [col] : [] };
-      const ondelete = str(kw.ondelete) ?? str(fk?.kwargs?.ondelete);
-      if (ondelete) {
-        key.onDeleteSource = ondelete.toUpperCase();
-        key.onDelete = /^cascade$/i.test(ondelete) ? "cascade" : /^set null$/i.test(ondelete) ? "set_null" : "restrict";
-      }
-      t.foreignKeys.push(key);
-    }
+    const key = sqlalchemyForeignKey(a.name, fn, args, kw);
+    if (key) t.foreignKeys.push(key);
     const nullable = kw.nullable;
     if (kw.primary_key?.kind === "const" && kw.primary_key.value === true) t.primaryKey = [a.name];
     else if (nullable?.kind === "const") f.required = nullable.value === false;
     else if (a.annotation !== null)
       f.required = !optional && kw.default === undefined && kw.default_factory === undefined && kw.server_default === undefined;
     if (kw.unique?.kind === "const" && kw.unique.value === true) f.unique = true;
-    const d = kw.default;
-    if (d?.kind === "const" && d.value !== null) f.default = d.value;
-    else if (d?.kind === "name" && f.enum) {
-      // `default=RunStatus.CREATED`: the member's stored value, as the enum's values are.
-      const id = d.id ?? "";
-      const owner = classes.get(last(id.slice(0, Math.max(0, id.lastIndexOf(".")))));
-      const member = owner?.body.find((m) => m.name === last(id));
-      f.default = member ? (str(member.value) ?? num(member.value) ?? member.name) : last(id);
-    } else if (d?.kind === "name" && /utcnow|now/.test(d.id ?? "")) f.generated = "now";
-    else if (d && !(d.kind === "const" && d.value === null))
-      note("skipped", "default", `default ${d.id ?? d.source ?? d.func ?? ""} is computed in Python; left out`);
-    // `default_factory=uuid.uuid4` / a now() function: generated; another factory runs in Python.
-    const factory = kw.default_factory?.kind === "name" ? (kw.default_factory.id ?? "") : undefined;
-    if (factory !== undefined && /uuid/.test(factory) && (f.type === "uuid" || f.type === "string")) f.generated = "uuid";
-    else if (factory !== undefined && /now|utc/i.test(factory) && /^(created|inserted)(_?at|_?on)$/i.test(a.name)) f.generated = "now";
-    else if (kw.default_factory)
-      note(
-        "skipped",
-        "default",
-        `default_factory ${factory ?? kw.default_factory.source ?? ""} runs in Python; left out, the field is optional`,
-      );
-    if (kw.server_default?.kind === "call" && /now/.test(kw.server_default.func ?? "")) f.generated = "now";
-    if (kw.onupdate?.kind === "call" && /now/.test(kw.onupdate.func ?? "")) f.generated = "now_on_update";
+    sqlalchemyDefault(f, kw, classes, note);
     t.fields.push(f);
   }
   return t;
+}
+
+type Note = (kind: ImportNote["kind"], fact: FactKind, reason: string) => void;
+
+/**
+ * An assignment of a model that is a column, with its positional and keyword arguments: `Column(...)`,
+ * `mapped_column(...)`, SQLModel's `Field(...)`, or an annotation (`Mapped[...]`, or any annotated
+ * name of a SQLModel `table=True` class). Relationships and other assignments are undefined.
+ */
+function sqlalchemyColumn(c: PyClass, a: PyAssign): { fn: string; args: PyValue[]; kw: Record<string, PyValue> } | undefined {
+  if (a.name.startsWith("__")) return undefined;
+  const call = a.value?.kind === "call" ? a.value : undefined;
+  const fn = call ? last(call.func ?? "") : "";
+  if (fn === "relationship" || fn === "Relationship") return undefined;
+  // SQLModel `table=True` classes declare columns as plain annotations (`colour: str | None = None`).
+  const sqlmodel = c.keywords.table?.kind === "const" && c.keywords.table.value === true;
+  const isColumn =
+    fn === "Column" ||
+    fn === "mapped_column" ||
+    fn === "Field" ||
+    (a.annotation !== null && (/^(\w+\.)?Mapped\[/.test(a.annotation) || sqlmodel));
+  if (!isColumn) return undefined;
+  // `Field(sa_column=Column(Integer, ForeignKey("session.id", ondelete="CASCADE")))`: the column is
+  // the SQLAlchemy one inside; Field's own keywords (default, nullable) still count.
+  const saColumn = fn === "Field" && call?.kwargs?.sa_column?.kind === "call" ? call.kwargs.sa_column : undefined;
+  const args = saColumn?.args ?? call?.args ?? [];
+  const kw: Record<string, PyValue> = { ...saColumn?.kwargs, ...call?.kwargs };
+  delete kw.sa_column;
+  // `version: str = "0.0.1"`: a plain annotated value is the column's default.
+  if (!call && a.value && a.value.kind !== "other") kw.default = a.value;
+  return { fn, args, kw };
+}
+
+/**
+ * The column's type from its type argument (`String(50)`, `Enum(Status)`), else from its
+ * annotation (`Mapped[int | None]`); an unknown type is read as a string, said so. Returns
+ * whether the annotation allows None.
+ */
+function sqlalchemyType(
+  f: ImportField,
+  typeArg: PyValue | undefined,
+  annotation: string | null,
+  enums: ReadonlyMap<string, string[]>,
+  note: Note,
+): { optional: boolean } {
+  const typeName = typeArg ? last(typeArg.kind === "call" ? (typeArg.func ?? "") : (typeArg.id ?? "")) : undefined;
+  // `Mapped[int]`, or `so.Mapped[int]` with the module's alias (`import sqlalchemy.orm as so`).
+  const annotated = annotation?.replace(/^(\w+\.)?Mapped\[(.*)\]$/, "$2");
+  const optional = annotated !== undefined && /(\| None|Optional\[)/.test(annotated);
+  // `uuid.UUID` and `datetime.datetime` are the same types as `UUID` and `datetime`.
+  const baseAnnotation = annotated
+    ?.replace(/\s*\|\s*None/, "")
+    .replace(/^Optional\[(.*)\]$/, "$1")
+    .replace(/^(uuid|datetime)\.(UUID|datetime|date)$/, "$2");
+  let type: ContractType | undefined;
+  if (typeName === "Enum" && typeArg?.kind === "call") {
+    const e = typeArg.args?.[0];
+    const values =
+      e?.kind === "name"
+        ? enums.get(last(e.id ?? ""))
+        : e
+          ? (typeArg.args ?? []).map((x) => str(x)).filter((x): x is string => x !== undefined)
+          : undefined;
+    if (values) f.enum = values;
+    type = "string";
+  } else if (typeName) type = mapTypeName(typeName) ?? (typeName === "DateTime" ? "datetime" : undefined);
+  if (!type && baseAnnotation) {
+    if (enums.has(baseAnnotation)) {
+      type = "string";
+      f.enum = enums.get(baseAnnotation) as string[];
+    } else type = mapTypeName(baseAnnotation) ?? ANNOTATION_TYPES.get(baseAnnotation);
+  }
+  if (!type) note("changed", "type", `type ${typeName ?? baseAnnotation ?? "unknown"} read as string`);
+  f.type = type ?? "string";
+  f.sourceType = typeName ?? baseAnnotation ?? "";
+  if (/^(Numeric|DECIMAL|Decimal)$/.test(f.sourceType))
+    note("changed", "type", `${f.sourceType} becomes a number: exact decimal arithmetic, precision and scale are not kept`);
+  return { optional };
+}
+
+/** Python annotations the shared type map does not name. */
+const ANNOTATION_TYPES: ReadonlyMap<string, ContractType> = new Map([
+  ["datetime", "datetime"],
+  ["date", "date"],
+  ["UUID", "uuid"],
+]);
+
+/**
+ * `ForeignKey("user.id")` or `ForeignKey(User.id)` (a column object, read as its dotted name) among
+ * the column's arguments; SQLModel spells it `Field(foreign_key="user.id", ondelete="CASCADE")`.
+ */
+function sqlalchemyForeignKey(column: string, fn: string, args: readonly PyValue[], kw: Record<string, PyValue>): ForeignKey | undefined {
+  const fk = args.find((x) => x.kind === "call" && last(x.func ?? "") === "ForeignKey");
+  const fkArg = fk?.args?.[0];
+  const target = str(fkArg) ?? (fkArg?.kind === "name" ? fkArg.id : undefined) ?? (fn === "Field" ? str(kw.foreign_key) : undefined);
+  if (!target) return undefined;
+  const [tbl, col] = target.split(".");
+  const key: ForeignKey = { columns: [column], table: tbl ?? target, targetColumns: col ? [col] : [] };
+  const ondelete = str(kw.ondelete) ?? str(fk?.kwargs?.ondelete);
+  if (ondelete) {
+    key.onDeleteSource = ondelete.toUpperCase();
+    key.onDelete = /^cascade$/i.test(ondelete) ? "cascade" : /^set null$/i.test(ondelete) ? "set_null" : "restrict";
+  }
+  return key;
+}
+
+/**
+ * The column's default: a constant, an enum member, a time or uuid the database (or the app)
+ * generates; a default computed in Python is left out, said so.
+ */
+function sqlalchemyDefault(f: ImportField, kw: Record<string, PyValue>, classes: ReadonlyMap<string, PyClass>, note: Note): void {
+  const d = kw.default;
+  if (d?.kind === "const" && d.value !== null) f.default = d.value;
+  else if (d?.kind === "name" && f.enum) {
+    // `default=RunStatus.CREATED`: the member's stored value, as the enum's values are.
+    const id = d.id ?? "";
+    const owner = classes.get(last(id.slice(0, Math.max(0, id.lastIndexOf(".")))));
+    const member = owner?.body.find((m) => m.name === last(id));
+    f.default = member ? (str(member.value) ?? num(member.value) ?? member.name) : last(id);
+  } else if (d?.kind === "name" && /utcnow|now/.test(d.id ?? "")) f.generated = "now";
+  else if (d && !(d.kind === "const" && d.value === null))
+    note("skipped", "default", `default ${d.id ?? d.source ?? d.func ?? ""} is computed in Python; left out`);
+  // `default_factory=uuid.uuid4` / a now() function: generated; another factory runs in Python.
+  const factory = kw.default_factory?.kind === "name" ? (kw.default_factory.id ?? "") : undefined;
+  if (factory !== undefined && /uuid/.test(factory) && (f.type === "uuid" || f.type === "string")) f.generated = "uuid";
+  else if (factory !== undefined && /now|utc/i.test(factory) && /^(created|inserted)(_?at|_?on)$/i.test(f.name)) f.generated = "now";
+  else if (kw.default_factory)
+    note(
+      "skipped",
+      "default",
+      `default_factory ${factory ?? kw.default_factory.source ?? ""} runs in Python; left out, the field is optional`,
+    );
+  if (kw.server_default?.kind === "call" && /now/.test(kw.server_default.func ?? "")) f.generated = "now";
+  if (kw.onupdate?.kind === "call" && /now/.test(kw.onupdate.func ?? "")) f.generated = "now_on_update";
 }
 
 const DJANGO_REL = new Set(["ForeignKey", "OneToOneField"]);
@@ -346,12 +391,6 @@ function djangoOnDelete(v: PyValue | undefined): { source: string; onDelete: OnD
 
 /** Django field classes with no contract type of their own, and what they become. */
 const DJANGO_CHANGED: Record<string, { type: ContractType; reason: string; pattern?: string }> = {
-  DurationField: {
-    type: "string",
-    // ISO 8601 durations as Django's own parser reads them (P3DT4H5M6S, PT0.5S).
-    pattern: "^-?P(?:\\d+(?:\\.\\d+)?W)?(?:\\d+(?:\\.\\d+)?D)?(?:T(?:\\d+(?:\\.\\d+)?H)?(?:\\d+(?:\\.\\d+)?M)?(?:\\d+(?:\\.\\d+)?S)?)?$",
-    reason: "DurationField becomes a string holding an ISO 8601 duration (P3DT4H): the contract has no duration type",
-  },
   TimeField: { type: "string", reason: "TimeField (a time of day) becomes a string: the contract has no time-of-day type" },
   FileField: { type: "string", reason: "FileField becomes a string holding the file's path; the upload itself is not carried" },
   ImageField: { type: "string", reason: "ImageField becomes a string holding the image's path; the upload itself is not carried" },
@@ -450,80 +489,94 @@ function djangoModel(file: PyFile, c: PyClass, classes: ReadonlyMap<string, PyCl
     if (!call) continue;
     const kind = last(call.func ?? "");
     if (!/Field$|^ForeignKey$/.test(kind)) continue;
-    const kw = call.kwargs ?? {};
     const location = { file: path, line: a.line };
-    const subject = `${c.name}.${a.name}`;
-    const note = (k: ImportNote["kind"], fact: FactKind, reason: string): void => {
-      notes.push({ kind: k, subject, reason, location, fact });
+    const note: Note = (k, fact, reason) => {
+      notes.push({ kind: k, subject: `${c.name}.${a.name}`, reason, location, fact });
     };
-    if (kind === "ManyToManyField") {
-      note("skipped", "reference", "a many-to-many field needs a join entity; not created");
-      continue;
-    }
-    const name = DJANGO_REL.has(kind) ? `${a.name}_id` : a.name;
-    const f: ImportField = { name, type: mapTypeName(kind) ?? "string", sourceType: kind, location };
-    const changed = DJANGO_CHANGED[kind];
-    if (changed) {
-      f.type = changed.type;
-      if (changed.pattern) f.constraints = { pattern: changed.pattern };
-      note("changed", "type", changed.reason);
-    } else if (!DJANGO_REL.has(kind) && mapTypeName(kind) === undefined)
-      note("changed", "type", `${kind} has no contract equivalent; read as a string`);
-    if (DJANGO_REL.has(kind)) {
-      const target = call.args?.[0];
-      const targetName = target?.kind === "name" ? last(target.id ?? "") : (str(target) ?? "");
-      const table = targetName === "self" ? c.name : (targetName.split(".").pop() ?? targetName);
-      const key: ForeignKey = { columns: [name], table, targetColumns: [] };
-      // on_delete is the second positional argument (`ForeignKey(Project, models.CASCADE)`) or a keyword.
-      const onDelete = djangoOnDelete(kw.on_delete ?? call.args?.[1]);
-      if (onDelete) {
-        key.onDeleteSource = onDelete.source;
-        key.onDelete = onDelete.onDelete;
-      }
-      t.foreignKeys.push(key);
-      f.type = "integer";
-      if (kind === "OneToOneField") f.unique = true;
-    }
-    const nullable = kw.null?.kind === "const" && kw.null.value === true;
-    const blank = kw.blank?.kind === "const" && kw.blank.value === true;
-    f.required = !nullable && !blank && kw.default === undefined && !(kind === "DateTimeField" && (kw.auto_now || kw.auto_now_add));
-    if (kw.max_length && num(kw.max_length) !== undefined && f.type === "string")
-      f.constraints = { ...f.constraints, maxLength: num(kw.max_length) as number };
-    if (kind.startsWith("Positive")) f.constraints = { ...f.constraints, min: 0 };
-    if (kw.unique?.kind === "const" && kw.unique.value === true) f.unique = true;
-    if (kw.primary_key?.kind === "const" && kw.primary_key.value === true) {
-      // A declared key replaces Django's implicit `id`.
-      t.fields = t.fields.filter((x) => !(x.name === "id" && x.location === undefined));
-      t.primaryKey = [name];
-    }
-    if (kw.choices) {
-      const values = scope.values(kw.choices);
-      if (values) f.enum = values;
-      else
-        note(
-          "skipped",
-          "enum",
-          `choices ${kw.choices.source ?? kw.choices.id ?? "(an expression)"} could not be read statically; left out`,
-        );
-    }
-    const d = kw.default;
-    if (d && d.kind !== "const" && d.kind !== "name")
-      note("skipped", "default", `default ${d.source ?? d.func ?? ""} is computed; left out`);
-    else if (d?.kind === "const" && d.value !== null) f.default = d.value;
-    else if (d?.kind === "name") {
-      const v = scope.scalar(d);
-      const fn = last(d.id ?? "");
-      if (v !== undefined) f.default = v;
-      else if (/^uuid[14]$/.test(fn)) f.generated = "uuid";
-      else if (fn === "now" && /^(created|inserted)(_?at|_?on)$/i.test(a.name)) f.generated = "now";
-      else note("skipped", "default", `default ${d.id ?? ""} is a callable run by Django; left out, the field is optional`);
-    }
-    if (kw.auto_now_add) f.generated = "now";
-    if (kw.auto_now) f.generated = "now_on_update";
-    if (kw.validators) note("skipped", "check", "validators= run in Django's forms and full_clean, not in the database; left out");
-    t.fields.push(f);
+    if (kind === "ManyToManyField") note("skipped", "reference", "a many-to-many field needs a join entity; not created");
+    else djangoField(t, a.name, kind, call, { scope, note, location });
   }
   return t;
+}
+
+/** What reading one Django field needs besides the field: the model's scope, its notes, its place. */
+interface DjangoFieldContext {
+  scope: DjangoScope;
+  note: Note;
+  location: SourceLocation;
+}
+
+/** One Django field (`models.CharField(max_length=50, null=True)`, a ForeignKey) into the table. */
+function djangoField(t: ImportTable, attribute: string, kind: string, call: PyValue, { scope, note, location }: DjangoFieldContext): void {
+  const kw = call.kwargs ?? {};
+  const name = DJANGO_REL.has(kind) ? `${attribute}_id` : attribute;
+  const f: ImportField = { name, type: mapTypeName(kind) ?? "string", sourceType: kind, location };
+  const changed = DJANGO_CHANGED[kind];
+  if (changed) {
+    f.type = changed.type;
+    if (changed.pattern) f.constraints = { pattern: changed.pattern };
+    note("changed", "type", changed.reason);
+  } else if (!DJANGO_REL.has(kind) && mapTypeName(kind) === undefined)
+    note("changed", "type", `${kind} has no contract equivalent; read as a string`);
+  if (DJANGO_REL.has(kind)) djangoReference(t, f, kind, call);
+  const nullable = kw.null?.kind === "const" && kw.null.value === true;
+  const blank = kw.blank?.kind === "const" && kw.blank.value === true;
+  f.required = !nullable && !blank && kw.default === undefined && !(kind === "DateTimeField" && (kw.auto_now || kw.auto_now_add));
+  if (kw.max_length && num(kw.max_length) !== undefined && f.type === "string")
+    f.constraints = { ...f.constraints, maxLength: num(kw.max_length) as number };
+  if (kind.startsWith("Positive")) f.constraints = { ...f.constraints, min: 0 };
+  if (kw.unique?.kind === "const" && kw.unique.value === true) f.unique = true;
+  if (kw.primary_key?.kind === "const" && kw.primary_key.value === true) {
+    // A declared key replaces Django's implicit `id`.
+    t.fields = t.fields.filter((x) => !(x.name === "id" && x.location === undefined));
+    t.primaryKey = [name];
+  }
+  if (kw.choices) {
+    const values = scope.values(kw.choices);
+    if (values) f.enum = values;
+    else
+      note("skipped", "enum", `choices ${kw.choices.source ?? kw.choices.id ?? "(an expression)"} could not be read statically; left out`);
+  }
+  djangoDefault(f, attribute, kw, scope, note);
+  if (kw.validators) note("skipped", "check", "validators= run in Django's forms and full_clean, not in the database; left out");
+  t.fields.push(f);
+}
+
+/** A ForeignKey or OneToOneField: the `<name>_id` integer column and its key, with the on_delete handler. */
+function djangoReference(t: ImportTable, f: ImportField, kind: string, call: PyValue): void {
+  const target = call.args?.[0];
+  const targetName = target?.kind === "name" ? last(target.id ?? "") : (str(target) ?? "");
+  const table = targetName === "self" ? t.name : (targetName.split(".").pop() ?? targetName);
+  const key: ForeignKey = { columns: [f.name], table, targetColumns: [] };
+  // on_delete is the second positional argument (`ForeignKey(Project, models.CASCADE)`) or a keyword.
+  const onDelete = djangoOnDelete(call.kwargs?.on_delete ?? call.args?.[1]);
+  if (onDelete) {
+    key.onDeleteSource = onDelete.source;
+    key.onDelete = onDelete.onDelete;
+  }
+  t.foreignKeys.push(key);
+  f.type = "integer";
+  if (kind === "OneToOneField") f.unique = true;
+}
+
+/**
+ * The field's default: a constant or a choices member, a uuid or a creation time Django fills
+ * (auto_now_add, auto_now); another callable runs in Django and is left out, said so.
+ */
+function djangoDefault(f: ImportField, attribute: string, kw: Record<string, PyValue>, scope: DjangoScope, note: Note): void {
+  const d = kw.default;
+  if (d && d.kind !== "const" && d.kind !== "name") note("skipped", "default", `default ${d.source ?? d.func ?? ""} is computed; left out`);
+  else if (d?.kind === "const" && d.value !== null) f.default = d.value;
+  else if (d?.kind === "name") {
+    const v = scope.scalar(d);
+    const fn = last(d.id ?? "");
+    if (v !== undefined) f.default = v;
+    else if (/^uuid[14]$/.test(fn)) f.generated = "uuid";
+    else if (fn === "now" && /^(created|inserted)(_?at|_?on)$/i.test(attribute)) f.generated = "now";
+    else note("skipped", "default", `default ${d.id ?? ""} is a callable run by Django; left out, the field is optional`);
+  }
+  if (kw.auto_now_add) f.generated = "now";
+  if (kw.auto_now) f.generated = "now_on_update";
 }
 
 const METHODS = new Set(["get", "post", "put", "patch", "delete"]);

@@ -36,94 +36,122 @@ export async function reviewEntities(
   const say = (s: string): void => {
     options.output.write(s);
   };
-  let rl: Interface | undefined;
-  const lines: string[] = [];
-  const waiters: ((l: string | null) => void)[] = [];
-  let closed = false;
-  if (!options.yes) {
-    rl = createInterface({ input: options.input, terminal: false });
-    rl.on("line", (l) => {
-      const w = waiters.shift();
-      if (w) w(l);
-      else lines.push(l);
-    });
-    rl.on("close", () => {
-      closed = true;
-      for (const w of waiters.splice(0)) w(null);
-    });
-  }
-  const ask = (q: string): Promise<string | null> => {
-    say(q);
-    const l = lines.shift();
-    if (l !== undefined) return Promise.resolve(l);
-    if (closed) return Promise.resolve(null);
-    return new Promise((resolve) => waiters.push(resolve));
-  };
+  const prompt = options.yes ? undefined : new Prompt(options.input, say);
   // Ctrl-C ends the review like `q`: what was accepted is on disk already, and the summary says so.
   const onInterrupt = (): void => {
-    closed = true;
     outcome.interrupted = true;
     say("\n");
-    for (const w of waiters.splice(0)) w(null);
+    prompt?.close();
   };
-  if (!options.yes) process.once("SIGINT", onInterrupt);
-  const skippedFqns = new Set<string>();
+  if (prompt) process.once("SIGINT", onInterrupt);
+  const review: Review = { directory, yes: options.yes, prompt, say, outcome, skippedFqns: new Set() };
   try {
     for (let i = 0; i < units.length; i++) {
-      let unit = (units[i] as PlannedContract[]).map((c) => stripSkipped(c, skippedFqns, say));
-      let entity = unit.find((c) => c.kind === "Entity") as PlannedContract;
-      for (;;) {
-        say(`\n--- ${i + 1}/${units.length}: ${entity.fqn} ---\n`);
-        for (const c of unit) say(`# ${c.file}\n${printContract(c)}`);
-        let answer = options.yes ? "a" : await ask("Accept [a], skip [s], edit [e], quit [q]? ");
-        if (answer === null) {
-          outcome.interrupted = true;
-          return outcome;
-        }
-        answer = answer.trim().toLowerCase();
-        if (answer === "q") {
-          outcome.interrupted = true;
-          return outcome;
-        }
-        if (answer === "s") {
-          skippedFqns.add(entity.fqn);
-          outcome.skipped.push(entity.name);
-          say(`skipped ${entity.fqn}\n`);
-          break;
-        }
-        if (answer === "e") {
-          unit = editUnit(unit, entity, say);
-          entity = unit.find((c) => c.kind === "Entity") as PlannedContract;
-          continue;
-        }
-        if (answer !== "a") continue;
-        const checked = checkPlanned(unit, directory);
-        if (checked.rejected.length > 0) {
-          for (const r of checked.rejected) for (const f of r.findings) say(`  ${formatFinding(f)}\n`);
-          if (options.yes) {
-            skippedFqns.add(entity.fqn);
-            outcome.skipped.push(entity.name);
-            say(`not written: ${entity.fqn} fails validation\n`);
-            break;
-          }
-          say("not written: fix it with [e]dit, or [s]kip it\n");
-          continue;
-        }
-        const written = writeContracts(checked.accepted, directory);
-        outcome.written.push(...written);
-        outcome.accepted.push(entity.name);
-        for (const c of checked.accepted) if (c.fromLlm && c.fromLlm.length > 0) outcome.llm.push({ fqn: c.fqn, paths: c.fromLlm });
-        say(`wrote ${written.join(", ")}\n`);
-        break;
+      const unit = (units[i] as PlannedContract[]).map((c) => stripSkipped(c, review.skippedFqns, say));
+      if ((await reviewUnit(unit, `${i + 1}/${units.length}`, review)) === "quit") {
+        outcome.interrupted = true;
+        return outcome;
       }
     }
   } finally {
     process.removeListener("SIGINT", onInterrupt);
-    rl?.close();
+    prompt?.end();
     // What came from the LLM, of what was written (also when the review was stopped early).
     for (const l of llmLines(outcome.llm)) say(`${l}\n`);
   }
   return outcome;
+}
+
+/** What deciding one entity needs: where to write, how to ask, and the outcome so far. */
+interface Review {
+  directory: string;
+  yes: boolean;
+  prompt: Prompt | undefined;
+  say: (s: string) => void;
+  outcome: ReviewOutcome;
+  skippedFqns: Set<string>;
+}
+
+/**
+ * One entity's unit, shown and asked about until it is accepted (validated and written), skipped,
+ * or the review is quit. With --yes it is accepted, or skipped when it fails validation.
+ */
+async function reviewUnit(first: PlannedContract[], position: string, review: Review): Promise<"done" | "quit"> {
+  const { say, outcome } = review;
+  let unit = first;
+  let entity = unit.find((c) => c.kind === "Entity") as PlannedContract;
+  const skip = (why: string): "done" => {
+    review.skippedFqns.add(entity.fqn);
+    outcome.skipped.push(entity.name);
+    say(`${why}\n`);
+    return "done";
+  };
+  for (;;) {
+    say(`\n--- ${position}: ${entity.fqn} ---\n`);
+    for (const c of unit) say(`# ${c.file}\n${printContract(c)}`);
+    const answer = review.prompt ? await review.prompt.ask("Accept [a], skip [s], edit [e], quit [q]? ") : "a";
+    if (answer === null || answer.trim().toLowerCase() === "q") return "quit";
+    const choice = answer.trim().toLowerCase();
+    if (choice === "s") return skip(`skipped ${entity.fqn}`);
+    if (choice === "e") {
+      unit = editUnit(unit, entity, say);
+      entity = unit.find((c) => c.kind === "Entity") as PlannedContract;
+      continue;
+    }
+    if (choice !== "a") continue;
+    const checked = checkPlanned(unit, review.directory);
+    if (checked.rejected.length > 0) {
+      for (const r of checked.rejected) for (const f of r.findings) say(`  ${formatFinding(f)}\n`);
+      if (review.yes) return skip(`not written: ${entity.fqn} fails validation`);
+      say("not written: fix it with [e]dit, or [s]kip it\n");
+      continue;
+    }
+    const written = writeContracts(checked.accepted, review.directory);
+    outcome.written.push(...written);
+    outcome.accepted.push(entity.name);
+    for (const c of checked.accepted) if (c.fromLlm && c.fromLlm.length > 0) outcome.llm.push({ fqn: c.fqn, paths: c.fromLlm });
+    say(`wrote ${written.join(", ")}\n`);
+    return "done";
+  }
+}
+
+/** Answers read line by line from the input; null once the input ends or the review is interrupted. */
+class Prompt {
+  private readonly rl: Interface;
+  private readonly lines: string[] = [];
+  private readonly waiters: ((l: string | null) => void)[] = [];
+  private closed = false;
+
+  constructor(
+    input: NodeJS.ReadableStream,
+    private readonly say: (s: string) => void,
+  ) {
+    this.rl = createInterface({ input, terminal: false });
+    this.rl.on("line", (l) => {
+      const w = this.waiters.shift();
+      if (w) w(l);
+      else this.lines.push(l);
+    });
+    this.rl.on("close", () => this.close());
+  }
+
+  ask(q: string): Promise<string | null> {
+    this.say(q);
+    const l = this.lines.shift();
+    if (l !== undefined) return Promise.resolve(l);
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** No more answers: every question waiting, and every later one, gets null. */
+  close(): void {
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) w(null);
+  }
+
+  end(): void {
+    this.rl.close();
+  }
 }
 
 function stripSkipped(c: PlannedContract, skipped: ReadonlySet<string>, say: (s: string) => void): PlannedContract {

@@ -1,10 +1,10 @@
 import { basename, dirname, extname, resolve } from "node:path";
 import { parse } from "yaml";
+import { asRecord as rec } from "../../contracts/unchecked.js";
 import { ImportError, type SourceLocation } from "../model.js";
 import { readSource } from "./read.js";
 
 type Node = Record<string, unknown>;
-const rec = (v: unknown): Node => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : {});
 
 /** Keys below which every value is a schema (a `$ref` there names a schema, which is hoisted). */
 const SCHEMA_KEYS = new Set(["schema", "items", "additionalProperties", "not", "contains", "if", "then", "else"]);

@@ -1,16 +1,16 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { type Document, LineCounter, parseDocument } from "yaml";
-import { compareText } from "../../contracts/findings.js";
-import type { ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
+import { asRecord as rec } from "../../contracts/unchecked.js";
+import { compareText } from "../../shared/text.js";
+import type { FactKind, ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
-import { snakeCase } from "../naming.js";
+import { singularize, snakeCase } from "../naming.js";
 import { mapOpenApiType } from "../type-map.js";
 import { bundleOpenApi } from "./openapi-bundle.js";
 import { readSource } from "./read.js";
 
 type Schema = Record<string, unknown>;
 
-const rec = (v: unknown): Schema => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Schema) : {});
 const METHODS = ["get", "post", "put", "patch", "delete"];
 /** Schemas that describe an error payload, not a resource. */
 const ERROR_WORDS = /(^|_)(error|problem|progress|failure)(s|_details?|_response|_info|_message|_body)?$/;
@@ -415,23 +415,58 @@ class OpenApiReader {
    * from an array) or its request body, when that is an object with properties, describes a
    * record of the resource its path names. Properties of several operations are merged.
    */
-  private inlineTable(path: string, op: Schema, pointer: string, named: ReadonlySet<string>): string | undefined {
+  private inlineTable(path: string, method: string, op: Schema, pointer: string, named: ReadonlySet<string>): string | undefined {
     const segment = path
       .split("/")
       .filter((s) => s && !s.startsWith("{"))
       .pop();
-    if (!segment) return undefined;
-    const name = snakeCase(segment);
-    if (!name || named.has(name)) return undefined;
     const bodies: { schema: Schema; at: string }[] = [];
     for (const [code, res] of Object.entries(rec(op.responses))) {
       if (!/^2/.test(code)) continue;
       const media = rec(rec(this.resolveResponse(res).content)["application/json"]);
-      if (media.schema) bodies.push({ schema: this.unwrap(media.schema), at: `${pointer}/responses/${code}` });
+      const at = `${pointer}/responses/${code}`;
+      if (media.schema) bodies.push({ schema: this.unwrap(media.schema), at });
+      else {
+        // Only examples: the record's shape is read from the first one, and the note says so.
+        const example = exampleOf(media);
+        if (example !== undefined) {
+          bodies.push({ schema: this.unwrap(schemaOfExample(example)), at });
+          this.notes.push({
+            kind: "changed",
+            subject: `${method.toUpperCase()} ${path}`,
+            reason: "the answer has examples but no schema: its schema is inferred from the first example",
+            location: this.locate(at),
+            fact: "operation",
+          });
+        }
+      }
     }
     const body = rec(rec(this.resolveResponse(op.requestBody).content)["application/json"]);
     if (body.schema) bodies.push({ schema: this.unwrap(body.schema), at: `${pointer}/requestBody` });
-    const usable = bodies.filter((b) => isObjectSchema(b.schema) && Object.keys(rec(b.schema.properties)).length >= 2);
+    // The query (and Swagger 2.0 form) parameters of a write describe what it stores, as a body would.
+    const params = method === "get" || method === "delete" ? undefined : this.writeParameters(op);
+    if (params) {
+      bodies.push({ schema: params, at: `${pointer}/parameters` });
+      this.notes.push({
+        kind: "changed",
+        subject: `${method.toUpperCase()} ${path}`,
+        reason: `query parameters ${Object.keys(rec(params.properties)).join(", ")} become fields of the record, sent in the body`,
+        location: this.locate(`${pointer}/parameters`),
+        fact: "operation",
+      });
+    }
+    // `{"versions": [...]}` / `{"version": {...}}`: a wrapper of one key names the records it holds.
+    let name = segment ? snakeCase(segment) : "";
+    for (const [i, b] of bodies.entries()) {
+      const wrapped = oneKeyWrapper(b.schema, (x) => this.resolve(x, []));
+      if (!wrapped) continue;
+      bodies[i] = { schema: wrapped.schema, at: b.at };
+      name = singularize(snakeCase(wrapped.key));
+    }
+    if (!name || named.has(name)) return undefined;
+    const properties = new Set(bodies.filter((b) => isObjectSchema(b.schema)).flatMap((b) => Object.keys(rec(b.schema.properties))));
+    // A lone property (`{message}`, `{count}`) is an answer, not a record; two or more over the operation's bodies make one.
+    const usable = properties.size >= 2 ? bodies.filter((b) => isObjectSchema(b.schema)) : [];
     if (usable.length === 0) return undefined;
     let t = this.inline.get(name);
     for (const b of usable) {
@@ -446,6 +481,21 @@ class OpenApiReader {
       if (t.primaryKey.length === 0) t.primaryKey = part.primaryKey;
     }
     return name;
+  }
+
+  /** A write's query and form parameters as one object schema, or undefined when it has none. */
+  private writeParameters(op: Schema): Schema | undefined {
+    const properties: Schema = {};
+    const required: string[] = [];
+    for (const raw of Array.isArray(op.parameters) ? op.parameters : []) {
+      const p = this.resolve(raw, []);
+      if ((p.in !== "query" && p.in !== "formData") || typeof p.name !== "string") continue;
+      // 3.x puts the type under `schema`; Swagger 2.0 on the parameter itself.
+      const { name: _n, in: _i, required: _r, schema, ...inline } = p;
+      properties[p.name] = { ...(schema ? this.resolve(schema, []) : inline), ...(p.description ? { description: p.description } : {}) };
+      if (p.required === true) required.push(p.name);
+    }
+    return Object.keys(properties).length > 0 ? { type: "object", properties, required } : undefined;
   }
 
   private unwrap(schema: unknown): Schema {
@@ -597,61 +647,20 @@ class OpenApiReader {
   }
 
   private field(name: string, p0: Schema, required0: boolean, location: SourceLocation, subject: string): ImportField {
-    let p = p0;
-    const all = [...(Array.isArray(p.oneOf) ? p.oneOf : []), ...(Array.isArray(p.anyOf) ? p.anyOf : [])].map((x) => this.resolve(x, []));
-    const isNull = (x: Schema): boolean => x.type === "null" || (Array.isArray(x.enum) && x.enum.length === 1 && x.enum[0] === null);
-    const alternatives = all.filter((x) => !isNull(x));
-    // Nullable: 3.1 `type: [T, "null"]`, 3.0 `nullable: true`, or a `null` alternative. A contract
-    // field has no null apart from being optional, so a required nullable property is optional.
-    const nullable =
-      (Array.isArray(p.type) && p.type.includes("null")) ||
-      p.nullable === true ||
-      p["x-nullable"] === true ||
-      alternatives.length < all.length;
-    if (p.type === undefined && alternatives.length === 1 && alternatives.length < all.length) {
-      p = { ...(alternatives[0] as Schema), ...(p.description ? { description: p.description } : {}) };
-    }
-    let required = required0;
-    if (nullable && required) {
-      required = false;
-      this.notes.push({
-        kind: "changed",
-        subject,
-        reason: "required but nullable: a contract field cannot hold null, so it is optional (absent stands for null)",
-        location,
-        fact: "nullability",
-      });
-    }
+    const note = (reason: string, fact: FactKind, about = subject): void => {
+      this.notes.push({ kind: "changed", subject: about, reason, location, fact });
+    };
+    const { p, required, alternatives } = this.nullability(p0, required0, note);
     if (p.type === undefined && alternatives.length > 1 && alternatives.every((x) => isObjectSchema(x) || x.type === "object")) {
-      this.notes.push({
-        kind: "changed",
-        subject,
-        reason: `oneOf/anyOf of ${alternatives.length} object schemas becomes an object field (the alternatives are not checked)`,
-        location,
-        fact: "type",
-      });
+      note(`oneOf/anyOf of ${alternatives.length} object schemas becomes an object field (the alternatives are not checked)`, "type");
       return { name, type: "object", required: required && p.readOnly !== true, location };
     }
     // Alternatives of different types (`oneOf: [string, number, object]`): one type cannot hold them all.
     const kinds = [...new Set(alternatives.map((x) => (Array.isArray(x.type) ? x.type.find((t) => t !== "null") : x.type)))];
-    if (p.type === undefined && kinds.length > 1) {
-      this.notes.push({
-        kind: "changed",
-        subject,
-        reason: `oneOf/anyOf of ${kinds.map(String).join(", ")} becomes a string field (the other types are not kept)`,
-        location,
-        fact: "type",
-      });
-    }
+    if (p.type === undefined && kinds.length > 1)
+      note(`oneOf/anyOf of ${kinds.map(String).join(", ")} becomes a string field (the other types are not kept)`, "type");
     let declared = Array.isArray(p.type) ? p.type.find((t) => t !== "null") : p.type;
-    if (declared === "null")
-      this.notes.push({
-        kind: "changed",
-        subject,
-        reason: "type null (always null) has no contract type; kept as an optional string",
-        location,
-        fact: "type",
-      });
+    if (declared === "null") note("type null (always null) has no contract type; kept as an optional string", "type");
     // A map (`additionalProperties`) or an object without `type: object` is still an object.
     if (declared === undefined && (p.additionalProperties !== undefined || p.properties !== undefined)) declared = "object";
     const { type, format } = mapOpenApiType(
@@ -665,71 +674,64 @@ class OpenApiReader {
     if (Array.isArray(p.enum)) f.enum = p.enum.filter((v): v is string | number => typeof v === "string" || typeof v === "number");
     else if (typeof p.const === "string" || typeof p.const === "number") f.enum = [p.const];
     if (p.default !== undefined) f.default = p.default;
-    if (type === "array") {
-      const items = this.resolve(p.items, []);
-      const it = Array.isArray(items.type) ? items.type.find((t) => t !== "null") : items.type;
-      const choices = [...(Array.isArray(items.oneOf) ? items.oneOf : []), ...(Array.isArray(items.anyOf) ? items.anyOf : [])]
-        .map((x) => this.resolve(x, []))
-        .filter((x) => x.type !== "null");
-      if (it === undefined && choices.length > 0 && choices.every((x) => isObjectSchema(x) || x.type === "object")) {
-        // An array of `oneOf` objects holds objects (never strings); which alternative is not checked.
-        f.itemsType = "object";
-        if (choices.length > 1)
-          this.notes.push({
-            kind: "changed",
-            subject,
-            reason: `an array of oneOf/anyOf ${choices.length} object schemas becomes an array of objects (the alternatives are not checked)`,
-            location,
-            fact: "type",
-          });
-      } else
-        f.itemsType = mapOpenApiType(
-          typeof it === "string" ? it : typeof choices[0]?.type === "string" ? choices[0].type : undefined,
-          typeof items.format === "string" ? items.format : undefined,
-        ).type;
-    }
-    const c: ImportField["constraints"] = {};
-    if (typeof p.minimum === "number") c.min = p.minimum;
-    if (typeof p.maximum === "number") c.max = p.maximum;
-    // Exclusive bounds: 3.1 gives the bound itself, 3.0 and Swagger a flag on minimum/maximum. On an
-    // integer the next value is the inclusive bound; on a number it is kept inclusive, noted.
-    const exclusive = (bound: unknown, flag: unknown, inclusive: number | undefined, step: number): number | undefined =>
-      typeof bound === "number" ? bound + step : flag === true && inclusive !== undefined ? inclusive + step : undefined;
-    const step = type === "integer" ? 1 : 0;
-    const lo = exclusive(p.exclusiveMinimum, p.exclusiveMinimum, c.min, step);
-    const hi = exclusive(p.exclusiveMaximum, p.exclusiveMaximum, c.max, -step);
-    if (lo !== undefined) c.min = lo;
-    if (hi !== undefined) c.max = hi;
-    if ((lo !== undefined || hi !== undefined) && type !== "integer")
-      this.notes.push({
-        kind: "changed",
-        subject: name,
-        reason: "an exclusive bound on a number is kept as an inclusive min/max",
-        location,
-        fact: "bounds",
-      });
-    // Bounds beyond 2^53 - 1 (Discord's permission bit sets) are not exact JSON numbers: the
-    // contract keeps the safe integer.
-    for (const k of ["min", "max"] as const) {
-      const v = c[k];
-      if (v !== undefined && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
-        c[k] = Math.sign(v) * Number.MAX_SAFE_INTEGER;
-        this.notes.push({
-          kind: "changed",
-          subject,
-          reason: `${k === "min" ? "minimum" : "maximum"} ${v} is beyond the exact integers of JSON (2^53 - 1); kept as ${c[k]}`,
-          location,
-          fact: "bounds",
-        });
-      }
-    }
-    if (typeof p.minLength === "number") c.minLength = p.minLength;
-    if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
-    if (typeof p.pattern === "string") c.pattern = p.pattern;
+    if (type === "array") this.arrayItems(f, p, note);
+    const c = constraintsOf(p, type, (reason, fact, about) => note(reason, fact, about === undefined ? subject : about), name);
     if (Object.keys(c).length > 0) f.constraints = c;
     if (p.readOnly === true && /(^|_)(created|updated)_?at$/i.test(snakeCase(name)))
       f.generated = /updated/i.test(name) ? "now_on_update" : "now";
     return f;
+  }
+
+  /**
+   * Nullable: 3.1 `type: [T, "null"]`, 3.0 `nullable: true`, or a `null` alternative. A contract
+   * field has no null apart from being optional, so a required nullable property is optional.
+   * Returns the schema with a lone non-null alternative taken for the property itself.
+   */
+  private nullability(
+    p0: Schema,
+    required0: boolean,
+    note: (reason: string, fact: FactKind) => void,
+  ): { p: Schema; required: boolean; alternatives: Schema[] } {
+    let p = p0;
+    const all = [...(Array.isArray(p.oneOf) ? p.oneOf : []), ...(Array.isArray(p.anyOf) ? p.anyOf : [])].map((x) => this.resolve(x, []));
+    const isNull = (x: Schema): boolean => x.type === "null" || (Array.isArray(x.enum) && x.enum.length === 1 && x.enum[0] === null);
+    const alternatives = all.filter((x) => !isNull(x));
+    const nullable =
+      (Array.isArray(p.type) && p.type.includes("null")) ||
+      p.nullable === true ||
+      p["x-nullable"] === true ||
+      alternatives.length < all.length;
+    if (p.type === undefined && alternatives.length === 1 && alternatives.length < all.length) {
+      p = { ...(alternatives[0] as Schema), ...(p.description ? { description: p.description } : {}) };
+    }
+    let required = required0;
+    if (nullable && required) {
+      required = false;
+      note("required but nullable: a contract field cannot hold null, so it is optional (absent stands for null)", "nullability");
+    }
+    return { p, required, alternatives };
+  }
+
+  /** The item type of an array field; an array of `oneOf` objects holds objects (never strings). */
+  private arrayItems(f: ImportField, p: Schema, note: (reason: string, fact: FactKind) => void): void {
+    const items = this.resolve(p.items, []);
+    const it = Array.isArray(items.type) ? items.type.find((t) => t !== "null") : items.type;
+    const choices = [...(Array.isArray(items.oneOf) ? items.oneOf : []), ...(Array.isArray(items.anyOf) ? items.anyOf : [])]
+      .map((x) => this.resolve(x, []))
+      .filter((x) => x.type !== "null");
+    if (it === undefined && choices.length > 0 && choices.every((x) => isObjectSchema(x) || x.type === "object")) {
+      // Which alternative an item is, is not checked.
+      f.itemsType = "object";
+      if (choices.length > 1)
+        note(
+          `an array of oneOf/anyOf ${choices.length} object schemas becomes an array of objects (the alternatives are not checked)`,
+          "type",
+        );
+    } else
+      f.itemsType = mapOpenApiType(
+        typeof it === "string" ? it : typeof choices[0]?.type === "string" ? choices[0].type : undefined,
+        typeof items.format === "string" ? items.format : undefined,
+      ).type;
   }
 
   private operations(entities: ReadonlySet<string>): ImportOperation[] {
@@ -742,12 +744,22 @@ class OpenApiReader {
         const o: ImportOperation = { method: method.toUpperCase(), path, location: this.locate(pointer) };
         const summary = typeof op.summary === "string" ? op.summary : typeof op.description === "string" ? op.description : undefined;
         if (summary) o.summary = summary;
-        const table = this.operationSchema(op, entities) ?? fromPath(path, entities) ?? this.inlineTable(path, op, pointer, entities);
+        const table =
+          this.operationSchema(op, entities) ?? fromPath(path, entities) ?? this.inlineTable(path, method, op, pointer, entities);
         if (table) o.table = table;
         if (method === "get" && this.returnsList(op)) o.returnsList = true;
         out.push(o);
+        for (const callback of Object.keys(rec(op.callbacks)))
+          this.notes.push({
+            kind: "skipped",
+            subject: `${o.method} ${path} callback ${callback}`,
+            reason: "a request the API makes to the client's server; the generated app makes no outgoing calls",
+            location: this.locate(`${pointer}/callbacks/${escapePointer(callback)}`),
+            fact: "operation",
+          });
       }
     }
+    sharePathEntities(out);
     return out;
   }
 
@@ -791,6 +803,78 @@ class OpenApiReader {
   }
 }
 
+/**
+ * A property's bounds, lengths and pattern. Exclusive bounds: 3.1 gives the bound itself, 3.0 and
+ * Swagger a flag on minimum/maximum. On an integer the next value is the inclusive bound; on a
+ * number it is kept inclusive, noted. Bounds beyond 2^53 - 1 (Discord's permission bit sets) are
+ * not exact JSON numbers: the contract keeps the safe integer.
+ */
+function constraintsOf(
+  p: Schema,
+  type: string,
+  note: (reason: string, fact: FactKind, about?: string) => void,
+  name: string,
+): NonNullable<ImportField["constraints"]> {
+  const c: NonNullable<ImportField["constraints"]> = {};
+  if (typeof p.minimum === "number") c.min = p.minimum;
+  if (typeof p.maximum === "number") c.max = p.maximum;
+  const exclusive = (bound: unknown, flag: unknown, inclusive: number | undefined, step: number): number | undefined =>
+    typeof bound === "number" ? bound + step : flag === true && inclusive !== undefined ? inclusive + step : undefined;
+  const step = type === "integer" ? 1 : 0;
+  const lo = exclusive(p.exclusiveMinimum, p.exclusiveMinimum, c.min, step);
+  const hi = exclusive(p.exclusiveMaximum, p.exclusiveMaximum, c.max, -step);
+  if (lo !== undefined) c.min = lo;
+  if (hi !== undefined) c.max = hi;
+  if ((lo !== undefined || hi !== undefined) && type !== "integer")
+    note("an exclusive bound on a number is kept as an inclusive min/max", "bounds", name);
+  for (const k of ["min", "max"] as const) {
+    const v = c[k];
+    if (v !== undefined && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+      c[k] = Math.sign(v) * Number.MAX_SAFE_INTEGER;
+      note(`${k === "min" ? "minimum" : "maximum"} ${v} is beyond the exact integers of JSON (2^53 - 1); kept as ${c[k]}`, "bounds");
+    }
+  }
+  if (typeof p.minLength === "number") c.minLength = p.minLength;
+  if (typeof p.maxLength === "number") c.maxLength = p.maxLength;
+  if (typeof p.pattern === "string") c.pattern = p.pattern;
+  return c;
+}
+
+/** The first example of a media type: `example`, or the first of `examples` (a JSON text is parsed). */
+function exampleOf(media: Schema): unknown {
+  const first = Object.values(rec(media.examples))[0];
+  const value = media.example ?? rec(first).value;
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON Schema an example value has: types from the values, formats for dates and date-times. */
+function schemaOfExample(v: unknown): Schema {
+  if (Array.isArray(v)) return { type: "array", items: v.length > 0 ? schemaOfExample(v[0]) : {} };
+  if (v !== null && typeof v === "object")
+    return { type: "object", properties: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, schemaOfExample(x)])) };
+  if (typeof v === "number") return { type: Number.isInteger(v) ? "integer" : "number" };
+  if (typeof v === "boolean") return { type: "boolean" };
+  if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) && !Number.isNaN(Date.parse(v)))
+    return { type: "string", format: "date-time" };
+  if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v)) return { type: "string", format: "date" };
+  return { type: "string" };
+}
+
+/** `{key: [records]}` or `{key: {record}}` with nothing beside it: the records and the key. */
+function oneKeyWrapper(s: Schema, resolve: (x: unknown) => Schema): { key: string; schema: Schema } | undefined {
+  const entries = Object.entries(rec(s.properties));
+  if (entries.length !== 1) return undefined;
+  const [key, raw] = entries[0] as [string, unknown];
+  let inner = resolve(raw);
+  if (inner.type === "array") inner = resolve(inner.items);
+  return isObjectSchema(inner) && Object.keys(rec(inner.properties)).length >= 2 ? { key, schema: inner } : undefined;
+}
+
 function isObjectSchema(s: Schema): boolean {
   return (s.type === "object" || s.type === undefined) && Object.keys(rec(s.properties)).length > 0;
 }
@@ -806,6 +890,24 @@ function fromPath(path: string, entities: ReadonlySet<string>): string | undefin
     }
   }
   return undefined;
+}
+
+/**
+ * An operation with no schema of its own (`DELETE /{dataset}/{version}/records/{id}`, answering 204)
+ * serves the entity of the other operations on its path, or of the collection its item path
+ * belongs to (and the reverse): one entity known on a path is the entity of all of them.
+ */
+export function sharePathEntities(ops: ImportOperation[]): void {
+  const shape = (p: string): string => p.replace(/\/+$/, "").replace(/\{[^}]*\}/g, "{}");
+  const known = new Map<string, string>();
+  for (const o of ops) if (o.table !== undefined && !known.has(shape(o.path))) known.set(shape(o.path), o.table);
+  for (const o of ops) {
+    if (o.table !== undefined) continue;
+    const p = shape(o.path);
+    const parent = p.endsWith("/{}") ? p.slice(0, -3) : undefined;
+    const table = known.get(p) ?? (parent ? known.get(parent) : undefined) ?? known.get(`${p}/{}`);
+    if (table !== undefined) o.table = table;
+  }
 }
 
 function escapePointer(key: string): string {

@@ -1,12 +1,12 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getSchema } from "@mrleebo/prisma-ast";
+import { asRecord as rec } from "../../contracts/unchecked.js";
 import type { ContractType, FactKind, ForeignKey, ImportField, ImportModel, ImportNote, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 import { readSource } from "./read.js";
 
 type Node = Record<string, unknown>;
-const rec = (v: unknown): Node => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const PRISMA_TYPES: Record<string, ContractType> = {
@@ -58,14 +58,28 @@ function parsePrisma(text: string, file: string): Node {
   }
 }
 
+type LineOf = ReturnType<typeof lineFinder>;
+
+/** A top-level declaration of prisma-ast (model, enum, view, type), with the line finder of its file. */
+type Declaration = Node & { lineOf: LineOf };
+
 function prismaModelOf(sources: readonly { file: string; text: string }[]): ImportModel {
   const notes: ImportNote[] = [];
   // Each declaration keeps the file it came from, for locations.
   const list = sources.flatMap(({ file, text }) =>
     arr(parsePrisma(text, file).list)
       .map(rec)
-      .map((n): Node => ({ ...n, __lineOf: lineFinder(text, file) })),
+      .map((n): Declaration => ({ ...n, lineOf: lineFinder(text, file) })),
   );
+  const enums = enumsOf(list);
+  notes.push(...leftOut(list));
+  const models = list.filter((n) => n.type === "model" && !ignored(n.properties));
+  const modelNames = new Set(models.map((m) => String(m.name)));
+  const tables = models.map((m) => prismaTable(m, modelNames, enums, notes));
+  return { format: "prisma", files: sources.map((s) => s.file), tables, operations: [], notes };
+}
+
+function enumsOf(list: readonly Declaration[]): Map<string, string[]> {
   const enums = new Map<string, string[]>();
   for (const e of list.filter((n) => n.type === "enum")) {
     enums.set(
@@ -76,8 +90,18 @@ function prismaModelOf(sources: readonly { file: string; text: string }[]): Impo
         .map((x) => String(x.name)),
     );
   }
+  return enums;
+}
+
+const ignored = (props: unknown): boolean =>
+  arr(props)
+    .map(rec)
+    .some((a) => a.type === "attribute" && a.name === "ignore");
+
+/** Views, composite types and @@ignore-d models: declarations that are not entities, each with a note. */
+function leftOut(list: readonly Declaration[]): ImportNote[] {
+  const notes: ImportNote[] = [];
   for (const n of list.filter((x) => x.type === "view" || x.type === "type")) {
-    const lineOf = n.__lineOf as ReturnType<typeof lineFinder>;
     notes.push({
       kind: "skipped",
       subject: String(n.name),
@@ -85,171 +109,194 @@ function prismaModelOf(sources: readonly { file: string; text: string }[]): Impo
         n.type === "view"
           ? "a Prisma view is a query over other tables, not stored data; not an entity"
           : "a composite type (MongoDB's embedded document) is not an entity; left out",
-      location: lineOf(`${String(n.type)} ${String(n.name)}`),
+      location: n.lineOf(`${String(n.type)} ${String(n.name)}`),
       fact: "table",
     });
   }
-  const ignored = (props: unknown): boolean =>
-    arr(props)
-      .map(rec)
-      .some((a) => a.type === "attribute" && a.name === "ignore");
   for (const m of list.filter((n) => n.type === "model" && ignored(n.properties))) {
-    const lineOf = m.__lineOf as ReturnType<typeof lineFinder>;
     notes.push({
       kind: "skipped",
       subject: String(m.name),
       reason: "@@ignore: Prisma's client leaves this model out, and so does the import",
-      location: lineOf(`model ${String(m.name)}`),
+      location: m.lineOf(`model ${String(m.name)}`),
       fact: "table",
     });
   }
-  const models = list.filter((n) => n.type === "model" && !ignored(n.properties));
-  const modelNames = new Set(models.map((m) => String(m.name)));
-  const tables: ImportTable[] = [];
-  for (const m of models) {
-    const name = String(m.name);
-    const lineOf = m.__lineOf as ReturnType<typeof lineFinder>;
-    const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: lineOf(`model ${name}`) };
-    const props = arr(m.properties).map(rec);
-    // `@@unique([email])`: one column's uniqueness, the same fact as `@unique` on the field.
-    const uniqueOne = new Set<string>();
-    for (const p of props.filter((x) => x.type === "attribute")) {
-      const args = arr(p.args).map((a) => rec(a).value);
-      if (p.name === "map") {
-        const mapped = unquote(args[0]);
-        if (mapped) t.tableName = mapped;
-      } else if (p.name === "id") t.primaryKey = arrayArgs(args[0]);
-      else if (p.name === "unique" && arrayArgs(args[0]).length === 1) uniqueOne.add(arrayArgs(args[0])[0] as string);
-      else if (p.name === "index" || p.name === "unique") {
-        const cols = arrayArgs(args[0]);
-        if (cols.length > 1 && p.name === "unique")
-          notes.push({
-            kind: "skipped",
-            subject: name,
-            reason: `@@unique([${cols.join(", ")}]): a composite unique constraint is not expressible in a contract`,
-            location: t.location,
-            fact: "unique",
-          });
-        else if (cols.length > 1)
-          notes.push({
-            kind: "skipped",
-            subject: `@@index([${cols.join(", ")}]) on ${name}`,
-            reason: "composite index is not expressible in a contract",
-            location: t.location,
-          });
-      }
-    }
-    for (const p of props.filter((x) => x.type === "field")) {
-      const fieldName = String(p.name);
-      const fieldType = typeName(p.fieldType);
-      const attrs = new Map(
-        arr(p.attributes)
-          .map(rec)
-          .map((a) => [String(a.name), arr(a.args).map((x) => rec(x).value)]),
-      );
-      const location = lineOf(`${fieldName} `, t.location.line);
-      if (modelNames.has(fieldType)) {
-        // A relation field: the foreign key lives in `fields:` of @relation; list sides are back-references.
-        const rel = attrs.get("relation");
-        const kv = new Map(
-          (rel ?? [])
-            .map(rec)
-            .filter((x) => x.type === "keyValue")
-            .map((x) => [String(x.key), arrayArgs(x.value)]),
-        );
-        const cols = kv.get("fields");
-        if (cols && cols.length > 1)
-          notes.push({
-            kind: "skipped",
-            subject: `${name}.${fieldName}`,
-            reason: `composite foreign key (${cols.join(", ")}) is not expressible in a contract; the columns stay plain fields`,
-            location,
-            fact: "reference",
-          });
-        if (cols && cols.length > 0) {
-          const fk: ForeignKey = { columns: cols, table: fieldType, targetColumns: kv.get("references") ?? [] };
-          const onDelete = (rel ?? []).map(rec).find((x) => x.type === "keyValue" && x.key === "onDelete")?.value;
-          if (typeof onDelete === "string") {
-            fk.onDeleteSource = onDelete;
-            fk.onDelete = onDelete === "Cascade" ? "cascade" : onDelete === "SetNull" ? "set_null" : "restrict";
-          }
-          t.foreignKeys.push(fk);
-        }
-        continue;
-      }
-      const subject = `${name}.${fieldName}`;
-      const note = (kind: ImportNote["kind"], fact: FactKind, reason: string): void => {
-        notes.push({ kind, subject, reason, location, fact });
-      };
-      if (attrs.has("ignore")) {
-        note("skipped", "column", "@ignore: Prisma's client leaves this field out, and so does the import");
-        continue;
-      }
-      const f: ImportField = { name: fieldName, type: "string", sourceType: fieldType, location };
-      const enumValues = enums.get(fieldType);
-      if (enumValues) f.enum = enumValues;
-      else if (PRISMA_TYPES[fieldType]) f.type = PRISMA_TYPES[fieldType];
-      else note("changed", "type", `type ${fieldType} is unknown; read as string`);
-      if (fieldType === "Bytes") note("changed", "type", "Bytes becomes a string field: binary data is carried as text (base64)");
-      const native = arr(p.attributes)
-        .map(rec)
-        .find((a) => a.group === "db");
-      if (fieldType === "Decimal" && native === undefined)
-        note("changed", "type", "Decimal becomes a number: exact decimal arithmetic (Decimal(65, 30)) is not kept");
-      // `@db.VarChar(255)`, `@db.Uuid`: the column's native type (the attribute in the `db` group).
-      if (native)
-        applyNativeType(
-          f,
-          String(native.name),
-          arr(native.args).map((x) => rec(x).value),
-          note,
-        );
-      if (p.array === true) {
-        f.itemsType = f.type;
-        f.type = "array";
-        if (f.enum)
-          note("changed", "enum", `a list of ${fieldType} values: a contract array has no enum of its items; kept as an array of strings`);
-        delete f.enum;
-      }
-      if (fieldType === "Json")
-        note("changed", "type", "Json becomes an object field: JSON arrays and plain values are refused by the contract's type");
-      if (p.optional !== true && p.array !== true) f.required = true;
-      if (attrs.has("id")) t.primaryKey = [fieldName];
-      if (attrs.has("unique") || uniqueOne.has(fieldName)) f.unique = true;
-      if (attrs.has("updatedAt")) f.generated = "now_on_update";
-      const mapped = attrs.get("map");
-      if (mapped) f.name = unquote(mapped[0]) ?? fieldName;
-      const def = attrs.get("default")?.[0];
-      if (def !== undefined) applyDefault(f, fieldType, def, note);
-      if (rec(def).type === "function" && rec(def).name === "now" && f.generated === undefined)
-        note("changed", "default", "@default(now()) has no contract equivalent outside a creation time; the field is optional instead");
-      t.fields.push(f);
-    }
-    // A key field that is @map-ped ("id String @id @map(\"user_id\")") is keyed by its column name,
-    // as every other place that names the key does.
-    t.primaryKey = t.primaryKey.map((k) => {
-      const p = props.find((x) => x.type === "field" && x.name === k);
-      const mapArg = arr(p?.attributes)
-        .map(rec)
-        .find((a) => a.name === "map");
-      return mapArg ? (unquote(rec(arr(mapArg.args)[0]).value) ?? k) : k;
-    });
-    // A relation's `fields:` name the Prisma field; when that field is @map-ped, the column is renamed too.
-    for (const fk of t.foreignKeys) {
-      fk.columns = fk.columns.map((c) => {
-        const p = props.find((x) => x.type === "field" && x.name === c);
-        const mapArg = arr(p?.attributes)
-          .map(rec)
-          .find((a) => a.name === "map");
-        return mapArg ? (unquote(rec(arr(mapArg.args)[0]).value) ?? c) : c;
-      });
-    }
-    tables.push(t);
+  return notes;
+}
+
+function prismaTable(
+  m: Declaration,
+  modelNames: ReadonlySet<string>,
+  enums: ReadonlyMap<string, string[]>,
+  notes: ImportNote[],
+): ImportTable {
+  const name = String(m.name);
+  const t: ImportTable = { name, fields: [], primaryKey: [], foreignKeys: [], location: m.lineOf(`model ${name}`) };
+  const props = arr(m.properties).map(rec);
+  const uniqueOne = modelAttributes(t, props, notes);
+  for (const p of props.filter((x) => x.type === "field")) {
+    const location = m.lineOf(`${String(p.name)} `, t.location.line);
+    if (modelNames.has(typeName(p.fieldType))) relationField(t, p, location, notes);
+    else scalarField(t, p, location, enums, uniqueOne, notes);
   }
-  return { format: "prisma", files: sources.map((s) => s.file), tables, operations: [], notes };
+  // A key field that is @map-ped ("id String @id @map(\"user_id\")") is keyed by its column name,
+  // as every other place that names the key does.
+  t.primaryKey = t.primaryKey.map((k) => mappedColumn(props, k));
+  // A relation's `fields:` name the Prisma field; when that field is @map-ped, the column is renamed too.
+  for (const fk of t.foreignKeys) fk.columns = fk.columns.map((c) => mappedColumn(props, c));
+  return t;
+}
+
+/**
+ * The model's `@@` attributes: its table name (@@map), key (@@id), and the notes of composite
+ * uniques and indexes. Returns the fields a one-column `@@unique([email])` makes unique, the
+ * same fact as `@unique` on the field.
+ */
+function modelAttributes(t: ImportTable, props: readonly Node[], notes: ImportNote[]): Set<string> {
+  const uniqueOne = new Set<string>();
+  for (const p of props.filter((x) => x.type === "attribute")) {
+    const args = arr(p.args).map((a) => rec(a).value);
+    if (p.name === "map") {
+      const mapped = unquote(args[0]);
+      if (mapped) t.tableName = mapped;
+    } else if (p.name === "id") t.primaryKey = arrayArgs(args[0]);
+    else if (p.name === "unique" && arrayArgs(args[0]).length === 1) uniqueOne.add(arrayArgs(args[0])[0] as string);
+    else if (p.name === "index" || p.name === "unique") {
+      const cols = arrayArgs(args[0]);
+      if (cols.length > 1 && p.name === "unique")
+        notes.push({
+          kind: "skipped",
+          subject: t.name,
+          reason: `@@unique([${cols.join(", ")}]): a composite unique constraint is not expressible in a contract`,
+          location: t.location,
+          fact: "unique",
+        });
+      else if (cols.length > 1)
+        notes.push({
+          kind: "skipped",
+          subject: `@@index([${cols.join(", ")}]) on ${t.name}`,
+          reason: "composite index is not expressible in a contract",
+          location: t.location,
+        });
+    }
+  }
+  return uniqueOne;
+}
+
+/** A field's attributes by name, each with its argument values. */
+function attributesOf(p: Node): Map<string, unknown[]> {
+  return new Map(
+    arr(p.attributes)
+      .map(rec)
+      .map((a) => [String(a.name), arr(a.args).map((x) => rec(x).value)]),
+  );
+}
+
+/** A relation field: the foreign key lives in `fields:` of @relation; list sides are back-references. */
+function relationField(t: ImportTable, p: Node, location: SourceLocation, notes: ImportNote[]): void {
+  const rel = attributesOf(p).get("relation");
+  const kv = new Map(
+    (rel ?? [])
+      .map(rec)
+      .filter((x) => x.type === "keyValue")
+      .map((x) => [String(x.key), arrayArgs(x.value)]),
+  );
+  const cols = kv.get("fields");
+  if (cols && cols.length > 1)
+    notes.push({
+      kind: "skipped",
+      subject: `${t.name}.${String(p.name)}`,
+      reason: `composite foreign key (${cols.join(", ")}) is not expressible in a contract; the columns stay plain fields`,
+      location,
+      fact: "reference",
+    });
+  if (!cols || cols.length === 0) return;
+  const fk: ForeignKey = { columns: cols, table: typeName(p.fieldType), targetColumns: kv.get("references") ?? [] };
+  const onDelete = (rel ?? []).map(rec).find((x) => x.type === "keyValue" && x.key === "onDelete")?.value;
+  if (typeof onDelete === "string") {
+    fk.onDeleteSource = onDelete;
+    fk.onDelete = onDelete === "Cascade" ? "cascade" : onDelete === "SetNull" ? "set_null" : "restrict";
+  }
+  t.foreignKeys.push(fk);
+}
+
+/** A scalar or enum field: its type (and native type), list-ness, nullability, key, uniqueness, column name and default. */
+function scalarField(
+  t: ImportTable,
+  p: Node,
+  location: SourceLocation,
+  enums: ReadonlyMap<string, string[]>,
+  uniqueOne: ReadonlySet<string>,
+  notes: ImportNote[],
+): void {
+  const fieldName = String(p.name);
+  const fieldType = typeName(p.fieldType);
+  const attrs = attributesOf(p);
+  const subject = `${t.name}.${fieldName}`;
+  const note = (kind: ImportNote["kind"], fact: FactKind, reason: string): void => {
+    notes.push({ kind, subject, reason, location, fact });
+  };
+  if (attrs.has("ignore")) {
+    note("skipped", "column", "@ignore: Prisma's client leaves this field out, and so does the import");
+    return;
+  }
+  const f: ImportField = { name: fieldName, type: "string", sourceType: fieldType, location };
+  applyType(f, p, fieldType, enums, note);
+  if (p.optional !== true && p.array !== true) f.required = true;
+  if (attrs.has("id")) t.primaryKey = [fieldName];
+  if (attrs.has("unique") || uniqueOne.has(fieldName)) f.unique = true;
+  if (attrs.has("updatedAt")) f.generated = "now_on_update";
+  const mapped = attrs.get("map");
+  if (mapped) f.name = unquote(mapped[0]) ?? fieldName;
+  const def = attrs.get("default")?.[0];
+  if (def !== undefined) applyDefault(f, fieldType, def, note);
+  if (rec(def).type === "function" && rec(def).name === "now" && f.generated === undefined)
+    note("changed", "default", "@default(now()) has no contract equivalent outside a creation time; the field is optional instead");
+  t.fields.push(f);
 }
 
 type Note = (kind: ImportNote["kind"], fact: FactKind, reason: string) => void;
+
+/** The field's contract type: an enum, a Prisma scalar, its native type (`@db.VarChar(255)`), a list of them. */
+function applyType(f: ImportField, p: Node, fieldType: string, enums: ReadonlyMap<string, string[]>, note: Note): void {
+  const enumValues = enums.get(fieldType);
+  if (enumValues) f.enum = enumValues;
+  else if (PRISMA_TYPES[fieldType]) f.type = PRISMA_TYPES[fieldType];
+  else note("changed", "type", `type ${fieldType} is unknown; read as string`);
+  if (fieldType === "Bytes") note("changed", "type", "Bytes becomes a string field: binary data is carried as text (base64)");
+  const native = arr(p.attributes)
+    .map(rec)
+    .find((a) => a.group === "db");
+  if (fieldType === "Decimal" && native === undefined)
+    note("changed", "type", "Decimal becomes a number: exact decimal arithmetic (Decimal(65, 30)) is not kept");
+  // `@db.VarChar(255)`, `@db.Uuid`: the column's native type (the attribute in the `db` group).
+  if (native)
+    applyNativeType(
+      f,
+      String(native.name),
+      arr(native.args).map((x) => rec(x).value),
+      note,
+    );
+  if (p.array === true) {
+    f.itemsType = f.type;
+    f.type = "array";
+    if (f.enum)
+      note("changed", "enum", `a list of ${fieldType} values: a contract array has no enum of its items; kept as an array of strings`);
+    delete f.enum;
+  }
+  if (fieldType === "Json")
+    note("changed", "type", "Json becomes an object field: JSON arrays and plain values are refused by the contract's type");
+}
+
+/** The column a Prisma field is stored in: its `@map("...")` name, else the field's own. */
+function mappedColumn(props: readonly Node[], field: string): string {
+  const p = props.find((x) => x.type === "field" && x.name === field);
+  const mapArg = arr(p?.attributes)
+    .map(rec)
+    .find((a) => a.name === "map");
+  return mapArg ? (unquote(rec(arr(mapArg.args)[0]).value) ?? field) : field;
+}
 
 function applyDefault(f: ImportField, fieldType: string, value: unknown, note: Note): void {
   const fn = rec(value);

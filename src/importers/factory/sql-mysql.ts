@@ -1,4 +1,5 @@
 import sqlParser from "node-sql-parser";
+import { asRecord as rec } from "../../contracts/unchecked.js";
 import type { ForeignKey, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 import { type ColumnFacts, columnField } from "./sql-columns.js";
@@ -6,7 +7,6 @@ import type { Check, SchemaState } from "./sql-schema.js";
 import type { SqlStatement } from "./sql-statements.js";
 
 type Node = Record<string, unknown>;
-const rec = (v: unknown): Node => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -91,6 +91,11 @@ function applyNode(state: SchemaState, node: Node, at: SourceLocation): void {
       else if (e.action === "drop" && e.resource === "column") {
         const col = columnName(e.column);
         t.fields = t.fields.filter((f) => f.name !== col);
+        // The column's foreign keys go with it (MySQL refuses the drop otherwise; a dump drops them first).
+        t.foreignKeys = t.foreignKeys.filter((fk) => !fk.columns.includes(col));
+      } else if (e.action === "drop" && e.keyword === "foreign key" && typeof e.key === "string") {
+        const key = e.key;
+        t.foreignKeys = t.foreignKeys.filter((fk) => fk.name !== key);
       } else state.note(`ALTER TABLE ${t.name} ${String(e.action ?? "").toUpperCase()}`, "not part of the data model", at);
     }
     return;
@@ -145,8 +150,14 @@ function constraint(state: SchemaState, t: ImportTable, def: Node, at: SourceLoc
   const type = String(def.constraint_type ?? "").toLowerCase();
   const cols = arr(def.definition).map(columnName);
   if (type === "primary key") t.primaryKey = cols;
-  else if (type === "foreign key") t.foreignKeys.push(foreignKey(cols, rec(def.reference_definition)));
-  else if (type.startsWith("unique")) state.markUnique(t, cols, at);
+  else if (type === "foreign key") {
+    // Migrations drop and re-add a key to change it: a key on the same columns replaces the earlier one.
+    const fk = foreignKey(cols, rec(def.reference_definition));
+    const name = str(def.constraint);
+    if (name) fk.name = name;
+    t.foreignKeys = t.foreignKeys.filter((x) => x.columns.join() !== fk.columns.join());
+    t.foreignKeys.push(fk);
+  } else if (type.startsWith("unique")) state.markUnique(t, cols, at);
   else if (type === "check") for (const expr of arr(def.definition)) state.applyCheck(t, toCheck(rec(expr)), at);
   else if (def.resource === "index") state.index(t, t.name, str(def.index) ?? "", cols, false, at);
   else state.note(`${type || "constraint"} on ${t.name}`, "not part of the data model", at);

@@ -1,4 +1,5 @@
 import { loadModule, parseSync } from "libpg-query";
+import { asRecord as rec } from "../../contracts/unchecked.js";
 import type { ForeignKey, ImportField, ImportTable, OnDelete, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 import { applyDefault, type ColumnFacts, columnField } from "./sql-columns.js";
@@ -6,7 +7,6 @@ import type { Check, SchemaState } from "./sql-schema.js";
 import type { SqlStatement } from "./sql-statements.js";
 
 type Node = Record<string, unknown>;
-const rec = (v: unknown): Node => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Node) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 let loaded: Promise<void> | undefined;
@@ -17,24 +17,29 @@ export function loadPostgresParser(): Promise<void> {
   return loaded;
 }
 
-/** Statement kinds the data model is built from; everything else is counted as skipped. */
-const MODEL_STATEMENTS = new Set([
-  "CreateStmt",
-  "CreateEnumStmt",
-  "CreateDomainStmt",
-  "AlterTableStmt",
-  "IndexStmt",
-  "DropStmt",
-  "CommentStmt",
-  "AlterEnumStmt",
-  "RenameStmt",
-]);
-
 /** One statement, parsed by libpg-query, applied to the schema. */
 export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: SourceLocation): void {
-  let result: Node;
+  const result = parseStatement(state, stmt, at);
+  if (!result) return;
+  for (const raw of arr(result.stmts)) {
+    const wrapper = rec(rec(raw).stmt);
+    const kind = Object.keys(wrapper)[0] ?? "statement";
+    const node = rec(wrapper[kind]);
+    const loc = (offset: unknown): SourceLocation => position(stmt, at.file, typeof offset === "number" ? offset : 0);
+    const apply = STATEMENTS.get(kind);
+    if (apply) apply({ state, node, at, loc });
+    else state.skip(statementLabel(kind), at);
+  }
+}
+
+/**
+ * The statement's parse tree, or undefined when PostgreSQL's parser refuses it: a refused CREATE
+ * TABLE or CREATE TYPE is an error with its place (the model would miss a table or a type), any
+ * other refused statement a note.
+ */
+function parseStatement(state: SchemaState, stmt: SqlStatement, at: SourceLocation): Node | undefined {
   try {
-    result = rec(parseSync(stmt.text));
+    return rec(parseSync(stmt.text));
   } catch (e) {
     const details = rec(rec(e).sqlDetails);
     const offset = typeof details.cursorPosition === "number" ? details.cursorPosition : 0;
@@ -48,180 +53,212 @@ export function applyPostgres(state: SchemaState, stmt: SqlStatement, at: Source
       `PostgreSQL's parser refuses it (${message})`,
       place,
     );
+    return undefined;
+  }
+}
+
+/** One parsed statement and where it is: `at` the statement, `loc` a parser offset inside it. */
+interface Parsed {
+  state: SchemaState;
+  node: Node;
+  at: SourceLocation;
+  loc: (offset: unknown) => SourceLocation;
+}
+
+/** The statement kinds the data model is built from, one handler each; every other kind is counted as skipped. */
+const STATEMENTS = new Map<string, (p: Parsed) => void>([
+  ["CreateEnumStmt", ({ state, node }) => state.addEnumType(lastName(node.typeName), arr(node.vals).map(stringOf))],
+  ["AlterEnumStmt", alterEnum],
+  ["RenameStmt", rename],
+  ["CreateDomainStmt", createDomain],
+  ["CreateStmt", createTable],
+  ["AlterTableStmt", alterTable],
+  ["IndexStmt", createIndex],
+  ["DropStmt", drop],
+  ["CommentStmt", comment],
+]);
+
+function alterEnum({ state, node, at }: Parsed): void {
+  const type = lastName(node.typeName);
+  if (typeof node.newVal === "string") {
+    if (!state.addEnumValue(type, node.newVal)) state.note(`ALTER TYPE ${type}`, "the type is not defined before it", at);
+  } else if (typeof node.oldVal === "string")
+    state.note(`ALTER TYPE ${type} RENAME VALUE`, "enum values renamed in place are not followed", at);
+}
+
+function rename({ state, node, at }: Parsed): void {
+  const rel = String(rec(node.relation).relname ?? "");
+  const to = String(node.newname ?? "");
+  if (node.renameType === "OBJECT_TABLE") state.renameTable(rel, to);
+  else if (node.renameType === "OBJECT_COLUMN") {
+    const t = state.table(rel);
+    if (t) state.renameColumn(t, String(node.subname), to);
+  } else if (node.renameType === "OBJECT_TYPE") state.renameEnumType(lastName(rec(rec(node.object).List).items), to);
+  else state.skip(`RENAME (${String(node.renameType ?? "").replace(/^OBJECT_/, "")})`, at);
+}
+
+function createDomain({ state, node }: Parsed): void {
+  const names = arr(rec(node.typeName).names).map(stringOf);
+  state.domains.set(lastName(node.domainname).toLowerCase(), {
+    rawType: names[names.length - 1] ?? "text",
+    checks: arr(node.constraints)
+      .map((c) => rec(rec(c).Constraint))
+      .filter((c) => c.contype === "CONSTR_CHECK")
+      .map((c) => rec(c.raw_expr)),
+  });
+}
+
+function createTable({ state, node, loc }: Parsed): void {
+  const rel = rec(node.relation);
+  const parent = arr(node.inhRelations).map((r) => String(rec(rec(r).RangeVar).relname))[0];
+  if (parent !== undefined) {
+    state.partitions.set(String(rel.relname).toLowerCase(), parent);
+    state.note(
+      String(rel.relname),
+      `${node.partbound ? "a partition" : "inherits the rows"} of ${parent}: its rows are ${parent}'s, not a separate entity`,
+      loc(rel.location),
+      "changed",
+      "table",
+    );
     return;
   }
-  for (const raw of arr(result.stmts)) {
-    const wrapper = rec(rec(raw).stmt);
-    const kind = Object.keys(wrapper)[0] ?? "statement";
-    const node = rec(wrapper[kind]);
-    const loc = (offset: unknown): SourceLocation => position(stmt, at.file, typeof offset === "number" ? offset : 0);
-    if (!MODEL_STATEMENTS.has(kind)) {
-      state.skip(statementLabel(kind), at);
-      continue;
-    }
-    switch (kind) {
-      case "CreateEnumStmt":
-        state.addEnumType(lastName(node.typeName), arr(node.vals).map(stringOf));
-        break;
-      case "AlterEnumStmt": {
-        const type = lastName(node.typeName);
-        if (typeof node.newVal === "string") {
-          if (!state.addEnumValue(type, node.newVal)) state.note(`ALTER TYPE ${type}`, "the type is not defined before it", at);
-        } else if (typeof node.oldVal === "string")
-          state.note(`ALTER TYPE ${type} RENAME VALUE`, "enum values renamed in place are not followed", at);
-        break;
-      }
-      case "RenameStmt": {
-        const rel = String(rec(node.relation).relname ?? "");
-        const to = String(node.newname ?? "");
-        if (node.renameType === "OBJECT_TABLE") state.renameTable(rel, to);
-        else if (node.renameType === "OBJECT_COLUMN") {
-          const t = state.table(rel);
-          if (t) state.renameColumn(t, String(node.subname), to);
-        } else if (node.renameType === "OBJECT_TYPE") state.renameEnumType(lastName(rec(rec(node.object).List).items), to);
-        else state.skip(`RENAME (${String(node.renameType ?? "").replace(/^OBJECT_/, "")})`, at);
-        break;
-      }
-      case "CreateDomainStmt": {
-        const names = arr(rec(node.typeName).names).map(stringOf);
-        state.domains.set(lastName(node.domainname).toLowerCase(), {
-          rawType: names[names.length - 1] ?? "text",
-          checks: arr(node.constraints)
-            .map((c) => rec(rec(c).Constraint))
-            .filter((c) => c.contype === "CONSTR_CHECK")
-            .map((c) => rec(c.raw_expr)),
-        });
-        break;
-      }
-      case "CreateStmt": {
-        const rel = rec(node.relation);
-        const parent = arr(node.inhRelations).map((r) => String(rec(rec(r).RangeVar).relname))[0];
-        if (parent !== undefined) {
-          state.partitions.set(String(rel.relname).toLowerCase(), parent);
-          state.note(
-            String(rel.relname),
-            `${node.partbound ? "a partition" : "inherits the rows"} of ${parent}: its rows are ${parent}'s, not a separate entity`,
-            loc(rel.location),
-            "changed",
-            "table",
-          );
-          break;
-        }
-        const t = state.createTable(String(rel.relname), loc(rel.location), node.if_not_exists === true);
-        if (!t) break;
-        for (const el of arr(node.tableElts).map(rec)) {
-          if (el.ColumnDef) addColumn(state, t, rec(el.ColumnDef), loc);
-          else if (el.Constraint) constraint(state, t, rec(el.Constraint), loc);
-          else state.note(`${t.name}: ${Object.keys(el)[0]}`, "not part of the data model", loc(0));
-        }
-        break;
-      }
-      case "AlterTableStmt": {
-        const rel = rec(node.relation);
-        // pg_dump alters sequences and views with ALTER TABLE too (OWNER TO, OWNED BY): not tables of the model.
-        if (node.objtype !== undefined && node.objtype !== "OBJECT_TABLE") {
-          state.skip(`ALTER ${String(node.objtype).replace(/^OBJECT_/, "")}`, at);
-          break;
-        }
-        const cmds = arr(node.cmds).map((x) => String(rec(rec(x).AlterTableCmd).subtype ?? ""));
-        if (cmds.length > 0 && cmds.every((c) => c === "AT_ChangeOwner")) {
-          state.skip("ALTER TABLE ... OWNER TO", at);
-          break;
-        }
-        const t = state.table(String(rel.relname));
-        if (!t) {
-          if (state.partitions.has(String(rel.relname).toLowerCase())) state.skip("ALTER TABLE of a partition", at);
-          else state.note("ALTER TABLE", `table '${String(rel.relname)}' is not defined before it`, loc(rel.location));
-          break;
-        }
-        for (const c of arr(node.cmds).map((x) => rec(rec(x).AlterTableCmd))) {
-          const def = rec(c.def);
-          if (c.subtype === "AT_AttachPartition") {
-            const child = String(rec(rec(def.PartitionCmd).name).relname);
-            state.dropTable(child);
-            state.partitions.set(child.toLowerCase(), t.name);
-            state.note(
-              child,
-              `a partition of ${t.name} (ATTACH PARTITION): its rows are ${t.name}'s, not a separate entity`,
-              at,
-              "changed",
-              "table",
-            );
-          } else if (c.subtype === "AT_AddConstraint") constraint(state, t, rec(def.Constraint), loc);
-          else if (c.subtype === "AT_SetNotNull" || c.subtype === "AT_DropNotNull") {
-            const f = t.fields.find((x) => x.name === c.name);
-            if (f) f.required = c.subtype === "AT_SetNotNull";
-          } else if (c.subtype === "AT_AlterColumnType") {
-            const i = t.fields.findIndex((x) => x.name === c.name);
-            const old = t.fields[i];
-            if (old) {
-              // The new type read as a new column; what the column already had (NOT NULL, default, text) stays.
-              const probe: ImportTable = { ...t, fields: [], primaryKey: [], foreignKeys: [] };
-              addColumn(state, probe, { ...rec(def.ColumnDef), colname: old.name }, loc);
-              const next = probe.fields[0];
-              if (next) {
-                const kept: ImportField = { ...next, required: old.required === true };
-                if (old.default !== undefined) kept.default = old.default;
-                if (old.generated !== undefined) kept.generated = old.generated;
-                if (old.description !== undefined) kept.description = old.description;
-                t.fields[i] = kept;
-              }
-            }
-          } else if (c.subtype === "AT_DropConstraint" && typeof c.name === "string") {
-            t.foreignKeys = t.foreignKeys.filter((fk) => fk.name !== c.name);
-          } else if (c.subtype === "AT_AddColumn") addColumn(state, t, rec(def.ColumnDef), loc);
-          else if (c.subtype === "AT_DropColumn") t.fields = t.fields.filter((f) => f.name !== c.name);
-          else if (c.subtype === "AT_ColumnDefault" && typeof c.name === "string") {
-            const f = t.fields.find((x) => x.name === c.name);
-            if (f) {
-              // SET DEFAULT replaces what the column had; DROP DEFAULT (no expression) removes it.
-              delete f.default;
-              delete f.generated;
-              const d = Object.keys(rec(def)).length > 0 ? defaultOf(rec(def)) : undefined;
-              if (d) applyDefault(state, t, f, d, at);
-            }
-          } else state.skip(`ALTER TABLE ${String(c.subtype ?? "").replace(/^AT_/, "")}`, at);
-        }
-        break;
-      }
-      case "IndexStmt": {
-        const rel = rec(node.relation);
-        if (state.partitions.has(String(rel.relname).toLowerCase())) {
-          state.skip("CREATE INDEX on a partition", at);
-          break;
-        }
-        const cols = arr(node.indexParams).map((p) => String(rec(rec(p).IndexElem).name ?? "(expression)"));
-        state.index(
-          state.table(String(rel.relname)),
-          String(rel.relname),
-          String(node.idxname ?? ""),
-          cols,
-          node.unique === true,
-          loc(rel.location),
-        );
-        break;
-      }
-      case "DropStmt":
-        if (node.removeType === "OBJECT_TABLE")
-          for (const o of arr(node.objects)) state.dropTable(lastName(rec(o).List ? rec(rec(o).List).items : o));
-        else state.skip("DROP (not a table)", at);
-        break;
-      case "CommentStmt": {
-        const target = arr(rec(rec(node.object).List).items).map(stringOf);
-        const text = typeof node.comment === "string" ? node.comment : undefined;
-        if (node.objtype === "OBJECT_TABLE" && text) {
-          const t = state.table(target[target.length - 1] ?? "");
-          if (t) t.description = text;
-        } else if (node.objtype === "OBJECT_COLUMN" && text) {
-          const t = state.table(target[target.length - 2] ?? "");
-          const f = t?.fields.find((x) => x.name === target[target.length - 1]);
-          if (f) f.description = text;
-        }
-        break;
-      }
-      default:
-        break;
-    }
+  const t = state.createTable(String(rel.relname), loc(rel.location), node.if_not_exists === true);
+  if (!t) return;
+  for (const el of arr(node.tableElts).map(rec)) {
+    if (el.ColumnDef) addColumn(state, t, rec(el.ColumnDef), loc);
+    else if (el.Constraint) constraint(state, t, rec(el.Constraint), loc);
+    else state.note(`${t.name}: ${Object.keys(el)[0]}`, "not part of the data model", loc(0));
+  }
+}
+
+function alterTable(p: Parsed): void {
+  const { state, node, at, loc } = p;
+  const rel = rec(node.relation);
+  // pg_dump alters sequences and views with ALTER TABLE too (OWNER TO, OWNED BY): not tables of the model.
+  if (node.objtype !== undefined && node.objtype !== "OBJECT_TABLE") {
+    state.skip(`ALTER ${String(node.objtype).replace(/^OBJECT_/, "")}`, at);
+    return;
+  }
+  const cmds = arr(node.cmds).map((x) => rec(rec(x).AlterTableCmd));
+  if (cmds.length > 0 && cmds.every((c) => String(c.subtype ?? "") === "AT_ChangeOwner")) {
+    state.skip("ALTER TABLE ... OWNER TO", at);
+    return;
+  }
+  const t = state.table(String(rel.relname));
+  if (!t) {
+    if (state.partitions.has(String(rel.relname).toLowerCase())) state.skip("ALTER TABLE of a partition", at);
+    else state.note("ALTER TABLE", `table '${String(rel.relname)}' is not defined before it`, loc(rel.location));
+    return;
+  }
+  for (const c of cmds) {
+    const subtype = String(c.subtype ?? "");
+    const apply = ALTER_TABLE.get(subtype);
+    if (apply && (typeof c.name === "string" || !NAMED.has(subtype))) apply(p, t, c, rec(c.def));
+    else state.skip(`ALTER TABLE ${subtype.replace(/^AT_/, "")}`, at);
+  }
+}
+
+/** ALTER TABLE's subcommands the model follows, one handler each; the others are counted as skipped. */
+type AlterCommand = (p: Parsed, t: ImportTable, cmd: Node, def: Node) => void;
+const ALTER_TABLE = new Map<string, AlterCommand>([
+  ["AT_AttachPartition", attachPartition],
+  ["AT_AddConstraint", ({ state, loc }, t, _cmd, def) => constraint(state, t, rec(def.Constraint), loc)],
+  ["AT_SetNotNull", (_p, t, cmd) => setRequired(t, cmd, true)],
+  ["AT_DropNotNull", (_p, t, cmd) => setRequired(t, cmd, false)],
+  ["AT_AlterColumnType", alterColumnType],
+  ["AT_DropConstraint", dropConstraint],
+  ["AT_AddColumn", ({ state, loc }, t, _cmd, def) => addColumn(state, t, rec(def.ColumnDef), loc)],
+  ["AT_DropColumn", dropColumn],
+  ["AT_ColumnDefault", columnDefault],
+]);
+
+/** Subcommands followed only when they name their column or constraint. */
+const NAMED = new Set(["AT_DropConstraint", "AT_ColumnDefault"]);
+
+function attachPartition({ state, at }: Parsed, t: ImportTable, _cmd: Node, def: Node): void {
+  const child = String(rec(rec(def.PartitionCmd).name).relname);
+  state.dropTable(child);
+  state.partitions.set(child.toLowerCase(), t.name);
+  state.note(child, `a partition of ${t.name} (ATTACH PARTITION): its rows are ${t.name}'s, not a separate entity`, at, "changed", "table");
+}
+
+function setRequired(t: ImportTable, cmd: Node, required: boolean): void {
+  const f = t.fields.find((x) => x.name === cmd.name);
+  if (f) f.required = required;
+}
+
+/** The new type read as a new column; what the column already had (NOT NULL, default, text) stays. */
+function alterColumnType({ state, loc }: Parsed, t: ImportTable, cmd: Node, def: Node): void {
+  const i = t.fields.findIndex((x) => x.name === cmd.name);
+  const old = t.fields[i];
+  if (!old) return;
+  const probe: ImportTable = { ...t, fields: [], primaryKey: [], foreignKeys: [] };
+  addColumn(state, probe, { ...rec(def.ColumnDef), colname: old.name }, loc);
+  const next = probe.fields[0];
+  if (!next) return;
+  const kept: ImportField = { ...next, required: old.required === true };
+  if (old.default !== undefined) kept.default = old.default;
+  if (old.generated !== undefined) kept.generated = old.generated;
+  if (old.description !== undefined) kept.description = old.description;
+  t.fields[i] = kept;
+}
+
+/** DROP CONSTRAINT: a foreign key of that name is gone. */
+function dropConstraint(_p: Parsed, t: ImportTable, cmd: Node): void {
+  t.foreignKeys = t.foreignKeys.filter((fk) => fk.name !== cmd.name);
+}
+
+/** DROP COLUMN drops the column's foreign keys too. */
+function dropColumn(_p: Parsed, t: ImportTable, cmd: Node): void {
+  t.fields = t.fields.filter((f) => f.name !== cmd.name);
+  t.foreignKeys = t.foreignKeys.filter((fk) => !fk.columns.includes(String(cmd.name)));
+}
+
+/** SET DEFAULT replaces what the column had; DROP DEFAULT (no expression) removes it. */
+function columnDefault({ state, at }: Parsed, t: ImportTable, cmd: Node, def: Node): void {
+  const f = t.fields.find((x) => x.name === cmd.name);
+  if (!f) return;
+  delete f.default;
+  delete f.generated;
+  const d = Object.keys(def).length > 0 ? defaultOf(def) : undefined;
+  if (d) applyDefault(state, t, f, d, at);
+}
+
+function createIndex({ state, node, at, loc }: Parsed): void {
+  const rel = rec(node.relation);
+  if (state.partitions.has(String(rel.relname).toLowerCase())) {
+    state.skip("CREATE INDEX on a partition", at);
+    return;
+  }
+  const cols = arr(node.indexParams).map((p) => String(rec(rec(p).IndexElem).name ?? "(expression)"));
+  state.index(
+    state.table(String(rel.relname)),
+    String(rel.relname),
+    String(node.idxname ?? ""),
+    cols,
+    node.unique === true,
+    loc(rel.location),
+  );
+}
+
+function drop({ state, node, at }: Parsed): void {
+  if (node.removeType === "OBJECT_TABLE")
+    for (const o of arr(node.objects)) state.dropTable(lastName(rec(o).List ? rec(rec(o).List).items : o));
+  else state.skip("DROP (not a table)", at);
+}
+
+/** COMMENT ON TABLE / COLUMN: the description of a table or a field. */
+function comment({ state, node }: Parsed): void {
+  const target = arr(rec(rec(node.object).List).items).map(stringOf);
+  const text = typeof node.comment === "string" ? node.comment : undefined;
+  if (!text) return;
+  if (node.objtype === "OBJECT_TABLE") {
+    const t = state.table(target[target.length - 1] ?? "");
+    if (t) t.description = text;
+  } else if (node.objtype === "OBJECT_COLUMN") {
+    const t = state.table(target[target.length - 2] ?? "");
+    const f = t?.fields.find((x) => x.name === target[target.length - 1]);
+    if (f) f.description = text;
   }
 }
 

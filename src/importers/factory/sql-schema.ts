@@ -1,4 +1,4 @@
-import { compareText } from "../../contracts/findings.js";
+import { compareText } from "../../shared/text.js";
 import type { FactKind, FieldConstraints, ImportField, ImportNote, ImportTable, SourceLocation } from "../model.js";
 import { ImportError } from "../model.js";
 

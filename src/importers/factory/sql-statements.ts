@@ -14,101 +14,120 @@ export interface SqlStatement {
  * while the tables around it are still read; each statement is then parsed by the SQL parser.
  */
 export function splitStatements(sql: string, dialect: "postgres" | "mysql"): SqlStatement[] {
+  const lex = new Lexer(sql);
   const out: SqlStatement[] = [];
-  let i = 0;
-  let line = 1;
-  let col = 1;
-  let start = -1;
-  let startLine = 1;
-  let startCol = 1;
-  const n = sql.length;
-  const advance = (count: number): void => {
-    for (let k = 0; k < count && i < n; k++) {
-      if (sql[i] === "\n") {
-        line++;
-        col = 1;
-      } else col++;
-      i++;
-    }
-  };
-  const begin = (): void => {
-    if (start < 0) {
-      start = i;
-      startLine = line;
-      startCol = col;
-    }
-  };
+  let start: { at: number; line: number; column: number } | undefined;
   const finish = (end: number): void => {
-    if (start >= 0) {
-      const text = sql.slice(start, end).trim();
-      if (text !== "") out.push({ text, line: startLine, column: startCol });
-    }
-    start = -1;
+    const text = start ? sql.slice(start.at, end).trim() : "";
+    if (start && text !== "") out.push({ text, line: start.line, column: start.column });
+    start = undefined;
   };
-  while (i < n) {
-    const ch = sql[i] as string;
-    const next = sql[i + 1];
-    if (ch === "-" && next === "-") {
-      while (i < n && sql[i] !== "\n") advance(1);
+  while (!lex.done()) {
+    if (lex.comment() || lex.whitespace()) continue;
+    start ??= { at: lex.i, line: lex.line, column: lex.col };
+    if (lex.quoted(dialect) || lex.dollarQuoted()) continue;
+    if (lex.peek() === ";") {
+      const text = sql.slice(start.at, lex.i).trim();
+      finish(lex.i);
+      lex.advance(1);
+      // pg_dump data: raw rows up to a line holding only `\.`.
+      if (/^copy\b[\s\S]*\bfrom\s+stdin\b/i.test(text)) lex.copyData();
       continue;
     }
-    if (ch === "/" && next === "*") {
-      advance(2);
-      while (i < n && !(sql[i] === "*" && sql[i + 1] === "/")) advance(1);
-      advance(2);
-      continue;
+    lex.advance(1);
+  }
+  finish(sql.length);
+  return out;
+}
+
+/** A cursor over the script that knows its line and column; each token method passes one kind of token, or says it is not there. */
+class Lexer {
+  i = 0;
+  line = 1;
+  col = 1;
+
+  constructor(private readonly sql: string) {}
+
+  done(): boolean {
+    return this.i >= this.sql.length;
+  }
+
+  peek(ahead = 0): string | undefined {
+    return this.sql[this.i + ahead];
+  }
+
+  advance(count: number): void {
+    for (let k = 0; k < count && this.i < this.sql.length; k++) {
+      if (this.sql[this.i] === "\n") {
+        this.line++;
+        this.col = 1;
+      } else this.col++;
+      this.i++;
     }
-    if (/\s/.test(ch)) {
-      advance(1);
-      continue;
+  }
+
+  /** Passes `-- ...` to the end of the line, or `/* ... *\/`; false when no comment starts here. */
+  comment(): boolean {
+    if (this.peek() === "-" && this.peek(1) === "-") {
+      while (!this.done() && this.peek() !== "\n") this.advance(1);
+      return true;
     }
-    begin();
-    if (ch === "'" || ch === '"' || ch === "`") {
-      // Backslash escapes: always in MySQL, only in E'...' strings in PostgreSQL.
-      const backslash = ch === "'" && (dialect === "mysql" || sql[i - 1] === "E" || sql[i - 1] === "e");
-      advance(1);
-      while (i < n) {
-        if (backslash && sql[i] === "\\") {
-          advance(2);
-          continue;
-        }
-        if (sql[i] === ch) {
-          if (sql[i + 1] === ch) {
-            advance(2);
-            continue;
-          }
-          break;
-        }
-        advance(1);
-      }
-      advance(1);
-      continue;
+    if (this.peek() === "/" && this.peek(1) === "*") {
+      this.advance(2);
+      while (!this.done() && !(this.peek() === "*" && this.peek(1) === "/")) this.advance(1);
+      this.advance(2);
+      return true;
     }
-    if (ch === "$") {
-      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 64));
-      if (tag) {
-        const close = sql.indexOf(tag[0], i + tag[0].length);
-        advance((close < 0 ? n : close + tag[0].length) - i);
+    return false;
+  }
+
+  whitespace(): boolean {
+    if (!/\s/.test(this.peek() ?? "")) return false;
+    this.advance(1);
+    return true;
+  }
+
+  /** Passes a quoted string or identifier ('...', "...", `...`), a doubled quote inside it included. */
+  quoted(dialect: "postgres" | "mysql"): boolean {
+    const ch = this.peek();
+    if (ch !== "'" && ch !== '"' && ch !== "`") return false;
+    // Backslash escapes: always in MySQL, only in E'...' strings in PostgreSQL.
+    const before = this.sql[this.i - 1];
+    const backslash = ch === "'" && (dialect === "mysql" || before === "E" || before === "e");
+    this.advance(1);
+    while (!this.done()) {
+      if (backslash && this.peek() === "\\") {
+        this.advance(2);
         continue;
       }
-    }
-    if (ch === ";") {
-      const text = sql.slice(start, i).trim();
-      finish(i);
-      advance(1);
-      if (/^copy\b[\s\S]*\bfrom\s+stdin\b/i.test(text)) {
-        // pg_dump data: raw rows up to a line holding only `\.`.
-        while (i < n) {
-          const eol = sql.indexOf("\n", i);
-          const row = sql.slice(i, eol < 0 ? n : eol);
-          advance((eol < 0 ? n : eol + 1) - i);
-          if (row.trim() === "\\.") break;
-        }
+      if (this.peek() === ch) {
+        if (this.peek(1) !== ch) break;
+        this.advance(2);
+        continue;
       }
-      continue;
+      this.advance(1);
     }
-    advance(1);
+    this.advance(1);
+    return true;
   }
-  finish(n);
-  return out;
+
+  /** Passes a dollar-quoted body ($$ ... $$, $tag$ ... $tag$) to its closing tag, or to the end. */
+  dollarQuoted(): boolean {
+    if (this.peek() !== "$") return false;
+    const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(this.sql.slice(this.i, this.i + 64));
+    if (!tag) return false;
+    const close = this.sql.indexOf(tag[0], this.i + tag[0].length);
+    this.advance((close < 0 ? this.sql.length : close + tag[0].length) - this.i);
+    return true;
+  }
+
+  /** Passes pg_dump's `COPY ... FROM stdin;` rows, up to and with the line holding only `\.`. */
+  copyData(): void {
+    while (!this.done()) {
+      const eol = this.sql.indexOf("\n", this.i);
+      const row = this.sql.slice(this.i, eol < 0 ? this.sql.length : eol);
+      this.advance((eol < 0 ? this.sql.length : eol + 1) - this.i);
+      if (row.trim() === "\\.") break;
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { ImportNote } from "../../../src/importers/model.js";
 import { entityName, snakeCase } from "../../../src/importers/naming.js";
 import { type ContractEntity, implicitColumn, type JudgeResult, readEntities, sameValue, Tally } from "./code-facts.js";
+import { entityFiles, judge as judgeTypeOrm } from "./typeorm.js";
 
 /**
  * The independent judge of `charter extract` on a Django code base: Django itself (pip `django`
@@ -13,8 +14,7 @@ import { type ContractEntity, implicitColumn, type JudgeResult, readEntities, sa
  * difference no note names is silent. An app Django cannot import (a dependency that is not
  * installed, a module a trimmed copy lacks) is left out and named in `unjudged`.
  * SQLModel and SQLAlchemy tables are read likewise by SQLAlchemy itself (sqlalchemy_facts.py,
- * sqlmodel in the same venv). TypeORM code bases have no independent reader here yet: nothing of
- * theirs is compared.
+ * sqlmodel in the same venv). TypeORM entities are judged by TypeORM itself (typeorm.ts).
  */
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -146,6 +146,7 @@ function faithfulType(type: string): string | null {
     BooleanField: "boolean",
     DateTimeField: "datetime",
     DateField: "date",
+    DurationField: "duration",
     UUIDField: "uuid",
     EmailField: "email",
     JSONField: "object",
@@ -443,5 +444,9 @@ export async function judge(args: {
   }
   // SQLAlchemy and SQLModel tables, read by SQLAlchemy itself.
   unjudged.push(...judgeSqlalchemy(root, entities, tally));
+  if (entityFiles(root).length > 0) {
+    const t = await judgeTypeOrm(args);
+    return { compared: tally.result.compared + t.compared, silent: [...tally.result.silent, ...t.silent], unjudged };
+  }
   return { ...tally.result, unjudged };
 }

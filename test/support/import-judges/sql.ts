@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { checkDomain } from "../../../src/compiler/compile-path.js";
+import type { DomainIR } from "../../../src/compiler/ir.js";
 import { renderSchemaSql } from "../../../src/generators/postgres/index.js";
 import type { FactKind, ImportNote } from "../../../src/importers/model.js";
 import { entityName, RESERVED_FIELD_NAMES, snakeCase } from "../../../src/importers/naming.js";
@@ -24,7 +25,7 @@ export interface JudgeResult {
   refused?: number;
 }
 
-interface Column {
+export interface Column {
   table: string;
   column: string;
   type: string;
@@ -33,7 +34,7 @@ interface Column {
   default: string | null;
 }
 
-interface Constraint {
+export interface Constraint {
   table: string;
   type: "p" | "u" | "f" | "c";
   columns: string[];
@@ -42,7 +43,7 @@ interface Constraint {
   def: string;
 }
 
-interface Catalog {
+export interface Catalog {
   columns: Column[];
   constraints: Constraint[];
   uniqueIndexes: { table: string; columns: string[] }[];
@@ -73,7 +74,7 @@ const CATALOG_SQL = `SELECT json_build_object(
      AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND NOT c.relispartition)
 )`;
 
-function readCatalog(db: string): Catalog {
+export function readCatalog(db: string): Catalog {
   const out = psql(db, `${CATALOG_SQL};`, ["-A", "-t"]);
   const c = JSON.parse(out.trim()) as Catalog;
   for (const k of c.constraints) k.columns ??= [];
@@ -140,7 +141,7 @@ function family(type: string): string {
 }
 
 /** A default as text that compares across spellings: no casts, one word for "the clock". */
-function normalDefault(d: string | null): string | null {
+export function normalDefault(d: string | null): string | null {
   if (d === null) return null;
   const s = d
     .replace(/::("[^"]+"|[a-z_ ]+)(\(\d+(,\d+)?\))?(\[\])?/gi, "")
@@ -150,7 +151,8 @@ function normalDefault(d: string | null): string | null {
     return "now";
   if (/^nextval\(/i.test(s)) return "sequence";
   if (/^(gen_random_uuid|uuid_generate_v4)\(\)$/i.test(s)) return "uuid";
-  return s.replace(/^'(-?\d+(\.\d+)?)'$/, "$1");
+  // A number reads the same however it is padded (MySQL prints DECIMAL(10,2) 0 as 0.00).
+  return s.replace(/^'?(-?\d+(\.\d+)?)'?$/, (_m, n: string) => String(Number(n)));
 }
 
 export async function judge(args: { inputPath: string; domainDir: string; notes: ImportNote[] }): Promise<JudgeResult> {
@@ -158,12 +160,27 @@ export async function judge(args: { inputPath: string; domainDir: string; notes:
   const inputDb = freshDatabase(`${tag}_in`);
   const outDb = freshDatabase(`${tag}_out`);
   const refused = applyInput(inputDb, inputFiles(args.inputPath));
-  const { ir, findings } = checkDomain(args.domainDir);
-  if (!ir) throw new Error(`the imported domain does not compile: ${findings.map((f) => f.message).join("; ")}`);
-  psql(outDb, renderSchemaSql(ir));
   const a = readCatalog(inputDb);
-  const b = readCatalog(outDb);
+  const { b, ir } = generatedCatalog(args.domainDir, outDb);
+  const result = compareCatalogs(a, b, ir, args.notes);
+  for (const db of [inputDb, outDb]) psql("postgres", `DROP DATABASE IF EXISTS ${db} WITH (FORCE);`);
+  return { ...result, refused };
+}
 
+/** The generated schema.sql of the domain applied to `db` (fresh), and its catalog. */
+export function generatedCatalog(domainDir: string, db: string): { b: Catalog; ir: DomainIR } {
+  const { ir, findings } = checkDomain(domainDir);
+  if (!ir) throw new Error(`the imported domain does not compile: ${findings.map((f) => f.message).join("; ")}`);
+  psql(db, renderSchemaSql(ir));
+  return { b: readCatalog(db), ir };
+}
+
+/**
+ * The input's catalog `a` against the generated one `b`, fact by fact; a difference no note
+ * names is silent. Types compare by family (FAMILY: PostgreSQL type names).
+ */
+export function compareCatalogs(a: Catalog, b: Catalog, ir: DomainIR, notes: readonly ImportNote[]): Omit<JudgeResult, "refused"> {
+  const args = { notes };
   const entities = new Map(ir.entities.map((e) => [e.name, e]));
   const silent: JudgeResult["silent"] = [];
   let compared = 0;
@@ -273,8 +290,7 @@ export async function judge(args: { inputPath: string; domainDir: string; notes:
       );
     }
   }
-  for (const db of [inputDb, outDb]) psql("postgres", `DROP DATABASE IF EXISTS ${db} WITH (FORCE);`);
-  return { compared, silent, refused };
+  return { compared, silent };
 }
 
 /** NO ACTION and RESTRICT both refuse the delete; the letters are pg_constraint's confdeltype. */
