@@ -4,7 +4,7 @@ import { doctorCommand } from "./commands/doctor.js";
 import { extractCommand } from "./commands/extract.js";
 import { factoryCommand } from "./commands/factory.js";
 import { forgeCommand } from "./commands/forge.js";
-import { healerCommand } from "./commands/healer.js";
+import { healerCommand } from "./commands/healer/index.js";
 import { lspCommand } from "./commands/lsp.js";
 import { planCommand } from "./commands/plan.js";
 import { VERSION } from "./version.js";

@@ -29,7 +29,9 @@ if len(command) != 3 or command[0] != "serve":
 import uvicorn
 
 # The idle keep-alive of the image's command (its Dockerfile): longer than the clients' pools keep one.
-uvicorn.run(app.main.app, host=command[1], port=int(command[2]), timeout_keep_alive=75)
+# No proxy headers, as in the image: uvicorn's own would believe X-Forwarded-For from any loopback
+# caller; the app takes the client from TRUSTED_PROXIES' hops only (app/auth/clients.py).
+uvicorn.run(app.main.app, host=command[1], port=int(command[2]), timeout_keep_alive=75, proxy_headers=False)
 `;
 
 const START_TIMEOUT_MS = 60_000;

@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from "node:crypto";
-import { type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
+import { existsSync, type FSWatcher, mkdirSync, readdirSync, statSync, watch } from "node:fs";
 import { join, resolve } from "node:path";
 import { type CheckResult, checkDomain, type DomainIR } from "../compiler/index.js";
 import type { Finding } from "../contracts/index.js";
 import { generateTarget, writeFiles } from "../generators/index.js";
-import { markLive } from "../healer/live.js";
+import { markLive } from "../healer/apply/live.js";
 import { projectFromPath } from "../healer/project.js";
 import { BackendRunner } from "./backend.js";
 import { type Ask, confirmDestructive } from "./destructive.js";
 import { ensureFrontendBuild, ensurePythonEnv, stopSteps } from "./install.js";
 import type { Log } from "./log.js";
-import { ensurePortFree, FrontDoor, freePort, waitForHttp } from "./ports.js";
+import { ensurePortFree, FrontDoor, freePort, localHop, waitForHttp } from "./ports.js";
 import { type Child, StoppingError, Supervisor } from "./supervisor.js";
 
 /** How to start the Healer service (`charter healer serve`). */
@@ -62,175 +62,51 @@ const START_TIMEOUT_MS = 60_000;
 export async function runDev(o: DevOptions): Promise<void> {
   const log = o.log;
   const project = projectFromPath(o.contracts);
-  const contracts = project.scanDir;
-  const output = resolve(o.output);
-  const first = checkDomain(contracts);
-  if (!first.ir || first.findings.some((f) => f.severity === "error")) {
-    o.printFindings(first.findings);
-    throw new DevError(`the contracts under ${o.contracts} do not validate; fix them and run charter dev again`);
-  }
+  const first = validDomain(o, project.scanDir);
   const ir = first.ir;
   // From here a stop signal ends start-up too: every wait below races it.
-  // The first Ctrl-C or SIGTERM stops everything gracefully; a second one kills what is left at once.
-  let signals = 0;
   let supervisorRef: Supervisor | null = null;
-  const shutdown = new Promise<NodeJS.Signals>((resolveSignal) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      signals++;
-      if (signals === 1) resolveSignal(signal);
-      else {
-        log.error("second stop signal: killing every child now");
-        stopSteps();
-        supervisorRef?.killAll();
-      }
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
-  let interrupted = false;
-  const step = <T>(work: Promise<T>): Promise<T> => {
-    const stop = shutdown.then((): never => {
-      throw new Interrupted();
-    });
-    // Handled here too: a step that finished first leaves this rejection with no other listener.
-    stop.catch(() => {});
-    return Promise.race([work, stop]);
-  };
+  const { shutdown, step } = listenForStop(log, () => supervisorRef?.killAll());
   const pages = ir.pages.length > 0 && o.frontend;
   const postgres = Boolean(o.env.DATABASE_URL);
-
-  await ensurePortFree(o.host, o.port, "backend", "set PORT (or --port) to another port");
-  await ensurePortFree(o.host, o.healerPort, "Healer", "set SVC_HEALER_PORT (or --healer-port) to another port");
-  if (pages) await ensurePortFree(o.host, o.frontendPort, "frontend", "set FRONTEND_PORT (or --frontend-port) to another port");
+  await ensurePortsFree(o, pages);
 
   const backendTargets = postgres ? ["fastapi-prod", "postgres", "migrations"] : ["fastapi-prod", "postgres"];
+  const output = resolve(o.output);
   const targets = pages ? [...backendTargets, "nextjs"] : backendTargets;
   const firstOutput = generate(ir, output, targets);
   log.info(`generated ${ir.domain} into ${o.output}`);
   const supervisor = new Supervisor(log);
   supervisorRef = supervisor;
   const unguard = guardInternalErrors(log, supervisor);
-  const apiUrl = `http://${o.host}:${o.port}`;
-  const healerUrl = `http://${o.host}:${o.healerPort}`;
-  const frontendUrl = `http://${o.host}:${o.frontendPort}`;
   let stopping = false;
-  // The Healer and the frontend run until the end: an exit before it is reported.
-  const watchExit = (child: Child): void => {
-    void child.exited.then((code) => {
-      if (!stopping) log.error(`${child.name} exited (${code})`);
-    });
-  };
-
-  // A secret of this run unless one is given: no placeholder warning, and tokens outlive restarts.
-  const authSecret = o.env.AUTH_SECRET ?? randomBytes(32).toString("hex");
-  // The memory store keeps its records across restarts: saved on shutdown, restored on start.
-  const snapshot = join(project.forgeDir, "dev", "memory.snapshot");
+  // The memory store keeps its records across restarts (backendEnvironment): saved on shutdown, restored on start.
   mkdirSync(join(project.forgeDir, "dev"), { recursive: true });
+  const run: DevRun = {
+    o,
+    project,
+    output,
+    targets,
+    pages,
+    postgres,
+    supervisor,
+    step,
+    isStopping: () => stopping,
+    urls: {
+      apiUrl: `http://${o.host}:${o.port}`,
+      healerUrl: `http://${o.host}:${o.healerPort}`,
+      frontendUrl: `http://${o.host}:${o.frontendPort}`,
+    },
+  };
+  let interrupted = false;
   let watcher: Closable | null = null;
-  let frontendRef: FrontendRunner | null = null;
+  const opened: Opened = { frontend: null };
   try {
-    const env = await step(ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt")));
-    const backendEnv: NodeJS.ProcessEnv = {
-      ...o.env,
-      PYTHONUNBUFFERED: "1",
-      PORT: String(o.port),
-      // A development loop: the contract's bootstrap users are seeded, so one can sign in.
-      APP_ENV: o.env.APP_ENV ?? "development",
-      // Log lines for a person at the terminal rather than for a collector.
-      LOG_FORMAT: o.env.LOG_FORMAT ?? "text",
-      DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
-      // A development database follows the contracts: their migrations apply on every restart.
-      DATABASE_MIGRATE: o.env.DATABASE_MIGRATE ?? "auto",
-      AUTH_SECRET: authSecret,
-      SVC_HEALER_URL: healerUrl,
-      ...(postgres ? {} : { MEMORY_SNAPSHOT: snapshot }),
-    };
-    const backend = new BackendRunner(supervisor, log, {
-      python: env.python,
-      cwd: join(output, "backend"),
-      host: o.host,
-      port: o.port,
-      env: backendEnv,
-    });
-    // DATABASE_MIGRATE=auto holds destructive steps back; the person at the terminal may apply them.
-    const destructive = (warnings: readonly string[]): Promise<boolean> =>
-      postgres && backendEnv.DATABASE_MIGRATE === "auto"
-        ? confirmDestructive(warnings, o.ask ?? null, log, { python: env.python, cwd: join(output, "backend"), env: backendEnv })
-        : Promise.resolve(false);
-
-    // The Healer only rewrites contracts (--no-regenerate): the watcher below regenerates and
-    // restarts, so both kinds of fix (its own and the user's) take the one path to the running app.
-    const healer = supervisor.start({
-      name: "healer",
-      command: o.healer.command,
-      args: [...o.healer.args, "--no-regenerate", "--host", o.host, "--port", String(o.healerPort), resolve(o.contracts)],
-      cwd: project.root,
-      // A development Healer, like the development app, tolerates a short token.
-      env: { APP_ENV: "development", ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
-    });
-    watchExit(healer);
-    if (!(await step(waitForHttp(`${healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {
-      throw new DevError("the Healer service did not start (see its log above)");
-    }
-    await step(destructive(firstOutput.destructive));
-    if (!(await step(backend.restart()))) throw new DevError("the backend did not start (see its log above)");
-    const frontend = new FrontendRunner(supervisor, log, {
-      host: o.host,
-      port: o.frontendPort,
-      env: o.env,
-      apiUrl,
-      outputDir: join(output, "frontend"),
-      cacheDir: o.cacheDir,
-      isStopping: () => stopping,
-    });
-    frontendRef = frontend;
-    if (pages) {
-      const build = await step(ensureFrontendBuild(log, join(output, "frontend"), o.cacheDir, apiUrl));
-      if (!build.built) log.info("frontend: reusing the cached production build");
-      if (!(await step(frontend.open(build.serverDir, firstOutput.frontend)))) {
-        throw new DevError("the frontend did not start (see its log above)");
-      }
-    }
-    let runningBackend = firstOutput.backend;
+    const started = await startServices(run, firstOutput, opened);
     markLive(project.root, project.forgeDir, servedContracts(first), new Date().toISOString());
-    const scans = healerScanner(log, healerUrl, o.env.SVC_HEALER_TOKEN);
-    printAddresses(o, ir, { apiUrl, healerUrl, frontendUrl, pages });
-    // On a contract change: validate, regenerate, restart what changed. An invalid domain changes
-    // nothing running; the Healer is asked to scan it (tier 1 fixes rewrite the file, which
-    // brings us back here; tiers 2 and 3 wait for approval on its page).
-    const reload = async (changedAt: number): Promise<void> => {
-      const r = checkDomain(contracts);
-      if (!r.ir || r.findings.some((f) => f.severity === "error")) {
-        o.printFindings(r.findings.filter((f) => f.severity === "error"));
-        log.error("the contracts do not validate; the running backend keeps serving the last good version");
-        scans.request();
-        return;
-      }
-      const out = generate(r.ir, output, targets);
-      // Compared with what the running backend was started from, not with the files on disk: they
-      // may have been written by someone else (a Healer regenerating) and still not be running.
-      if (out.backend === runningBackend) {
-        log.info("contracts changed; the generated backend is the same");
-        markLive(project.root, project.forgeDir, servedContracts(r), new Date().toISOString());
-      } else {
-        log.info(`contracts changed: ${out.changed.length} generated files updated; restarting the backend`);
-        if ((await ensurePythonEnv(log, o.venvDir, join(output, "backend", "requirements.txt"))).installed) await backend.discardSpare();
-        await destructive(out.destructive);
-        const restartAt = Date.now();
-        if (await backend.restart()) {
-          runningBackend = out.backend;
-          const now = Date.now();
-          log.info(
-            `backend live again ${now - changedAt} ms after the change (validate + generate ${restartAt - changedAt} ms, restart ${now - restartAt} ms)`,
-          );
-          for (const id of markLive(project.root, project.forgeDir, servedContracts(r), new Date(now).toISOString())) {
-            log.info(`healer fix ${id} is live`);
-          }
-        } else if (!stopping) log.error("the regenerated backend did not load (see its log above); the previous one keeps serving");
-      }
-      if (pages) frontend.refresh(out.frontend);
-    };
-    watcher = watchContracts(contracts, reload, (e) => log.error(`reloading failed: ${e instanceof Error ? e.message : String(e)}`));
+    const reload = contractReloader(run, started, firstOutput.backend);
+    printAddresses(o, ir, { ...run.urls, pages });
+    watcher = watchContracts(project.scanDir, reload, (e) => log.error(`reloading failed: ${e instanceof Error ? e.message : String(e)}`));
     const signal = await shutdown;
     stopping = true;
     log.info(`${signal === "SIGINT" ? "Ctrl-C" : signal}: stopping`);
@@ -243,10 +119,227 @@ export async function runDev(o: DevOptions): Promise<void> {
     watcher?.close();
     stopSteps();
     await supervisor.stopAll();
-    await frontendRef?.close();
+    await opened.frontend?.close();
     unguard();
   }
   if (!interrupted) log.info("stopped");
+}
+
+/** What the pieces of one `charter dev` run share once start-up has begun. */
+interface DevRun {
+  o: DevOptions;
+  project: ReturnType<typeof projectFromPath>;
+  /** The output root, absolute. */
+  output: string;
+  targets: string[];
+  /** The frontend runs: the domain has pages and `--no-frontend` was not given. */
+  pages: boolean;
+  postgres: boolean;
+  supervisor: Supervisor;
+  /** Races a start-up wait against the first stop signal (Interrupted). */
+  step: <T>(work: Promise<T>) => Promise<T>;
+  isStopping: () => boolean;
+  urls: { apiUrl: string; healerUrl: string; frontendUrl: string };
+}
+
+/** The running children `charter dev` restarts or refreshes on a contract change. */
+interface Started {
+  backend: BackendRunner;
+  frontend: FrontendRunner;
+  /** Asks before a destructive migration step; false when nothing is to be asked. */
+  destructive: (warnings: readonly string[]) => Promise<boolean>;
+}
+
+/** The first check of the contracts: a domain that does not validate starts nothing. */
+function validDomain(o: DevOptions, contracts: string): CheckResult & { ir: DomainIR } {
+  const first = checkDomain(contracts);
+  if (!first.ir || first.findings.some((f) => f.severity === "error")) {
+    o.printFindings(first.findings);
+    throw new DevError(`the contracts under ${o.contracts} do not validate; fix them and run charter dev again`);
+  }
+  return { ...first, ir: first.ir };
+}
+
+/**
+ * The first Ctrl-C or SIGTERM stops everything gracefully (`shutdown` resolves); a second one
+ * kills what is left at once. `step` races a start-up wait against the first.
+ */
+function listenForStop(log: Log, killAll: () => void): { shutdown: Promise<NodeJS.Signals>; step: DevRun["step"] } {
+  let signals = 0;
+  const shutdown = new Promise<NodeJS.Signals>((resolveSignal) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals++;
+      if (signals === 1) resolveSignal(signal);
+      else {
+        log.error("second stop signal: killing every child now");
+        stopSteps();
+        killAll();
+      }
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  const step = <T>(work: Promise<T>): Promise<T> => {
+    const stop = shutdown.then((): never => {
+      throw new Interrupted();
+    });
+    // Handled here too: a step that finished first leaves this rejection with no other listener.
+    stop.catch(() => {});
+    return Promise.race([work, stop]);
+  };
+  return { shutdown, step };
+}
+
+async function ensurePortsFree(o: DevOptions, pages: boolean): Promise<void> {
+  await ensurePortFree(o.host, o.port, "backend", "set PORT (or --port) to another port");
+  await ensurePortFree(o.host, o.healerPort, "Healer", "set SVC_HEALER_PORT (or --healer-port) to another port");
+  if (pages) await ensurePortFree(o.host, o.frontendPort, "frontend", "set FRONTEND_PORT (or --frontend-port) to another port");
+}
+
+/** What start-up opened that the supervisor does not own, for runDev to close even after a half-way stop. */
+interface Opened {
+  frontend: FrontendRunner | null;
+}
+
+/** Starts the Healer, the backend and (with pages) the frontend, in that order, each waited for. */
+async function startServices(run: DevRun, firstOutput: Generated, opened: Opened): Promise<Started> {
+  const { o, output, step } = run;
+  const env = await step(ensurePythonEnv(o.log, o.venvDir, join(output, "backend", "requirements.txt")));
+  const backendEnv = backendEnvironment(run);
+  const backend = new BackendRunner(run.supervisor, o.log, {
+    python: env.python,
+    cwd: join(output, "backend"),
+    host: o.host,
+    port: o.port,
+    env: backendEnv,
+  });
+  // DATABASE_MIGRATE=auto holds destructive steps back; the person at the terminal may apply them.
+  const destructive = (warnings: readonly string[]): Promise<boolean> =>
+    run.postgres && backendEnv.DATABASE_MIGRATE === "auto"
+      ? confirmDestructive(warnings, o.ask ?? null, o.log, { python: env.python, cwd: join(output, "backend"), env: backendEnv })
+      : Promise.resolve(false);
+  await startHealer(run);
+  await step(destructive(firstOutput.destructive));
+  if (!(await step(backend.restart()))) throw new DevError("the backend did not start (see its log above)");
+  const frontend = new FrontendRunner(run.supervisor, o.log, {
+    host: o.host,
+    port: o.frontendPort,
+    env: o.env,
+    apiUrl: run.urls.apiUrl,
+    outputDir: join(output, "frontend"),
+    cacheDir: o.cacheDir,
+    isStopping: run.isStopping,
+  });
+  opened.frontend = frontend;
+  if (run.pages) {
+    const build = await step(ensureFrontendBuild(o.log, join(output, "frontend"), o.cacheDir, run.urls.apiUrl));
+    if (!build.built) o.log.info("frontend: reusing the cached production build");
+    if (!(await step(frontend.open(build.serverDir, firstOutput.frontend)))) {
+      throw new DevError("the frontend did not start (see its log above)");
+    }
+  }
+  return { backend, frontend, destructive };
+}
+
+/** The environment of the generated backend in a development loop. */
+function backendEnvironment(run: DevRun): NodeJS.ProcessEnv {
+  const { o, postgres } = run;
+  // The memory store keeps its records across restarts: saved on shutdown, restored on start.
+  const snapshot = join(run.project.forgeDir, "dev", "memory.snapshot");
+  return {
+    ...o.env,
+    PYTHONUNBUFFERED: "1",
+    PORT: String(o.port),
+    // A development loop: the contract's bootstrap users are seeded, so one can sign in.
+    APP_ENV: o.env.APP_ENV ?? "development",
+    // Log lines for a person at the terminal rather than for a collector.
+    LOG_FORMAT: o.env.LOG_FORMAT ?? "text",
+    DATABASE_BACKEND: o.env.DATABASE_BACKEND ?? (postgres ? "postgres" : "memory"),
+    // A development database follows the contracts: their migrations apply on every restart.
+    DATABASE_MIGRATE: o.env.DATABASE_MIGRATE ?? "auto",
+    // A secret of this run unless one is given: no placeholder warning, and tokens outlive restarts.
+    AUTH_SECRET: o.env.AUTH_SECRET ?? randomBytes(32).toString("hex"),
+    SVC_HEALER_URL: run.urls.healerUrl,
+    // The one hop whose X-Forwarded-For names the client: the frontend's server, on this machine
+    // (it sends what the front door wrote). Without a frontend, nobody's.
+    TRUSTED_PROXIES: run.pages ? localHop(o.host) : "",
+    ...(postgres ? {} : { MEMORY_SNAPSHOT: snapshot }),
+  };
+}
+
+/**
+ * The Healer only rewrites contracts (--no-regenerate): the watcher regenerates and restarts, so
+ * both kinds of fix (its own and the user's) take the one path to the running app. It runs until
+ * the end: an exit before it is reported.
+ */
+async function startHealer(run: DevRun): Promise<void> {
+  const { o } = run;
+  const healer = run.supervisor.start({
+    name: "healer",
+    command: o.healer.command,
+    args: [...o.healer.args, "--no-regenerate", "--host", o.host, "--port", String(o.healerPort), resolve(o.contracts)],
+    cwd: run.project.root,
+    // A development Healer, like the development app, tolerates a short token.
+    env: { APP_ENV: "development", ...o.env, SVC_HEALER_PORT: String(o.healerPort) },
+  });
+  void healer.exited.then((code) => {
+    if (!run.isStopping()) o.log.error(`${healer.name} exited (${code})`);
+  });
+  if (!(await run.step(waitForHttp(`${run.urls.healerUrl}/healer/health`, () => healer.running(), START_TIMEOUT_MS)))) {
+    throw new DevError("the Healer service did not start (see its log above)");
+  }
+}
+
+/**
+ * On a contract change: validate, regenerate, restart what changed. An invalid domain changes
+ * nothing running; the Healer is asked to scan it (tier 1 fixes rewrite the file, which brings us
+ * back here; tiers 2 and 3 wait for approval on its page).
+ */
+function contractReloader(run: DevRun, started: Started, firstBackend: string): (changedAt: number) => Promise<void> {
+  const { o, project } = run;
+  const log = o.log;
+  const scans = healerScanner(log, run.urls.healerUrl, o.env.SVC_HEALER_TOKEN);
+  let runningBackend = firstBackend;
+  return async (changedAt) => {
+    const r = checkDomain(project.scanDir);
+    if (!r.ir || r.findings.some((f) => f.severity === "error")) {
+      o.printFindings(r.findings.filter((f) => f.severity === "error"));
+      log.error("the contracts do not validate; the running backend keeps serving the last good version");
+      scans.request();
+      return;
+    }
+    const out = generate(r.ir, run.output, run.targets);
+    // Compared with what the running backend was started from, not with the files on disk: they
+    // may have been written by someone else (a Healer regenerating) and still not be running.
+    if (out.backend === runningBackend) {
+      log.info("contracts changed; the generated backend is the same");
+      markLive(project.root, project.forgeDir, servedContracts(r), new Date().toISOString());
+    } else if (await restartBackend(run, started, r, out, changedAt)) runningBackend = out.backend;
+    if (run.pages) started.frontend.refresh(out.frontend);
+  };
+}
+
+/** Restarts the backend on newly generated code; true once the new one serves. */
+async function restartBackend(run: DevRun, started: Started, r: CheckResult, out: Generated, changedAt: number): Promise<boolean> {
+  const { o, project } = run;
+  const log = o.log;
+  log.info(`contracts changed: ${out.changed.length} generated files updated; restarting the backend`);
+  if ((await ensurePythonEnv(log, o.venvDir, join(run.output, "backend", "requirements.txt"))).installed)
+    await started.backend.discardSpare();
+  await started.destructive(out.destructive);
+  const restartAt = Date.now();
+  if (await started.backend.restart()) {
+    const now = Date.now();
+    log.info(
+      `backend live again ${now - changedAt} ms after the change (validate + generate ${restartAt - changedAt} ms, restart ${now - restartAt} ms)`,
+    );
+    for (const id of markLive(project.root, project.forgeDir, servedContracts(r), new Date(now).toISOString())) {
+      log.info(`healer fix ${id} is live`);
+    }
+    return true;
+  }
+  if (!run.isStopping()) log.error("the regenerated backend did not load (see its log above); the previous one keeps serving");
+  return false;
 }
 
 /** What one generation produced: the paths whose bytes changed, and a hash of the backend's and the frontend's files. */
@@ -403,10 +496,12 @@ class FrontendRunner {
 
   private async start(serverDir: string, hash: string): Promise<boolean> {
     const port = await freePort(this.o.host);
+    const clientAddress = join(this.o.outputDir, "client-address.cjs");
     const child = this.supervisor.start({
       name: "frontend",
       command: process.execPath,
-      args: ["server.js"],
+      // client-address.cjs keeps the X-Forwarded-For of the front door only, the client's own never.
+      args: [...(existsSync(clientAddress) ? ["--require", clientAddress] : []), "server.js"],
       cwd: serverDir,
       // API_URL: the frontend's server renders the pages with the API's data, at this run's API.
       env: {
@@ -416,6 +511,7 @@ class FrontendRunner {
         NODE_ENV: "production",
         NEXT_TELEMETRY_DISABLED: "1",
         API_URL: this.o.apiUrl,
+        TRUSTED_PROXIES: this.door.upstreamAddress,
       },
     });
     void child.exited.then((code) => {
@@ -469,6 +565,24 @@ interface Closable {
  * deaf to a file an editor replaced by renaming (sed -i, vim's backup copy).
  */
 function watchContracts(root: string, onChange: (changedAt: number) => Promise<void>, onError: (e: unknown) => void): Closable {
+  const runs = settledRuns(onChange, onError);
+  const folders = watchFolders(root, runs.trigger);
+  return {
+    close: () => {
+      runs.cancel();
+      folders.close();
+    },
+  };
+}
+
+/**
+ * `trigger` runs `onChange` 60 ms after the last trigger of a burst, one run at a time, with the
+ * time of the burst's first change. A contract that vanished mid-run (ENOENT) triggers again.
+ */
+function settledRuns(
+  onChange: (changedAt: number) => Promise<void>,
+  onError: (e: unknown) => void,
+): { trigger: () => void; cancel: () => void } {
   let timer: NodeJS.Timeout | null = null;
   let running = false;
   let again = false;
@@ -502,35 +616,53 @@ function watchContracts(root: string, onChange: (changedAt: number) => Promise<v
       }
     }
   };
+  const trigger = (): void => {
+    firstChange ||= Date.now();
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void run(), 60);
+  };
+  return {
+    trigger,
+    cancel: () => {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Watches `root` and every folder under it (hidden ones aside), calling `trigger` on a change to a
+ * contract file or to the folders themselves. Editors create, rename and delete files in bursts
+ * (sed -i's temporary file, vim's swap and backup, atomic renames): any entry may be gone by the
+ * time it is looked at, so every file system call here tolerates that.
+ */
+function watchFolders(root: string, trigger: () => void): Closable {
   const watchers = new Map<string, FSWatcher>();
   const drop = (dir: string): void => {
     watchers.get(dir)?.close();
     watchers.delete(dir);
   };
-  // Editors create, rename and delete files in bursts (sed -i's temporary file, vim's swap and
-  // backup, atomic renames): any entry may be gone by the time it is looked at, so every file
-  // system call here tolerates that.
+  // A change to something other than a contract file matters only when it is a folder.
+  const onOther = (dir: string, file: string): void => {
+    // A new (or recreated) folder of contracts is watched too.
+    const full = join(dir, file);
+    if (isDirectory(full)) {
+      if (!isDirectory(dir)) drop(dir);
+      drop(full);
+      addDir(full);
+      trigger();
+    } else if (watchers.has(full)) {
+      drop(full);
+      trigger();
+    }
+  };
   const addDir = (dir: string): void => {
     if (watchers.has(dir)) return;
     let w: FSWatcher;
     try {
       w = watch(dir, (_event, name) => {
         const file = name ? String(name) : "";
-        if (file && !file.endsWith(".yaml") && !file.endsWith(".yml")) {
-          // A new (or recreated) folder of contracts is watched too.
-          const full = join(dir, file);
-          if (isDirectory(full)) {
-            if (!isDirectory(dir)) drop(dir);
-            drop(full);
-            addDir(full);
-            trigger();
-          } else if (watchers.has(full)) {
-            drop(full);
-            trigger();
-          }
-          return;
-        }
-        trigger();
+        if (file && !file.endsWith(".yaml") && !file.endsWith(".yml")) onOther(dir, file);
+        else trigger();
       });
     } catch {
       return;
@@ -549,15 +681,9 @@ function watchContracts(root: string, onChange: (changedAt: number) => Promise<v
       if (entry.isDirectory() && !entry.name.startsWith(".")) addDir(join(dir, entry.name));
     }
   };
-  const trigger = (): void => {
-    firstChange ||= Date.now();
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => void run(), 60);
-  };
   addDir(root);
   return {
     close: () => {
-      if (timer) clearTimeout(timer);
       for (const w of watchers.values()) w.close();
     },
   };

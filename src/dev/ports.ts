@@ -1,5 +1,13 @@
-import { get } from "node:http";
-import { connect, createServer, type Server, type Socket } from "node:net";
+import {
+  Agent,
+  createServer as createHttpServer,
+  get,
+  type Server as HttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from "node:http";
+import { connect, createServer, isIP, type Socket } from "node:net";
 
 /** A port someone else already listens on: the user gets one line naming the service and a way out. */
 export class PortBusyError extends Error {
@@ -61,29 +69,64 @@ export function freePort(host: string): Promise<number> {
 }
 
 /**
- * The public port of a server that is replaced while it runs: connections are passed through, byte
- * for byte, to whichever server `point` named last, so a new one takes over without a moment
- * in which the port refuses. Connections opened before a switch stay with the server they reached.
+ * The public port of a server that is replaced while it runs: requests are passed on to whichever
+ * server `point` named last, so a new one takes over without a moment in which the port refuses.
+ * A request already passed on finishes with the server it reached.
+ *
+ * It is the frontend's first hop, so it says who the client is: `X-Forwarded-For` is set to the
+ * connection's peer, replacing whatever the client sent (a client rotating that header must not
+ * become a new client of the backend's per-address login throttle each time). The server behind
+ * trusts the header from `upstreamAddress` only (client-address.cjs, TRUSTED_PROXIES).
+ * WebSocket upgrades are passed through the same way, byte for byte after the handshake.
  */
 export class FrontDoor {
   private target = 0;
   private readonly sockets = new Set<Socket>();
-  private readonly server: Server;
+  private readonly server: HttpServer;
+  private readonly agent = new Agent({ keepAlive: true });
+  /** Where the servers behind listen, as this door connects to them (a wildcard host means this machine). */
+  private readonly upstream: string;
 
   constructor(private readonly host: string) {
-    this.server = createServer((client) => {
-      const upstream = connect({ host: this.host, port: this.target });
+    this.upstream = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+    this.server = createHttpServer((req, res) => {
+      const out = httpRequest(
+        { host: this.upstream, port: this.target, method: req.method, path: req.url, headers: forwardedHeaders(req), agent: this.agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, withoutHopByHop(answer.rawHeaders));
+          answer.pipe(res);
+        },
+      );
+      // The server behind went away mid-request: the browser sees a failed request, as from the server.
+      out.on("error", () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+      req.pipe(out);
+    });
+    this.server.on("upgrade", (req: IncomingMessage, client: Socket, head: Buffer) => {
+      const upstream = connect({ host: this.upstream, port: this.target }, () => {
+        const headers = forwardedHeaders(req);
+        const lines = Object.entries(headers).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`));
+        upstream.write(`${req.method} ${req.url} HTTP/1.1\r\n${lines.join("\r\n")}\r\nconnection: Upgrade\r\n\r\n`);
+        if (head.length > 0) upstream.write(head);
+        client.pipe(upstream).pipe(client);
+      });
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.once("close", () => this.sockets.delete(s));
-        // One side failing ends the pair; the browser sees a closed connection, as from the server.
         s.once("error", () => {
           client.destroy();
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
     });
+    this.server.on("connection", (s: Socket) => {
+      this.sockets.add(s);
+      s.once("close", () => this.sockets.delete(s));
+    });
+  }
+
+  /** The address requests from this door come from, as the server behind sees it: the one whose X-Forwarded-For it may trust. */
+  get upstreamAddress(): string {
+    return localHop(this.host);
   }
 
   listen(port: number): Promise<void> {
@@ -99,6 +142,38 @@ export class FrontDoor {
 
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
+    this.agent.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * The address one server of a `charter dev` run reaches another from, as TRUSTED_PROXIES lists it:
+ * the host itself when it is an address, loopback when it listens everywhere or by name.
+ */
+export function localHop(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "::1";
+  return isIP(host) ? host : "127.0.0.1,::1";
+}
+
+/** Headers of one connection, never passed on by a proxy (RFC 9110 section 7.6.1). */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"]);
+
+/** The request's headers for the server behind: hop-by-hop ones dropped, X-Forwarded-For the peer's address only. */
+function forwardedHeaders(req: IncomingMessage): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  if (req.headers.upgrade) out.upgrade = req.headers.upgrade;
+  out["x-forwarded-for"] = (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+  return out;
+}
+
+/** An answer's raw headers without the hop-by-hop ones (this server frames the body itself). */
+function withoutHopByHop(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!HOP_BY_HOP.has((raw[i] as string).toLowerCase())) out.push(raw[i] as string, raw[i + 1] as string);
+  }
+  return out;
 }

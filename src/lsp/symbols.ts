@@ -1,7 +1,12 @@
 import { isMap, isPair, isScalar, isSeq, type Node, type Scalar } from "yaml";
-import { asRecord, asString, asStringArray, type PathSegments } from "../compiler/context.js";
+import type { PathSegments } from "../compiler/context.js";
 import { expressionNames, type Kind, parseExpression, STDLIB_MIXINS, SYSTEM_FIELDS } from "../contracts/index.js";
+import { asRecord, asString, asStringArray } from "../contracts/unchecked.js";
 import type { Entry, Workspace } from "./workspace.js";
+
+// The contracts read here are an editor's buffers, which need not pass the schema while they are
+// edited (completion runs on a half-typed value), so their data is read as unchecked JSON
+// (contracts/unchecked.ts) rather than through the generated spec types the compiler uses.
 
 /** A name in a contract's text: an FQN or a field name, with its offsets in the source. */
 export interface Occurrence {
@@ -156,15 +161,16 @@ function namesIn(e: Entry, path: PathSegments, node: Scalar): Occurrence[] {
 }
 
 /** The fields an entity has: its own, its mixins' (user and standard) and the system fields. */
-export function entityFields(ws: Workspace, fqn: string): Map<string, { def: Record<string, unknown>; from: string }> {
-  const out = new Map<string, { def: Record<string, unknown>; from: string }>();
+export function entityFields(ws: Workspace, fqn: string): Map<string, { def: Readonly<Record<string, unknown>>; from: string }> {
+  const out = new Map<string, { def: Readonly<Record<string, unknown>>; from: string }>();
   const e = ws.entryOfFqn(fqn);
   if (!e?.contract) return out;
   const spec = asRecord(e.contract.data.spec);
-  for (const [name, def] of Object.entries(SYSTEM_FIELDS)) out.set(name, { def, from: "system" });
+  // The standard fields are typed; a copy reads them like the unchecked ones of the buffers.
+  for (const [name, def] of Object.entries(SYSTEM_FIELDS)) out.set(name, { def: { ...def }, from: "system" });
   for (const m of asStringArray(spec.mixins)) {
     const std = STDLIB_MIXINS[m];
-    if (std) for (const [name, def] of Object.entries(std)) out.set(name, { def, from: m });
+    if (std) for (const [name, def] of Object.entries(std)) out.set(name, { def: { ...def }, from: m });
     const user = ws.entryOfFqn(m);
     if (user?.contract) {
       for (const [name, def] of Object.entries(asRecord(asRecord(user.contract.data.spec).fields)))

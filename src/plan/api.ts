@@ -1,8 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { GeneratedFile } from "../generators/index.js";
 
 type Json = Record<string, unknown>;
@@ -20,6 +21,35 @@ export interface ApiPlan {
   operationsRemoved: string[];
   changes: ApiChange[];
   breaking: boolean;
+  counts: ApiCounts;
+}
+
+/**
+ * The changes counted the way a reviewer weighs them: operations added, removed or changed (an
+ * operation both documents have, with at least one change), and property changes, breaking or not.
+ */
+export interface ApiCounts {
+  operations: { added: number; removed: number; changed: number };
+  properties: { added: number; removed: number; changed: number; breaking: number };
+}
+
+/** Counts the changes of a comparison by oasdiff's check ids: `*-property-added`, `*-property-removed`, the rest of `*-property-*`. */
+export function countApiChanges(
+  operationsAdded: readonly string[],
+  operationsRemoved: readonly string[],
+  changes: readonly ApiChange[],
+): ApiCounts {
+  const whole = new Set([...operationsAdded, ...operationsRemoved]);
+  const changed = new Set(changes.filter((c) => !whole.has(c.operation)).map((c) => c.operation));
+  const properties = { added: 0, removed: 0, changed: 0, breaking: 0 };
+  for (const c of changes) {
+    if (!c.id.includes("property")) continue;
+    if (/property-added$|^new-(required|optional)-request-property$/.test(c.id)) properties.added++;
+    else if (/property-removed$/.test(c.id)) properties.removed++;
+    else properties.changed++;
+    if (c.level === "error") properties.breaking++;
+  }
+  return { operations: { added: operationsAdded.length, removed: operationsRemoved.length, changed: changed.size }, properties };
 }
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
@@ -31,17 +61,38 @@ const BACKEND = "backend/";
  */
 export function openApiOf(dir: string): Json | null {
   if (!existsSync(join(dir, "app/main.py"))) return null;
-  const script = "import json, sys\nsys.path.insert(0, '.')\nfrom app.main import app\nprint(json.dumps(app.openapi()))\n";
-  const r = spawnSync(pythonCommand(), ["-W", "ignore", "-c", script], {
-    cwd: dir,
-    encoding: "utf8",
-    maxBuffer: 1 << 28,
-    // Development mode accepts the placeholder secret; importing the app connects to nothing.
-    env: { ...process.env, APP_ENV: "development", PYTHONDONTWRITEBYTECODE: "1" },
-  });
-  if (r.status !== 0)
-    throw new Error(`could not build the OpenAPI document of ${dir}: ${(r.stderr || r.error?.message || "").trim().split("\n").pop()}`);
+  const r = spawnSync(pythonCommand(), ["-W", "ignore", "-c", OPENAPI_SCRIPT], { cwd: dir, encoding: "utf8", ...openApiRun() });
+  if (r.status !== 0) throw openApiError(dir, r.stderr || r.error?.message || "");
   return JSON.parse(r.stdout) as Json;
+}
+
+/**
+ * `openApiOf` without blocking the event loop: the Healer plans each proposal while it serves
+ * reports, and a Python start of a second or more would stall every request meanwhile.
+ */
+export async function openApiOfAsync(dir: string): Promise<Json | null> {
+  if (!existsSync(join(dir, "app/main.py"))) return null;
+  try {
+    const { stdout } = await promisify(execFile)(pythonCommand(), ["-W", "ignore", "-c", OPENAPI_SCRIPT], {
+      cwd: dir,
+      encoding: "utf8",
+      ...openApiRun(),
+    });
+    return JSON.parse(stdout) as Json;
+  } catch (e) {
+    throw openApiError(dir, (e as { stderr?: string }).stderr || (e as Error).message);
+  }
+}
+
+const OPENAPI_SCRIPT = "import json, sys\nsys.path.insert(0, '.')\nfrom app.main import app\nprint(json.dumps(app.openapi()))\n";
+
+function openApiRun(): { maxBuffer: number; env: NodeJS.ProcessEnv } {
+  // Development mode accepts the placeholder secret; importing the app connects to nothing.
+  return { maxBuffer: 1 << 28, env: { ...process.env, APP_ENV: "development", PYTHONDONTWRITEBYTECODE: "1" } };
+}
+
+function openApiError(dir: string, stderr: string): Error {
+  return new Error(`could not build the OpenAPI document of ${dir}: ${stderr.trim().split("\n").pop()}`);
 }
 
 /** CHARTER_PYTHON, else the project's venv (.cache/venv), else python3 on the PATH. */
@@ -57,21 +108,45 @@ function pythonCommand(): string {
  * target generates no FastAPI backend.
  */
 export function planApi(output: string, files: readonly GeneratedFile[]): ApiPlan | null {
+  return withBackend(files, (scratch) => {
+    const next = openApiOf(join(scratch, "backend")) ?? { paths: {} };
+    const prev = openApiOf(join(output, "backend")) ?? { paths: {} };
+    return diffOpenApi(prev, next);
+  });
+}
+
+/** `planApi` without blocking the event loop (see `openApiOfAsync`). */
+export async function planApiAsync(output: string, files: readonly GeneratedFile[]): Promise<ApiPlan | null> {
+  return withBackend(files, async (scratch) => {
+    const [next, prev] = await Promise.all([openApiOfAsync(join(scratch, "backend")), openApiOfAsync(join(output, "backend"))]);
+    return diffOpenApi(prev ?? { paths: {} }, next ?? { paths: {} });
+  });
+}
+
+/**
+ * Runs `fn` on a scratch folder holding the backend the generators would write, removed after
+ * (awaited when `fn` is async); null without `fn` when the files hold no FastAPI backend.
+ */
+function withBackend<T>(files: readonly GeneratedFile[], fn: (scratch: string) => T): T | null {
   const backend = files.filter((f) => f.path.startsWith(BACKEND));
   if (!backend.some((f) => f.path === `${BACKEND}app/main.py`)) return null;
   const scratch = mkdtempSync(join(tmpdir(), "charter-plan-api-"));
+  const cleanup = (): void => rmSync(scratch, { recursive: true, force: true });
+  let result: T;
   try {
     for (const f of backend) {
       const to = join(scratch, f.path);
       mkdirSync(dirname(to), { recursive: true });
       writeFileSync(to, f.content);
     }
-    const next = openApiOf(join(scratch, "backend")) ?? { paths: {} };
-    const prev = openApiOf(join(output, "backend")) ?? { paths: {} };
-    return diffOpenApi(prev, next);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    result = fn(scratch);
+  } catch (e) {
+    cleanup();
+    throw e;
   }
+  if (result instanceof Promise) return result.finally(cleanup) as T;
+  cleanup();
+  return result;
 }
 
 /**
@@ -109,7 +184,13 @@ export function diffOpenApi(prev: Json, next: Json): ApiPlan {
     const resA = responseSchema(next, a);
     if (resB && resA) compareObject(prev, next, resB, resA, "response", "", add);
   }
-  return { operationsAdded, operationsRemoved, changes, breaking: changes.some((c) => c.level === "error") };
+  return {
+    operationsAdded,
+    operationsRemoved,
+    changes,
+    breaking: changes.some((c) => c.level === "error"),
+    counts: countApiChanges(operationsAdded, operationsRemoved, changes),
+  };
 }
 
 function resolveRef(doc: Json, s: unknown): Json | null {

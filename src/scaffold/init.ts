@@ -1,6 +1,6 @@
 import { pascalCase } from "../compiler/index.js";
-import { compareText } from "../contracts/findings.js";
 import { NAME_PATTERN } from "../contracts/index.js";
+import { compareText } from "../shared/text.js";
 
 /** What `charter-init` creates: directories and files relative to the new project's root. */
 export interface Scaffold {

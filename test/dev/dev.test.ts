@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_DEV_START_MS, type ExampleDev, killDevTree, startExampleDev } from "../support/dev-example.js";
 import { freePort } from "../support/net.js";
 import { databaseUrl, freshDatabase, psql } from "../support/postgres.js";
 import { alive, type DevRun, descendants, json, startDev } from "./support.js";
@@ -34,27 +35,13 @@ async function createAgent(api: string, token: string, team: string): Promise<nu
 describe("charter dev on the example (backend, Healer, frontend)", () => {
   const dir = join(root, "full");
   let dev: DevRun;
-  let ports: { api: number; healer: number; frontend: number };
+  let ports: ExampleDev["ports"];
 
   beforeAll(async () => {
-    cpSync("examples/helpdesk", join(dir, "helpdesk"), { recursive: true });
-    ports = { api: await freePort(), healer: await freePort(), frontend: await freePort() };
-    dev = startDev(
-      ["helpdesk", "--port", String(ports.api), "--healer-port", String(ports.healer), "--frontend-port", String(ports.frontend)],
-      dir,
-    );
-    // The first run on a machine installs the frontend's packages and builds it: minutes, once.
-    await dev.waitFor(/Watching helpdesk for changes/, 20 * 60_000);
-  }, 21 * 60_000);
+    ({ dev, ports } = await startExampleDev(dir));
+  }, EXAMPLE_DEV_START_MS);
 
-  afterAll(async () => {
-    if (dev && dev.proc.exitCode === null) {
-      // Read the tree first: once the parent is gone its children belong to init.
-      const left = descendants(dev.proc.pid as number);
-      dev.proc.kill("SIGKILL");
-      for (const pid of left) process.kill(pid, "SIGKILL");
-    }
-  });
+  afterAll(() => killDevTree(dev));
 
   it("prints the addresses and the login hint, in one prefixed log without colours under NO_COLOR", () => {
     const out = dev.output();

@@ -96,6 +96,76 @@ describe("charter plan", () => {
     expect(plan.added[0].path).toMatch(/^backend\/db\/migrations\/0002_.*\.sql$/);
   });
 
+  it("shows the generators' warnings as located findings, in JSON and in text, and counts them", () => {
+    const fresh = join(work, "warned");
+    mkdirSync(fresh);
+    const file = join(fresh, "customer.contract.yaml");
+    writeFileSync(file, entity("customer", "    name:\n      type: string\n      required: true\n"));
+    const target = join(work, "warned-out");
+    expect(charter(["forge", "generate", fresh, "-t", "migrations", "-o", target]).status).toBe(0);
+    writeFileSync(
+      file,
+      entity("customer", "    name:\n      type: string\n      required: true\n    country:\n      type: string\n      required: true\n"),
+    );
+    const r = charter(["plan", fresh, "-t", "migrations", "-o", target, "--format", "json"]);
+    expect(r.status).toBe(2);
+    const plan = JSON.parse(r.stdout);
+    const migration = plan.added[0].path as string;
+    expect(migration).toBe("backend/db/migrations/0002_add_customers_country.sql");
+    const message = "customers.country is required without a default; added as nullable, NOT NULL enforced only when the table is empty";
+    expect(plan.findings).toEqual([
+      {
+        code: "generate.review",
+        severity: "warning",
+        message,
+        file: migration,
+        line: expect.any(Number),
+        column: 1,
+        contract: { file, line: 11, column: 5, path: "/spec/fields/country", fqn: "entity/memo/customer" },
+      },
+    ]);
+    expect(plan.summary).toEqual({
+      files: { add: 1, change: 1, remove: 0, keep: 0 },
+      operations: { added: 0, removed: 0, changed: 0 },
+      properties: { added: 0, removed: 0, changed: 0, breaking: 0 },
+      findings: 1,
+    });
+    // The line is the warning's own, right above its statement, in the file generate writes.
+    expect(charter(["forge", "generate", fresh, "-t", "migrations", "-o", target]).status).toBe(0);
+    const sql = readFileSync(join(target, migration), "utf8").split("\n");
+    expect(sql[plan.findings[0].line - 1]).toBe(`-- charter: WARNING review: ${message}`);
+    expect(sql[plan.findings[0].line]).toMatch(/^ALTER TABLE "customers" ADD COLUMN/);
+    // The same plan again (nothing left to do) has no finding; the text form names both places.
+    writeFileSync(
+      file,
+      entity(
+        "customer",
+        "    name:\n      type: string\n      required: true\n    country:\n      type: string\n      required: true\n    region:\n      type: string\n      required: true\n",
+      ),
+    );
+    const text = charter(["plan", fresh, "-t", "migrations", "-o", target]).stdout;
+    expect(text).toMatch(
+      /^ {2}backend\/db\/migrations\/0003_add_customers_region\.sql:\d+:1: warning: customers\.region is required without a default; .* \[generate\.review\] \(.*customer\.contract\.yaml:14:5\)$/m,
+    );
+    expect(text).toMatch(/^1 to add, 1 to change, 0 to remove; 1 warning\(s\)\.$/m);
+  });
+
+  it("names a migration by whole words, never cutting a name", () => {
+    const fresh = join(work, "long-rename");
+    mkdirSync(fresh);
+    const file = join(fresh, "customer.contract.yaml");
+    writeFileSync(file, entity("customer", "    company_legal_name:\n      type: string\n"));
+    const target = join(work, "long-rename-out");
+    expect(charter(["forge", "generate", fresh, "-t", "migrations", "-o", target]).status).toBe(0);
+    writeFileSync(
+      file,
+      entity("customer", "    registered_organisation_name:\n      type: string\n      renamed_from: company_legal_name\n"),
+    );
+    const plan = JSON.parse(charter(["plan", fresh, "-t", "migrations", "-o", target, "--format", "json"]).stdout);
+    // `rename_customers_company_legal_name_to_registered_organisation_name` is past 60 characters.
+    expect(plan.added[0].path).toBe("backend/db/migrations/0002_rename_customers_company_legal_name.sql");
+  });
+
   it("exits 1 with the findings on broken contracts", () => {
     writeFileSync(join(domain(), "bad.contract.yaml"), entity("Bad", "    x:\n      type: string\n"));
     const r = charter(["plan", domain(), "-o", out()]);
@@ -110,7 +180,15 @@ describe("charter plan: API changes", () => {
   const out = (): string => join(work, "out");
   const plan = (): {
     status: number | null;
-    plan: { api: { breaking: boolean; operationsRemoved: string[]; changes: { operation: string; id: string; level: string }[] } };
+    plan: {
+      api: {
+        breaking: boolean;
+        operationsRemoved: string[];
+        changes: { operation: string; id: string; level: string }[];
+        counts: { operations: Record<string, number>; properties: { added: number; removed: number; changed: number; breaking: number } };
+      };
+      summary: { operations: Record<string, number>; properties: Record<string, number> };
+    };
   } => {
     const r = charter(["plan", domain(), "-t", "fastapi-prod", "-o", out(), "--format", "json"]);
     expect(r.stderr).toBe("");
@@ -127,7 +205,13 @@ describe("charter plan: API changes", () => {
   it("sees no API change when nothing changed", () => {
     const { status, plan: p } = plan();
     expect(status).toBe(0);
-    expect(p.api).toEqual({ operationsAdded: [], operationsRemoved: [], changes: [], breaking: false });
+    expect(p.api).toEqual({
+      operationsAdded: [],
+      operationsRemoved: [],
+      changes: [],
+      breaking: false,
+      counts: { operations: { added: 0, removed: 0, changed: 0 }, properties: { added: 0, removed: 0, changed: 0, breaking: 0 } },
+    });
   });
 
   it("calls a widened field not breaking", () => {
@@ -139,6 +223,46 @@ describe("charter plan: API changes", () => {
     expect(p.api.changes).toContainEqual(
       expect.objectContaining({ operation: "POST /customers", id: "request-property-max-length-increased", level: "info" }),
     );
+  });
+
+  it("counts operations and property changes, breaking ones apart, in the API header and the summary", () => {
+    const file = join(domain(), "entities/customer.contract.yaml");
+    const before = readFileSync(file, "utf8");
+    // A new required field and an optional one made required: clients must send both, breaking.
+    writeFileSync(
+      file,
+      before.replace(
+        "    company:\n      type: string\n",
+        "    company:\n      type: string\n      required: true\n    country:\n      type: string\n      required: true\n",
+      ),
+    );
+    try {
+      const { plan: p } = plan();
+      expect(p.api.breaking).toBe(true);
+      const { properties, operations } = p.api.counts;
+      expect(properties.added).toBeGreaterThanOrEqual(2);
+      expect(properties.changed).toBeGreaterThanOrEqual(1);
+      expect(properties.breaking).toBe(p.api.changes.filter((c) => c.level === "error" && c.id.includes("property")).length);
+      expect(properties.breaking).toBeGreaterThanOrEqual(1);
+      expect(p.api.changes).toContainEqual(expect.objectContaining({ operation: "POST /customers", id: "new-required-request-property" }));
+      expect(p.api.changes).toContainEqual(
+        expect.objectContaining({ operation: "POST /customers", id: "request-property-became-required" }),
+      );
+      expect(operations).toEqual({ added: 0, removed: 0, changed: new Set(p.api.changes.map((c) => c.operation)).size });
+      expect(p.summary.properties).toEqual(properties);
+      const text = charter(["plan", domain(), "-t", "fastapi-prod", "-o", out()]).stdout;
+      const changes = properties.added + properties.removed + properties.changed;
+      expect(text).toContain(
+        `API: 0 operation(s) added, 0 removed, ${operations.changed} changed; ${changes} property change(s): ${properties.added} added, ${properties.removed} removed, ${properties.changed} changed, ${properties.breaking} breaking — BREAKING`,
+      );
+      expect(text).toMatch(
+        new RegExp(
+          `to remove; API: 0 operation\\(s\\) added, 0 removed, ${operations.changed} changed; properties: ${properties.added} added, ${properties.removed} removed, ${properties.changed} changed, ${properties.breaking} breaking`,
+        ),
+      );
+    } finally {
+      writeFileSync(file, before);
+    }
   });
 
   it("still plans the files when no Python can build the OpenAPI document, and says why the API was not compared", () => {

@@ -1,11 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { terminalAsk } from "../../dev/destructive.js";
-import { DevError, type HealerLauncher, runDev } from "../../dev/dev.js";
-import { InstallError } from "../../dev/install.js";
-import { createLog } from "../../dev/log.js";
-import { PortBusyError } from "../../dev/ports.js";
+import type { HealerLauncher } from "../../dev/dev.js";
 import { projectFromPath } from "../../healer/project.js";
 import { findingLine, UserError, useColor } from "../output.js";
 
@@ -64,6 +60,14 @@ and installs the frontend's packages and production build (cached in CHARTER_CAC
     )
     .action(async (path: string, opts: Partial<DevOpts>) => {
       if (!existsSync(path)) throw new UserError(`contract folder not found: ${path}`);
+      // The dev loop (supervisor, installers, watchers) loads when it runs, not with every command.
+      const [{ terminalAsk }, { DevError, runDev }, { InstallError }, { createLog }, { PortBusyError }] = await Promise.all([
+        import("../../dev/destructive.js"),
+        import("../../dev/dev.js"),
+        import("../../dev/install.js"),
+        import("../../dev/log.js"),
+        import("../../dev/ports.js"),
+      ]);
       // The project model (src/healer/project.ts): the root derived from PATH holds runtime/ and .forge/.
       const output = resolve(opts.output ?? join(projectFromPath(path).root, "runtime"));
       const color = useColor(process.stdout);

@@ -2,11 +2,11 @@ import { spawnSync } from "node:child_process";
 import { Socket } from "node:net";
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
+import { projectEnv } from "../../healer/project.js";
 // providers.js, not the llm index: the index loads the AI SDK (about 90 ms), which every charter
 // command would pay for at start-up while doctor only reads the provider table.
 import { PROVIDERS, selectProvider } from "../../llm/providers.js";
 import { formatOption, paint, useColor } from "../output.js";
-import { projectEnv } from "./healer.js";
 
 type Level = "ok" | "warn" | "fail";
 

@@ -27,16 +27,7 @@ export function forgeCommand(): Command {
     .description("validate every *.contract.yaml under PATH (a domain directory or one file)")
     .argument("<path>", "domain directory or contract file")
     .addOption(formatOption())
-    .action((path: string, opts: { format: string }) => {
-      requirePath(path);
-      const result = checkDomain(path);
-      if (opts.format === "json") {
-        process.stdout.write(`${JSON.stringify(validateJson(result), null, 2)}\n`);
-      } else {
-        printValidate(result);
-      }
-      process.exitCode = result.errors > 0 ? 1 : 0;
-    });
+    .action(validateAction);
 
   forge
     .command("compile")
@@ -44,36 +35,7 @@ export function forgeCommand(): Command {
     .argument("<path>", "domain directory or contract file")
     .option("--ir <file>", "write the IR as JSON to this file (- for standard output)")
     .addOption(formatOption())
-    .action((path: string, opts: { ir?: string; format: string }) => {
-      requirePath(path);
-      const result = checkDomain(path);
-      if (!result.ir) {
-        for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
-        throw new UserError(`compilation failed: ${result.errors} error(s)`);
-      }
-      const irJson = `${JSON.stringify(result.ir, null, 2)}\n`;
-      if (opts.ir === "-") {
-        process.stdout.write(irJson);
-        return;
-      }
-      if (opts.ir) {
-        mkdirSync(dirname(opts.ir), { recursive: true });
-        writeFileSync(opts.ir, irJson);
-      }
-      if (opts.format === "json") {
-        process.stdout.write(
-          `${JSON.stringify({ domain: result.ir.domain, summary: result.ir.summary, order: result.ir.graph.order }, null, 2)}\n`,
-        );
-        return;
-      }
-      const s = result.ir.summary;
-      process.stdout.write(
-        `Compiled domain ${result.ir.domain}: ${s.contracts} contracts, ${s.entities} entities, ${s.workflows} workflows, ${s.routes} routes, ${s.pages} pages, ${s.agents} agents, ${s.mixins} mixins, ${s.infra} infra\n`,
-      );
-      process.stdout.write(`Order: ${result.ir.graph.order.join(", ")}\n`);
-      if (opts.ir) process.stdout.write(`IR written to ${opts.ir}\n`);
-      for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
-    });
+    .action(compileAction);
 
   forge
     .command("generate")
@@ -85,32 +47,79 @@ export function forgeCommand(): Command {
     .option("--dry-run", "write nothing; list what would change")
     .option("--force", "overwrite or remove generated files even when they were edited by hand")
     .addOption(formatOption())
-    .action((path: string, opts: GenerateOptions) => {
-      requirePath(path);
-      const result = checkDomain(path);
-      if (!result.ir) {
-        for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
-        throw new UserError(`generation refused: the contracts have ${result.errors} error(s)`);
-      }
-      let files: GeneratedFile[];
-      let targets: string[];
-      try {
-        targets = resolveTargets(opts.target).map((g) => g.target);
-        files = generateTarget(result.ir, opts.target, opts.output);
-      } catch (e) {
-        if (e instanceof UnknownTargetError) throw new UserError(e.message, 2);
-        throw e;
-      }
-      const dry = opts.check === true || opts.dryRun === true;
-      const outcome = writeFiles(opts.output, files, { dryRun: dry, targets, ...(opts.force ? { force: true } : {}) });
-      const report = generateReport(opts, files, outcome, dry);
-      if (opts.format === "json") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else printGenerate(opts, report, dry);
-      const differs = outcome.written.length + outcome.removed.length + outcome.kept.length > 0;
-      if (opts.check && differs) process.exitCode = 1;
-    });
+    .action(generateAction);
 
   return forge;
+}
+
+/** `forge validate`: every finding, as text or JSON; exit 1 on an error. */
+function validateAction(path: string, opts: { format: string }): void {
+  requirePath(path);
+  const result = checkDomain(path);
+  if (opts.format === "json") {
+    process.stdout.write(`${JSON.stringify(validateJson(result), null, 2)}\n`);
+  } else {
+    printValidate(result);
+  }
+  process.exitCode = result.errors > 0 ? 1 : 0;
+}
+
+/** `forge compile`: the IR summary, and the IR itself when `--ir` asks for it. */
+function compileAction(path: string, opts: { ir?: string; format: string }): void {
+  requirePath(path);
+  const result = checkDomain(path);
+  if (!result.ir) {
+    for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
+    throw new UserError(`compilation failed: ${result.errors} error(s)`);
+  }
+  const irJson = `${JSON.stringify(result.ir, null, 2)}\n`;
+  if (opts.ir === "-") {
+    process.stdout.write(irJson);
+    return;
+  }
+  if (opts.ir) {
+    mkdirSync(dirname(opts.ir), { recursive: true });
+    writeFileSync(opts.ir, irJson);
+  }
+  if (opts.format === "json") {
+    process.stdout.write(
+      `${JSON.stringify({ domain: result.ir.domain, summary: result.ir.summary, order: result.ir.graph.order }, null, 2)}\n`,
+    );
+    return;
+  }
+  const s = result.ir.summary;
+  process.stdout.write(
+    `Compiled domain ${result.ir.domain}: ${s.contracts} contracts, ${s.entities} entities, ${s.workflows} workflows, ${s.routes} routes, ${s.pages} pages, ${s.agents} agents, ${s.mixins} mixins, ${s.infra} infra\n`,
+  );
+  process.stdout.write(`Order: ${result.ir.graph.order.join(", ")}\n`);
+  if (opts.ir) process.stdout.write(`IR written to ${opts.ir}\n`);
+  for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
+}
+
+/** `forge generate`: generate the target and write (or, with --check or --dry-run, compare) it. */
+function generateAction(path: string, opts: GenerateOptions): void {
+  requirePath(path);
+  const result = checkDomain(path);
+  if (!result.ir) {
+    for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
+    throw new UserError(`generation refused: the contracts have ${result.errors} error(s)`);
+  }
+  let files: GeneratedFile[];
+  let targets: string[];
+  try {
+    targets = resolveTargets(opts.target).map((g) => g.target);
+    files = generateTarget(result.ir, opts.target, opts.output);
+  } catch (e) {
+    if (e instanceof UnknownTargetError) throw new UserError(e.message, 2);
+    throw e;
+  }
+  const dry = opts.check === true || opts.dryRun === true;
+  const outcome = writeFiles(opts.output, files, { dryRun: dry, targets, ...(opts.force ? { force: true } : {}) });
+  const report = generateReport(opts, files, outcome, dry);
+  if (opts.format === "json") process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else printGenerate(opts, report, dry);
+  const differs = outcome.written.length + outcome.removed.length + outcome.kept.length > 0;
+  if (opts.check && differs) process.exitCode = 1;
 }
 
 interface GenerateOptions {

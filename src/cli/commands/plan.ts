@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { checkDomain } from "../../compiler/compile-path.js";
 import { UnknownTargetError } from "../../generators/index.js";
-import { countRows, type Plan, planGeneration } from "../../plan/plan.js";
+import type { Plan } from "../../plan/plan.js";
 import { findingLine, formatOption, UserError, useColor } from "../output.js";
 
 /**
@@ -21,6 +21,8 @@ export function planCommand(): Command {
         for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
         throw new UserError(`no plan: the contracts have ${result.errors} error(s)`);
       }
+      // The planner (and the diff library under it) loads when a plan is asked for.
+      const { countRows, planGeneration } = await import("../../plan/plan.js");
       let plan: Plan;
       try {
         plan = planGeneration(result.ir, opts.target, opts.output).plan;
@@ -58,15 +60,41 @@ function printPlan(p: Plan): void {
       lines.push(`  DESTRUCTIVE: ${d.statement.replace(/\s+/g, " ")}${rows}`);
     }
   }
+  if (p.findings.length > 0) {
+    lines.push("", `${p.findings.length} warning(s) of the generators:`);
+    for (const f of p.findings) {
+      const where = f.line > 0 ? `${f.file}:${f.line}:${f.column}` : f.file;
+      const from = f.contract
+        ? ` (${f.contract.line > 0 ? `${f.contract.file}:${f.contract.line}:${f.contract.column}` : f.contract.file})`
+        : "";
+      lines.push(`  ${where}: warning: ${f.message} [${f.code}]${from}`);
+    }
+  }
   if (p.api) {
+    const { operations: o, properties: pr } = p.api.counts;
     lines.push(
       "",
-      `API: ${p.api.operationsAdded.length} operation(s) added, ${p.api.operationsRemoved.length} removed${p.api.breaking ? " — BREAKING" : ""}`,
+      `API: ${o.added} operation(s) added, ${o.removed} removed, ${o.changed} changed; ` +
+        `${pr.added + pr.removed + pr.changed} property change(s): ${pr.added} added, ${pr.removed} removed, ${pr.changed} changed, ` +
+        `${pr.breaking} breaking${p.api.breaking ? " — BREAKING" : ""}`,
     );
     for (const c of p.api.changes) lines.push(`  ${c.level === "error" ? "BREAKING" : c.level}: ${c.operation}: ${c.text} [${c.id}]`);
   }
   if (p.apiError) lines.push("", `API: not compared: ${p.apiError}`);
-  const n = p.added.length + p.changed.length + p.removed.length;
-  lines.push("", n === 0 ? "No changes." : `${p.added.length} to add, ${p.changed.length} to change, ${p.removed.length} to remove.`);
+  lines.push("", summaryLine(p));
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** `2 to add, 1 to change, 0 to remove; API: 1 operation added, ...; 1 warning.` or `No changes.` */
+function summaryLine(p: Plan): string {
+  const { files, operations: o, properties: pr, findings } = p.summary;
+  if (files.add + files.change + files.remove === 0) return "No changes.";
+  const parts = [`${files.add} to add, ${files.change} to change, ${files.remove} to remove`];
+  if (p.api)
+    parts.push(
+      `API: ${o.added} operation(s) added, ${o.removed} removed, ${o.changed} changed; ` +
+        `properties: ${pr.added} added, ${pr.removed} removed, ${pr.changed} changed, ${pr.breaking} breaking`,
+    );
+  if (findings > 0) parts.push(`${findings} warning(s)`);
+  return `${parts.join("; ")}.`;
 }

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type CodeAction, CodeActionKind, type CodeActionParams, type TextEdit } from "vscode-languageserver/node.js";
-import { classifyError } from "../../healer/classify.js";
-import { normaliseContract } from "../../healer/normalise.js";
+import { classifyError } from "../../healer/intake/classify.js";
+import { normaliseContract } from "../../healer/proposal/normalise.js";
 import { wholeRange } from "../ranges.js";
 import type { Session } from "../session.js";
 

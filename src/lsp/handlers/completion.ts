@@ -1,7 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { type CompletionItem, CompletionItemKind, type CompletionList, type CompletionParams } from "vscode-languageserver/node.js";
-import { asString, type PathSegments } from "../../compiler/context.js";
+import type { PathSegments } from "../../compiler/context.js";
 import { KINDS, type Kind } from "../../contracts/index.js";
+import { asString } from "../../contracts/unchecked.js";
 import { completionContext } from "../completion-context.js";
 import { schemaKeys, schemaValues } from "../schema-complete.js";
 import type { Session } from "../session.js";
@@ -77,6 +78,7 @@ function valueItems(
   const fieldSite = inExpression ?? (entry ? fieldSiteEntity(ws, entry, path) : null);
   if (fieldSite) {
     const word = inExpression ? (/[A-Za-z_]\w*$/.exec(prefix)?.[0] ?? "") : prefix;
+    // A field's definition in a buffer being edited need not pass the schema: its type is read unchecked.
     for (const [name, f] of entityFields(ws, fieldSite)) {
       if (name.startsWith(word)) items.push({ label: name, kind: CompletionItemKind.Field, detail: `${asString(f.def.type)} (${f.from})` });
     }

@@ -1,5 +1,5 @@
 import type { Hover, HoverParams } from "vscode-languageserver/node.js";
-import { asRecord, asString } from "../../compiler/context.js";
+import { asRecord, asString } from "../../contracts/unchecked.js";
 import { occurrenceRange } from "../ranges.js";
 import type { Session } from "../session.js";
 import { entityFields, symbolAt } from "../symbols.js";
@@ -15,6 +15,7 @@ export function hover(session: Session, params: HoverParams): Hover | null {
   if (sym.type === "fqn") {
     const target = ws.entryOfFqn(sym.fqn);
     if (!target?.contract) return { contents: { kind: "markdown", value: `\`${sym.fqn}\`: no such contract` }, range };
+    // The target may fail its schema (it is being edited): its data is read unchecked.
     const meta = asRecord(target.contract.data.metadata);
     const lines = [`**${target.kind}** \`${sym.fqn}\``];
     if (asString(meta.description)) lines.push("", asString(meta.description));
