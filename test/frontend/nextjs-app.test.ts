@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
@@ -72,11 +72,29 @@ async function boardReady(p: Page): Promise<void> {
   await p.locator('[id^="DndLiveRegion"]').waitFor({ state: "attached" });
 }
 
+/**
+ * Where an element is on screen, once it is. `boundingBox()` answers null for an element that React
+ * replaces between Playwright finding it and measuring it (a board re-rendered with fresh records).
+ */
+async function boxOf(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  let box: Awaited<ReturnType<Locator["boundingBox"]>> = null;
+  await expect
+    .poll(
+      async () => {
+        box = await locator.boundingBox();
+        return box !== null;
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  if (!box) throw new Error("unreachable: the poll ended with a box");
+  return box;
+}
+
 async function dragCard(cardId: string, state: string): Promise<void> {
   await boardReady(page);
-  const from = await page.getByTestId(`kanban-card-${cardId}`).boundingBox();
-  const to = await column(state).boundingBox();
-  if (!from || !to) throw new Error(`card ${cardId} or column ${state} is not on screen`);
+  const from = await boxOf(page.getByTestId(`kanban-card-${cardId}`));
+  const to = await boxOf(column(state));
   await page.mouse.move(from.x + 20, from.y + from.height - 6);
   await page.mouse.down();
   await page.mouse.move(from.x + 30, from.y + from.height, { steps: 4 });
@@ -388,9 +406,9 @@ describe("generated frontend in Chromium", () => {
     expect(await page.getByTestId("kanban-header-resolved").getAttribute("data-tone")).toBe("green");
 
     // Mid-drag: allowed targets are green, the hovered allowed target blue, the rest not droppable.
-    const box = await card.boundingBox();
-    const target = await column("triaged").boundingBox();
-    if (!box || !target) throw new Error("the card or the column is not on screen");
+    await boardReady(page);
+    const box = await boxOf(card);
+    const target = await boxOf(column("triaged"));
     await page.mouse.move(box.x + 20, box.y + box.height - 6);
     await page.mouse.down();
     await page.mouse.move(box.x + 30, box.y + box.height, { steps: 4 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import { generateNextjs } from "../../src/generators/nextjs/index.js";
 import { type RunningBackend, startGeneratedBackend } from "../support/backend.js";
-import { launchChromium } from "../support/chromium.js";
+import { hydrated, launchChromium } from "../support/chromium.js";
 import { freePort } from "../support/net.js";
 import { buildNextApp, prepareNextApp, startNextApp } from "./support/next-app.mjs";
 import { axeViolations, hasHorizontalOverflow } from "./support/page-checks.js";
@@ -132,10 +132,29 @@ describe("generated frontend of a second domain (no workflow, other field types)
     await page.context().close();
   });
 
+  it("edits a duration field as ISO 8601 text the browser checks before the API", async () => {
+    const page = await open("UTC");
+    await page.goto(`${web.url}/books/${seed.lathe?.id}`);
+    await page.getByTestId("edit-record").click();
+    const input = page.getByTestId("field-loan_period");
+    expect(await input.getAttribute("placeholder")).toBe("PT1H30M");
+    await input.fill("P1Y");
+    expect(await input.evaluate((el: HTMLInputElement) => el.validity.patternMismatch)).toBe(true);
+    await input.fill("PT36H");
+    expect(await input.evaluate((el: HTMLInputElement) => el.validity.valid)).toBe(true);
+    await page.getByTestId("form-submit").click();
+    await expect.poll(async () => (await api<Rec>("GET", `/books/${seed.lathe?.id}`)).loan_period).toBe("P1DT12H");
+    await page.reload();
+    await page.getByTestId("edit-record").click();
+    await expect.poll(() => page.getByTestId("field-loan_period").inputValue()).toBe("P1DT12H");
+    await page.context().close();
+  });
+
   it("filters by enum, boolean, reference and date fields, searches, and keeps it all in the URL", async () => {
     const page = await open("UTC");
     await page.goto(`${web.url}/books`);
     await expect.poll(() => rows(page).count()).toBe(3);
+    await hydrated(page.getByTestId("filter-author_id"));
     await page.getByTestId("filter-author_id").selectOption({ label: "Ursula K. Le Guin" });
     await expect.poll(() => rows(page).count()).toBe(2);
     await page.getByTestId("filter-genre").selectOption("science");
@@ -194,6 +213,7 @@ describe("generated frontend of a second domain (no workflow, other field types)
     const page = await open(zone);
     await page.goto(`${web.url}/books`);
     await expect.poll(() => rows(page).count()).toBe(3);
+    await hydrated(page.getByTestId("filter-last_borrowed_at-from"));
     await page.getByTestId("filter-last_borrowed_at-from").fill("2026-02-28");
     const from = `last_borrowed_at_from=${encodeURIComponent(`2026-02-28T00:00:00${offset}`)}`;
     await expect.poll(() => page.url()).toBe(`${web.url}/books?${from}`);

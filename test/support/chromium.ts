@@ -1,4 +1,4 @@
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Locator } from "playwright-core";
 import { needsFullTier } from "./tiers.js";
 
 /** Debian's Chromium (or CHROMIUM_PATH); tests never download a browser. */
@@ -19,4 +19,28 @@ export const CHROMIUM_ARGS = [
 export function launchChromium(): Promise<Browser> {
   needsFullTier("Chromium");
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Waits until React has hydrated the element: a server-rendered input takes typing before then, and
+ * its onChange never runs for it (a filter typed too early changes nothing). React marks each
+ * element it owns with a `__reactProps$…` key once it has hydrated it.
+ */
+export async function hydrated(locator: Locator, timeout = 15_000): Promise<void> {
+  await locator.first().waitFor({ state: "attached", timeout });
+  const handle = await locator.first().elementHandle();
+  await handle?.evaluate(
+    (el, ms) =>
+      new Promise<void>((resolve, reject) => {
+        const owned = () => Object.keys(el).some((k) => k.startsWith("__reactProps$"));
+        const start = Date.now();
+        const tick = () => {
+          if (owned()) resolve();
+          else if (Date.now() - start > ms) reject(new Error("not hydrated in time"));
+          else setTimeout(tick, 25);
+        };
+        tick();
+      }),
+    timeout,
+  );
 }
