@@ -151,7 +151,7 @@ class CaseBuilder {
     for (const route of routes) {
       const entity = this.entityByFqn.get(route.entity);
       if (!entity) continue;
-      const ec = this.entityCase(entity, route);
+      const ec = this.entityCaseOnce(entity, route);
       if (!ec) continue;
       this.cases.entities[entity.name] = ec;
     }
@@ -178,6 +178,32 @@ class CaseBuilder {
     return new Map(entity.fields.map((f) => [f.name, f]));
   }
 
+  /** Entity cases by route, computed once: a reference asks for its target's case too. */
+  private readonly entityCases = new Map<string, EntityCase | null | "pending">();
+
+  private entityCaseOnce(entity: EntityIR, route: RouteIR): EntityCase | null {
+    const key = `${route.fqn}\u0000${entity.fqn}`;
+    const known = this.entityCases.get(key);
+    // A cycle of references: the record on the way round cannot be made first.
+    if (known === "pending") return null;
+    if (known !== undefined) return known;
+    this.entityCases.set(key, "pending");
+    const ec = this.entityCase(entity, route);
+    this.entityCases.set(key, ec);
+    return ec;
+  }
+
+  /**
+   * Whether the suite can make a record of `target` to reference: it needs a Route and a create
+   * payload of its own (DigitalOcean's sink references a destination that itself needs a record
+   * of an entity without a Route; the sink's payload pointed at a destination never made).
+   */
+  private creatable(target: EntityIR | undefined, from: EntityIR): boolean {
+    if (!target || target.fqn === from.fqn) return false;
+    const route = this.routeByEntity.get(target.fqn);
+    return route !== undefined && this.entityCaseOnce(target, route) !== null;
+  }
+
   /** A create payload every create rule accepts, or null (reported) when none is found. */
   private entityCase(entity: EntityIR, route: RouteIR): EntityCase | null {
     const fields = this.fields(entity);
@@ -186,10 +212,10 @@ class CaseBuilder {
       if (!f.writable) continue;
       if (f.references) {
         const target = this.entityByFqn.get(f.references.entity);
-        const creatable = target && target.fqn !== entity.fqn && this.routeByEntity.has(target.fqn);
-        if (creatable) payload[f.name] = { $ref: target.name };
+        if (target && this.creatable(target, entity)) payload[f.name] = { $ref: target.name };
         else if (f.required) {
-          this.cases.uncovered.push(`${entity.name}: required reference ${f.name} to an entity without a Route`);
+          const why = target && this.routeByEntity.has(target.fqn) ? "the suite cannot create" : "without a Route";
+          this.cases.uncovered.push(`${entity.name}: required reference ${f.name} to an entity ${why}`);
           return null;
         }
         continue;
