@@ -135,12 +135,19 @@ export function settleBasePaths(plans: RoutePlan[], notes: ImportNote[]): void {
   );
   const key = (p: string): string => p.toLowerCase();
   const final = new Map<RoutePlan, string>();
+  const why = new Map<RoutePlan, string[]>();
   for (const plan of ordered) {
     const defaultBase = `/${kebabCase(pluralize(plan.entity))}`;
     let base = plan.base === "" ? "/" : plan.base;
     const reasons: string[] = [];
+    why.set(plan, reasons);
     if (!/^\/[A-Za-z0-9_\-/]*$/.test(base)) {
-      const clean = base.replace(/[^A-Za-z0-9_\-/]/g, "-");
+      // `/users/@me` becomes `/users/me`: no dash left at either end of a segment.
+      const clean =
+        base
+          .replace(/[^A-Za-z0-9_\-/]+/g, "-")
+          .replace(/(^|\/)-+|-+(?=\/|$)/g, "$1")
+          .replace(/\/{2,}/g, "/") || "/";
       reasons.push(`${base} has characters a Route's base path cannot have`);
       base = clean;
     }
@@ -156,30 +163,36 @@ export function settleBasePaths(plans: RoutePlan[], notes: ImportNote[]): void {
     }
     taken.add(key(base));
     final.set(plan, base);
+  }
+  // A base whose parent is another base: its GET list would match the parent's GET /{id}. Until
+  // none is left: a move can put a base under another one that moved (Discord's /users/@me/guilds
+  // moved beside /users/@me, which then moved beside /users). Each move takes a segment off a
+  // path, so this ends.
+  const bases = new Set([...final.values()].map(key));
+  for (let moves = 1; moves > 0; ) {
+    moves = 0;
+    for (const plan of ordered) {
+      const base = final.get(plan) as string;
+      const parent = base.replace(/\/[^/]+$/, "");
+      if (parent === "" || parent === base || !bases.has(key(parent))) continue;
+      const moved = freePath(base.replace(/\/([^/]+)$/, "-$1"), bases);
+      bases.delete(key(base));
+      bases.add(key(moved));
+      final.set(plan, moved);
+      moves++;
+      why.get(plan)?.push(`${base} lies under the Route at ${parent}, whose item path /{id} would take it`);
+    }
+  }
+  // One note per Route, with every step that moved it.
+  for (const plan of ordered) {
+    const reasons = why.get(plan) ?? [];
     if (reasons.length > 0)
       notes.push({
         kind: "changed",
         subject: `${plan.entity} base path ${plan.base}`,
-        reason: `${reasons.join("; ")}: the Route uses ${base}`,
+        reason: `${reasons.join("; ")}: the Route uses ${final.get(plan)}`,
         fact: "operation",
       });
-  }
-  // A base whose parent is another base: its GET list would match the parent's GET /{id}.
-  const bases = new Set([...final.values()].map(key));
-  for (const plan of ordered) {
-    const base = final.get(plan) as string;
-    const parent = base.replace(/\/[^/]+$/, "");
-    if (parent === "" || parent === base || !bases.has(key(parent))) continue;
-    const moved = freePath(base.replace(/\/([^/]+)$/, "-$1"), bases);
-    bases.delete(key(base));
-    bases.add(key(moved));
-    final.set(plan, moved);
-    notes.push({
-      kind: "changed",
-      subject: `${plan.entity} base path ${base}`,
-      reason: `${base} lies under the Route at ${parent}, whose item path /{id} would take it: the Route uses ${moved}`,
-      fact: "operation",
-    });
   }
   for (const plan of plans) {
     plan.base = final.get(plan) as string;

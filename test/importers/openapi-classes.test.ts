@@ -101,6 +101,25 @@ describe("OpenAPI import (issue 38 classes)", () => {
     expect(note("GET /stats")).toMatchObject({ kind: "changed", fact: "operation", reason: "served as GET /stats-usage-total" });
   });
 
+  it("moves a base path until none lies under another's item path, with one note saying each step", async () => {
+    const { byName, note, p } = await plan("nested-me.yaml");
+    expect(byName("Route", "user_api").base_path).toBeUndefined(); // the default, /users
+    // `@me` cannot be in a base path; /users/me would be GET /users/{id} with id "me".
+    expect(byName("Route", "profile_api").base_path).toBe("/users-me");
+    // /users/me/guilds moved beside /users/me, which then moved beside /users: it moves again.
+    expect(byName("Route", "my_guild_api").base_path).toBe("/users-me-guilds");
+    expect(note("my_guild base path /users/@me/guilds")?.reason).toBe(
+      "/users/@me/guilds has characters a Route's base path cannot have; /users/me/guilds lies under the Route at " +
+        "/users/me, whose item path /{id} would take it; /users/me-guilds lies under the Route at /users, whose item " +
+        "path /{id} would take it: the Route uses /users-me-guilds",
+    );
+    expect(p.notes.filter((n) => n.subject.startsWith("my_guild base path"))).toHaveLength(1);
+    const bases = p.checked.accepted
+      .filter((c) => c.kind === "Route")
+      .map((c) => (c.data.spec as { base_path?: string }).base_path ?? "/users");
+    for (const b of bases) expect(bases, b).not.toContain(b.replace(/\/[^/]+$/, ""));
+  });
+
   it("reads 3.1 nullable type arrays, arrays of oneOf objects and an integer enum through allOf", async () => {
     const { byName, note } = await plan("shapes.yaml");
     const record = byName("Entity", "domain_record").fields as Record<string, Record<string, unknown>>;

@@ -39,6 +39,7 @@ describe("the OpenAPI judge", () => {
     ["multi/api.yaml", "multi"],
     ["extras-swagger2.yaml", "extras2"],
     ["extras-31.yaml", "extras31"],
+    ["nested-me.yaml", "nestedme"],
   ])(
     "finds no silent difference between %s and the app generated from its import",
     async (file, name) => {
