@@ -32,9 +32,13 @@ describe("TypeORM judge (TypeORM's own synchronize on PostgreSQL)", () => {
     const r = await judge({ inputPath: input, domainDir, notes });
     expect(r.silent).toEqual([]);
     expect(r.compared).toBeGreaterThan(50);
+    // A one-to-one is a column on its owning side only; its uniqueness is named, not dropped.
+    expect(readFileSync(join(domainDir, "entities/profile.contract.yaml"), "utf8")).toContain("member_id:");
+    expect(readFileSync(join(domainDir, "entities/member.contract.yaml"), "utf8")).not.toContain("profile");
+    expect(notes.find((n) => n.fact === "unique" && /profile\.member/i.test(n.subject))?.kind).toBe("skipped");
     const unnamed = await judge({ inputPath: input, domainDir, notes: [] });
     expect(unnamed.silent.map((s) => `${s.subject} ${s.fact}`)).toEqual(
-      expect.arrayContaining(["members.email unique", "members.role nullability", "post.views nullability"]),
+      expect.arrayContaining(["members.email unique", "members.role nullability", "post.views nullability", "profile.memberId unique"]),
     );
     // A length and a delete rule the contracts got wrong are silent even with the import's notes.
     const member = join(domainDir, "entities/member.contract.yaml");

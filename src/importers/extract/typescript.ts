@@ -337,7 +337,8 @@ interface EntityMember {
 
 /**
  * A relation property: @ManyToOne/@OneToOne is a foreign key column (`authorId`, or its
- * @JoinColumn name); @ManyToMany is noted (no join entity); @OneToMany is the other side's.
+ * @JoinColumn name), unique for @OneToOne; @ManyToMany is noted (no join entity); @OneToMany and
+ * a @OneToOne without @JoinColumn are the other side's.
  * Returns whether the property was one.
  */
 function relationMember(t: ImportTable, { m, prop, location, tsType, note }: EntityMember): boolean {
@@ -347,7 +348,10 @@ function relationMember(t: ImportTable, { m, prop, location, tsType, note }: Ent
     note("skipped", "reference", "a many-to-many relation needs a join entity; not created");
     return true;
   }
-  const rel = decorator(m, "ManyToOne") ?? decorator(m, "OneToOne");
+  const one = decorator(m, "OneToOne");
+  // The side of a one-to-one without @JoinColumn holds no column: the owning side has it.
+  if (one && !decorator(m, "JoinColumn")) return true;
+  const rel = decorator(m, "ManyToOne") ?? one;
   if (!rel) return false;
   const target = rel.arguments[0];
   const targetName = target && ts.isArrowFunction(target) && ts.isIdentifier(target.body) ? target.body.text : tsType;
@@ -355,8 +359,15 @@ function relationMember(t: ImportTable, { m, prop, location, tsType, note }: Ent
   const column = join && ts.isStringLiteral(join) ? join.text : `${prop}Id`;
   const relOptions = options(rel);
   const nullable = relOptions.get("nullable");
-  // Its type is the target's key (an integer until referenceTypes reads the target).
-  t.fields.push({ name: column, type: "integer", required: nullable?.kind === ts.SyntaxKind.FalseKeyword, location });
+  // Its type is the target's key (an integer until referenceTypes reads the target). A one-to-one
+  // is a unique foreign key: TypeORM gives its column a UNIQUE constraint.
+  t.fields.push({
+    name: column,
+    type: "integer",
+    required: nullable?.kind === ts.SyntaxKind.FalseKeyword,
+    ...(rel === one ? { unique: true } : {}),
+    location,
+  });
   const fk: ForeignKey = { columns: [column], table: targetName.replace(/^(.+)Entity$/, "$1"), targetColumns: [] };
   const onDelete = relOptions.get("onDelete");
   // TypeORM's foreign key without onDelete is NO ACTION: the delete is refused.

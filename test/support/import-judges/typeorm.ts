@@ -47,7 +47,20 @@ Module._load = function (request, parent, isMain) {
 require("reflect-metadata");
 const typeorm = require("typeorm");
 const [database, ...files] = process.argv.slice(2);
-for (const f of files) require(f);
+// Only files that declare entities are loaded (not the app's own DataSource, built from its
+// settings as it loads). One that fails would leave the judge blind to its entities: say which.
+const failed = [];
+for (const f of files) {
+  try {
+    require(f);
+  } catch (e) {
+    failed.push(f + ": " + (e && e.message ? e.message.split(String.fromCharCode(10))[0] : String(e)));
+  }
+}
+if (failed.length > 0) {
+  console.error("entity files that do not load:" + String.fromCharCode(10) + failed.join(String.fromCharCode(10)));
+  process.exit(1);
+}
 const entities = typeorm.getMetadataArgsStorage().tables.map((t) => t.target).filter((t) => typeof t === "function");
 const ds = new typeorm.DataSource({
   type: "postgres", host: ${JSON.stringify(PG_HOST)}, port: ${PG_PORT}, username: ${JSON.stringify(PG_USER)}, database,
@@ -65,13 +78,16 @@ ds.initialize().then(async () => {
 }).catch((e) => { console.error(e && e.stack ? e.stack : String(e)); process.exit(1); });
 `;
 
-/** The `.ts` files under `path` that declare TypeORM entities. */
+/** The `.ts` files under `path` that declare TypeORM entities (`@Entity(` with an import of typeorm). */
 export function entityFiles(path: string): string[] {
   const out: string[] = [];
   const walk = (p: string): void => {
     if (statSync(p).isDirectory()) {
       for (const f of readdirSync(p).sort()) if (f !== "node_modules" && !f.startsWith(".")) walk(join(p, f));
-    } else if (p.endsWith(".ts") && !p.endsWith(".d.ts") && /from\s+['"]typeorm['"]/.test(readFileSync(p, "utf8"))) out.push(p);
+    } else if (p.endsWith(".ts") && !p.endsWith(".d.ts")) {
+      const text = readFileSync(p, "utf8");
+      if (/from\s+['"]typeorm['"]/.test(text) && /@(Entity|ViewEntity|ChildEntity)\s*\(/.test(text)) out.push(p);
+    }
   };
   walk(path);
   return out;
