@@ -114,6 +114,13 @@ describe("OpenAPI import (issue 38 classes)", () => {
         "path /{id} would take it: the Route uses /users-me-guilds",
     );
     expect(p.notes.filter((n) => n.subject.startsWith("my_guild base path"))).toHaveLength(1);
+    // A link object is named as left out, where it is written.
+    expect(note("GET /users/{user_id} link profile")).toMatchObject({
+      kind: "skipped",
+      fact: "operation",
+      reason: "a link object to operation getProfile (how a client follows the 200 answer); the generated API document describes no links",
+      location: { line: 16 },
+    });
     const bases = p.checked.accepted
       .filter((c) => c.kind === "Route")
       .map((c) => (c.data.spec as { base_path?: string }).base_path ?? "/users");

@@ -1,5 +1,5 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { type Document, LineCounter, parseDocument } from "yaml";
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { asRecord as rec } from "../../contracts/unchecked.js";
 import { compareText } from "../../shared/text.js";
 import type { FactKind, ForeignKey, ImportField, ImportModel, ImportNote, ImportOperation, ImportTable, SourceLocation } from "../model.js";
@@ -80,15 +80,23 @@ function pointerLocation(file: string, doc: Document, lc: LineCounter, pointer: 
     .split("/")
     .slice(1)
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-  for (let n = path.length; n >= 0; n--) {
-    const node = doc.getIn(
-      path.slice(0, n).map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
-      true,
-    ) as { range?: [number, number, number] } | undefined;
-    if (node?.range) {
-      const pos = lc.linePos(node.range[0]);
-      return { file, line: pos.line, column: pos.col, pointer };
-    }
+  // Step by step: a number is an index in a list, and in a map the key as written, which YAML
+  // reads as a string ('200') or a number (200).
+  let node: unknown = doc.contents;
+  let found = node as { range?: [number, number, number] } | null;
+  for (const seg of path) {
+    const next = isSeq(node)
+      ? node.get(Number(seg), true)
+      : isMap(node)
+        ? (node.get(seg, true) ?? (/^\d+$/.test(seg) ? node.get(Number(seg), true) : undefined))
+        : undefined;
+    if (next === undefined || next === null) break;
+    node = next;
+    found = next as { range?: [number, number, number] };
+  }
+  if (found?.range) {
+    const pos = lc.linePos(found.range[0]);
+    return { file, line: pos.line, column: pos.col, pointer };
   }
   return { file, pointer };
 }
@@ -757,10 +765,37 @@ class OpenApiReader {
             location: this.locate(`${pointer}/callbacks/${escapePointer(callback)}`),
             fact: "operation",
           });
+        this.noteLinks(o, op, pointer);
       }
     }
     sharePathEntities(out);
     return out;
+  }
+
+  /**
+   * A response's link objects (how a client follows the answer to another operation) are named as
+   * left out: the generated app's document describes no links. The operation they lead to is
+   * imported, or noted, on its own.
+   */
+  private noteLinks(o: ImportOperation, op: Schema, pointer: string): void {
+    for (const [code, res] of Object.entries(rec(op.responses))) {
+      for (const [name, raw] of Object.entries(rec(this.resolveResponse(res).links))) {
+        const link = this.resolveResponse(raw);
+        const target =
+          typeof link.operationId === "string"
+            ? ` to operation ${link.operationId}`
+            : typeof link.operationRef === "string"
+              ? ` to ${link.operationRef}`
+              : "";
+        this.notes.push({
+          kind: "skipped",
+          subject: `${o.method} ${o.path} link ${name}`,
+          reason: `a link object${target} (how a client follows the ${code} answer); the generated API document describes no links`,
+          location: this.locate(`${pointer}/responses/${escapePointer(code)}/links/${escapePointer(name)}`),
+          fact: "operation",
+        });
+      }
+    }
   }
 
   /** Whether the operation's 2xx JSON answer is a list: an array, or an object wrapping one (an envelope). */
