@@ -232,6 +232,9 @@ export function valueFitsType(v: unknown, type: FieldType, itemsType: FieldType 
 function constraintBroken(v: unknown, f: FieldIR): string | null {
   const c = f.constraints;
   if (typeof v === "number") {
+    // The app's integers are JSON's exact ones: a larger default would be refused when sent back.
+    if (f.type === "integer" && !Number.isSafeInteger(v))
+      return `is beyond the exact integers of JSON (-${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER})`;
     if (c.min !== undefined && v < c.min) return `is below the minimum of ${pyRepr(c.min)}`;
     if (c.max !== undefined && v > c.max) return `is above the maximum of ${pyRepr(c.max)}`;
   }

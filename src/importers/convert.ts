@@ -719,6 +719,19 @@ function fieldDefinition(f: ImportField, key: boolean, subject: string, notes: I
     });
     required = false;
   }
+  if (f.type === "integer" && typeof f.default === "number" && Number.isInteger(f.default) && !Number.isSafeInteger(f.default)) {
+    // A 64-bit "no limit" (DigitalOcean's Kafka flush_ms: 9223372036854775807) is not an exact JSON
+    // number; the contract keeps the largest exact one, as it does for bounds.
+    const kept = Math.sign(f.default) * Number.MAX_SAFE_INTEGER;
+    notes.push({
+      kind: "changed",
+      subject,
+      reason: `default ${f.default} is beyond the exact integers of JSON (2^53 - 1); kept as ${kept}`,
+      fact: "default",
+      location,
+    });
+    f = { ...f, default: kept };
+  }
   if (f.default !== undefined && def.computed === undefined) {
     if (defaultFits(f.default, f.type, f.enum)) {
       def.default = f.default;

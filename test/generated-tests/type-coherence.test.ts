@@ -116,6 +116,8 @@ const VALID: Record<string, Valid> = {
 /** Definitions that must not validate, and the finding (code and path) that says why. */
 const INVALID: Record<string, { field: string; code: string; path: string }> = {
   default_above_max: { field: "type: integer\nconstraints: {max: 10}\ndefault: 11", code: "field.default_constraint", path: "default" },
+  // A 64-bit "no limit" is not an exact JSON number: the app would refuse it when sent back.
+  default_beyond_json: { field: "type: integer\ndefault: 9223372036854775807", code: "field.default_constraint", path: "default" },
   default_below_min: { field: "type: number\nconstraints: {min: 0}\ndefault: -1", code: "field.default_constraint", path: "default" },
   default_too_long: {
     field: "type: string\nconstraints: {maxLength: 3}\ndefault: abcd",

@@ -141,7 +141,10 @@ describe("OpenAPI import (issue 38 classes)", () => {
     const { byName, note, p, refused } = await plan("extras-swagger2.yaml");
     expect(refused).toBeNull();
     const vehicle = byName("Entity", "vehicle").fields as Record<string, Record<string, unknown>>;
-    expect(Object.keys(vehicle)).toEqual(["plate", "links_value", "permissions"]);
+    expect(Object.keys(vehicle)).toEqual(["plate", "links_value", "permissions", "flush_ms"]);
+    // A 64-bit "no limit" default keeps the largest exact JSON integer, noted.
+    expect(vehicle.flush_ms?.default).toBe(Number.MAX_SAFE_INTEGER);
+    expect(note("vehicle.flush_ms")).toMatchObject({ kind: "changed", fact: "default" });
     expect(note("NewVehicle")).toMatchObject({ kind: "changed", fact: "table" });
     expect(note("vehicle.links")).toMatchObject({ kind: "changed", fact: "column" });
     expect(vehicle.permissions).toEqual({ type: "integer", constraints: { max: Number.MAX_SAFE_INTEGER } });
