@@ -9,7 +9,7 @@ import { generateTarget } from "../../src/generators/registry.js";
 import { TEST_REQUIREMENTS } from "../../src/generators/tests/index.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { startGeneratedBackend } from "../support/backend.js";
-import { entityYaml, writeDomain } from "../support/domain.js";
+import { entityYaml, routeYaml, writeDomain } from "../support/domain.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { ensureVenv, VENV_BIN, VENV_PYTHON } from "../support/python.js";
 
@@ -20,20 +20,6 @@ import { ensureVenv, VENV_BIN, VENV_PYTHON } from "../support/python.js";
  * value types that once failed on one repository (faults the import corpus found): the app
  * generated from them starts and passes its own suite on both repositories.
  */
-const route = (entity: string): string => `apiVersion: charter/v1
-kind: Route
-metadata:
-  name: ${entity}_api
-  domain: shop
-spec:
-  entity: entity/shop/${entity}
-  endpoints:
-    - {method: GET, path: /}
-    - {method: POST, path: /}
-    - {method: GET, path: "/{id}"}
-    - {method: PATCH, path: "/{id}"}
-    - {method: DELETE, path: "/{id}"}
-`;
 
 const KEYWORD_FIELDS = ["type", "class", "from", "import", "select", "default", "async", "list", "id_", "settings"];
 
@@ -67,7 +53,7 @@ const ENTITIES: Record<string, string> = {
 function files(): Record<string, string> {
   return {
     ...Object.fromEntries(Object.entries(ENTITIES).map(([name, fields]) => [`entities/${name}.contract.yaml`, entityYaml(name, fields)])),
-    ...Object.fromEntries(Object.keys(ENTITIES).map((e) => [`routes/${e}_api.contract.yaml`, route(e)])),
+    ...Object.fromEntries(Object.keys(ENTITIES).map((e) => [`routes/${e}_api.contract.yaml`, routeYaml(e)])),
   };
 }
 

@@ -9,24 +9,9 @@ import { generateTarget } from "../../src/generators/registry.js";
 import { TEST_REQUIREMENTS } from "../../src/generators/tests/index.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { startGeneratedBackend } from "../support/backend.js";
-import { checkFiles, entityYaml, writeDomain } from "../support/domain.js";
+import { checkFiles, entityYaml, routeYaml, writeDomain } from "../support/domain.js";
 import { databaseUrl, freshDatabase } from "../support/postgres.js";
 import { ensureVenv, VENV_PYTHON } from "../support/python.js";
-
-const route = (entity: string): string => `apiVersion: charter/v1
-kind: Route
-metadata:
-  name: ${entity}_api
-  domain: shop
-spec:
-  entity: entity/shop/${entity}
-  endpoints:
-    - {method: GET, path: /}
-    - {method: POST, path: /}
-    - {method: GET, path: "/{id}"}
-    - {method: PATCH, path: "/{id}"}
-    - {method: DELETE, path: "/{id}"}
-`;
 
 const ref = (entity: string, required: boolean, onDelete?: string): string =>
   `      type: uuid\n${required ? "      required: true\n" : ""}      references:\n        entity: entity/shop/${entity}\n${onDelete ? `        on_delete: ${onDelete}\n` : ""}`;
@@ -41,7 +26,7 @@ function files(bookOnDelete = "cascade"): Record<string, string> {
     ),
     "entities/review.contract.yaml": entityYaml("review", `    body:\n      type: string\n    book_id:\n${ref("book", false)}`),
     "entities/loan.contract.yaml": entityYaml("loan", `    note:\n      type: string\n    book_id:\n${ref("book", true, "restrict")}`),
-    ...Object.fromEntries(["author", "book", "review", "loan"].map((e) => [`routes/${e}_api.contract.yaml`, route(e)])),
+    ...Object.fromEntries(["author", "book", "review", "loan"].map((e) => [`routes/${e}_api.contract.yaml`, routeYaml(e)])),
   };
 }
 

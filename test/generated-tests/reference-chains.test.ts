@@ -9,23 +9,8 @@ import { buildSuiteCases } from "../../src/generators/tests/cases.js";
 import { TEST_REQUIREMENTS } from "../../src/generators/tests/index.js";
 import { writeFiles } from "../../src/generators/writer.js";
 import { startGeneratedBackend } from "../support/backend.js";
-import { entityYaml, writeDomain } from "../support/domain.js";
+import { entityYaml, routeYaml, writeDomain } from "../support/domain.js";
 import { ensureVenv, VENV_PYTHON } from "../support/python.js";
-
-const route = (entity: string): string => `apiVersion: charter/v1
-kind: Route
-metadata:
-  name: ${entity}_api
-  domain: shop
-spec:
-  entity: entity/shop/${entity}
-  endpoints:
-    - {method: GET, path: /}
-    - {method: POST, path: /}
-    - {method: GET, path: "/{id}"}
-    - {method: PATCH, path: "/{id}"}
-    - {method: DELETE, path: "/{id}"}
-`;
 
 const ref = (entity: string, required: boolean): string =>
   `      type: uuid\n${required ? "      required: true\n" : ""}      references:\n        entity: entity/shop/${entity}\n${required ? "" : "        on_delete: set_null\n"}`;
@@ -40,7 +25,7 @@ const FILES: Record<string, string> = {
   "entities/destination.contract.yaml": entityYaml("destination", `    name:\n      type: string\n    config_id:\n${ref("config", true)}`),
   "entities/sink.contract.yaml": entityYaml("sink", `    name:\n      type: string\n    destination_id:\n${ref("destination", false)}`),
   "entities/folder.contract.yaml": entityYaml("folder", `    name:\n      type: string\n    parent_id:\n${ref("folder", false)}`),
-  ...Object.fromEntries(["destination", "sink", "folder"].map((e) => [`routes/${e}_api.contract.yaml`, route(e)])),
+  ...Object.fromEntries(["destination", "sink", "folder"].map((e) => [`routes/${e}_api.contract.yaml`, routeYaml(e)])),
 };
 
 describe("the generated suite and chains of references", () => {

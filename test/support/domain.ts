@@ -30,6 +30,24 @@ ${specExtra}  fields:
 ${fieldsYaml}`;
 }
 
+/** A Route contract serving the whole CRUD of `entity` at its default base path. */
+export function routeYaml(entity: string, domain = "shop"): string {
+  return `apiVersion: charter/v1
+kind: Route
+metadata:
+  name: ${entity}_api
+  domain: ${domain}
+spec:
+  entity: entity/${domain}/${entity}
+  endpoints:
+    - {method: GET, path: /}
+    - {method: POST, path: /}
+    - {method: GET, path: "/{id}"}
+    - {method: PATCH, path: "/{id}"}
+    - {method: DELETE, path: "/{id}"}
+`;
+}
+
 export function messages(r: CheckResult): string[] {
   return r.findings.map((f) => f.message);
 }
