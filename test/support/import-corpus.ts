@@ -239,10 +239,16 @@ async function runJudge(input: CorpusInput, source: string, domainDir: string, n
   }
   try {
     const mod = (await import(`./import-judges/${judgeName}.js`)) as {
-      judge: (a: { inputPath: string; domainDir: string; notes: ImportNote[] }) => Promise<NonNullable<CorpusResult["judged"]>>;
+      judge: (a: {
+        inputPath: string;
+        domainDir: string;
+        notes: ImportNote[];
+      }) => Promise<NonNullable<CorpusResult["judged"]> & { unjudged?: string[] }>;
     };
     const r = await mod.judge({ inputPath: source, domainDir, notes });
-    result.judged = { compared: r.compared, silent: r.silent };
+    // A judge that compared nothing found nothing: say so, with what kept it out, never "0 silent".
+    if (r.compared === 0) result.unjudged = `judge compared no fact${r.unjudged?.length ? `: ${r.unjudged.slice(-2).join("; ")}` : ""}`;
+    else result.judged = { compared: r.compared, silent: r.silent };
   } catch (e) {
     result.unjudged = `judge failed: ${lastLines(e instanceof Error ? e.message : String(e), 2)}`;
   }
