@@ -27,20 +27,6 @@ export function launchChromium(): Promise<Browser> {
  * element it owns with a `__reactProps$…` key once it has hydrated it.
  */
 export async function hydrated(locator: Locator, timeout = 15_000): Promise<void> {
-  await locator.first().waitFor({ state: "attached", timeout });
-  const handle = await locator.first().elementHandle();
-  await handle?.evaluate(
-    (el, ms) =>
-      new Promise<void>((resolve, reject) => {
-        const owned = () => Object.keys(el).some((k) => k.startsWith("__reactProps$"));
-        const start = Date.now();
-        const tick = () => {
-          if (owned()) resolve();
-          else if (Date.now() - start > ms) reject(new Error("not hydrated in time"));
-          else setTimeout(tick, 25);
-        };
-        tick();
-      }),
-    timeout,
-  );
+  const element = await locator.first().elementHandle({ timeout });
+  await locator.page().waitForFunction((el) => Object.keys(el).some((k) => k.startsWith("__reactProps$")), element, { timeout });
 }

@@ -198,8 +198,8 @@ class CaseBuilder {
    * payload of its own (DigitalOcean's sink references a destination that itself needs a record
    * of an entity without a Route; the sink's payload pointed at a destination never made).
    */
-  private creatable(target: EntityIR | undefined, from: EntityIR): boolean {
-    if (!target || target.fqn === from.fqn) return false;
+  private creatable(target: EntityIR, from: EntityIR): boolean {
+    if (target.fqn === from.fqn) return false;
     const route = this.routeByEntity.get(target.fqn);
     return route !== undefined && this.entityCaseOnce(target, route) !== null;
   }

@@ -54,11 +54,11 @@ for (const f of files) {
   try {
     require(f);
   } catch (e) {
-    failed.push(f + ": " + (e && e.message ? e.message.split(String.fromCharCode(10))[0] : String(e)));
+    failed.push(f + ": " + (e && e.message ? e.message.split("\\n")[0] : String(e)));
   }
 }
 if (failed.length > 0) {
-  console.error("entity files that do not load:" + String.fromCharCode(10) + failed.join(String.fromCharCode(10)));
+  console.error("entity files that do not load:\\n" + failed.join("\\n"));
   process.exit(1);
 }
 const entities = typeorm.getMetadataArgsStorage().tables.map((t) => t.target).filter((t) => typeof t === "function");
