@@ -1,11 +1,12 @@
-import { isUtf8 } from "node:buffer";
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { FAILSAFE_SCHEMA, load as fastLoad, Type } from "js-yaml";
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from "yaml";
 import { compareText } from "../shared/text.js";
+import { decodeContractText, deepFlow, fastParse, MAX_NESTING_DEPTH, nestingDepth } from "./fast-parse.mjs";
 import type { Finding } from "./findings.js";
-import { ReadAhead, type ReadAheadResult } from "./read-ahead.js";
+import { ReadAhead } from "./read-ahead.js";
+
+export { MAX_NESTING_DEPTH };
 
 /** Files larger than this are refused unread: a contract is a page of YAML, never megabytes. */
 export const MAX_CONTRACT_BYTES = 1024 * 1024;
@@ -13,18 +14,11 @@ export const MAX_CONTRACT_BYTES = 1024 * 1024;
 export const MAX_ALIAS_COUNT = 50;
 export const CONTRACT_SUFFIX = ".contract.yaml";
 /**
- * Deepest nesting of mappings and sequences a contract may have. Real contracts are under ten
- * levels; a limit keeps every recursive stage (parser, validator, compiler) far from the stack's end,
- * so a hostile or broken file gets a finding instead of "Maximum call stack size exceeded".
- */
-export const MAX_NESTING_DEPTH = 64;
-/**
- * From this many files a reader thread reads ahead of the parser (see ReadAhead); this thread reads
- * the first READ_HEAD itself meanwhile, which covers the few tens of milliseconds a thread takes to
- * start. Below, a thread would not win back its start.
+ * From this many files a second thread reads and parses part of them (see ReadAhead); this thread
+ * claims the first batches itself while that one starts. Below, a thread would not win back its
+ * start (a few tens of milliseconds).
  */
 const READ_AHEAD_FROM = 1000;
-const READ_HEAD = 400;
 
 /** One contract file, parsed, with what is needed to point back into its source. */
 export interface LoadedContract {
@@ -70,21 +64,45 @@ export function findContractFiles(path: string): string[] {
  */
 export function loadContracts(path: string, options: LoadOptions = {}): LoadResult {
   const files = findContractFiles(path);
-  const contracts: LoadedContract[] = [];
-  const findings: Finding[] = [];
   options.cache?.prune(resolve(path), files);
-  // A thread reads the files after the first READ_HEAD while this one reads those and parses.
-  const ahead = files.length >= READ_AHEAD_FROM ? startReadAhead(files.slice(READ_HEAD)) : null;
   // Each file's display name once: it is the contract's `file` and the listing's entry alike.
   const shown = files.map(displayPath);
-  files.forEach((absPath, i) => {
-    const fromDisk = ahead && i >= READ_HEAD ? textOf(ahead.next(), absPath) : undefined;
-    const read = options.sources?.get(absPath) ?? fromDisk ?? readContractText(absPath);
-    const result = loadContractFile(absPath, options.cache, shown[i], read);
+  const results: ParseResult[] = new Array(files.length);
+  const here = (i: number): ParseResult => {
+    const absPath = files[i] as string;
+    return loadContractFile(absPath, options.cache, shown[i], options.sources?.get(absPath) ?? readContractText(absPath));
+  };
+  // With many files a second thread reads and parses batches of them while this one does the
+  // same; this one then takes the other's results. With a cache it only reads: unchanged files
+  // are not parsed again at all.
+  const ahead = files.length >= READ_AHEAD_FROM ? startReadAhead(files, !options.cache) : null;
+  if (ahead) {
+    for (let batch = ahead.claim(); batch; batch = ahead.claim()) {
+      for (let i = batch.start; i < batch.end; i++) results[i] = here(i);
+    }
+  }
+  const contracts: LoadedContract[] = [];
+  const findings: Finding[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const result = results[i] ?? (ahead ? fromThread(ahead, i, files[i] as string, shown[i] as string, options) : here(i));
     if ("contract" in result) contracts.push(result.contract);
     for (const f of result.findings) findings.push(f);
-  });
+  }
   return { contracts, findings, files: shown };
+}
+
+/** A file the reader thread took: its parse when it made one, else the file parsed here. */
+function fromThread(ahead: ReadAhead, i: number, absPath: string, file: string, options: LoadOptions): ParseResult {
+  const r = ahead.take(i);
+  const unsaved = options.sources?.get(absPath);
+  if (unsaved !== undefined) return loadContractFile(absPath, options.cache, file, unsaved);
+  if ("bytes" in r) {
+    const text = decodeContractText(r.bytes);
+    if (r.value && text !== null) return { contract: lazyContract(file, absPath, text, r.value), findings: [] };
+    return loadContractFile(absPath, options.cache, file, text);
+  }
+  if ("tooLarge" in r) return loadContractFile(absPath, options.cache, file, r.tooLarge);
+  return loadContractFile(absPath, options.cache, file);
 }
 
 export interface LoadOptions {
@@ -199,30 +217,13 @@ function readContractText(absPath: string): ContractText {
   return decodeContractText(bytes);
 }
 
-/**
- * UTF-8 bytes to text as TextDecoder("utf-8", { fatal: true }) decodes them: invalid bytes
- * refused (null), a leading byte order mark dropped.
- */
-function decodeContractText(bytes: Uint8Array): string | null {
-  if (!isUtf8(bytes)) return null;
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", bom);
-}
-
 /** A reader thread, or null where none can be started (every file is then read in place). */
-function startReadAhead(paths: readonly string[]): ReadAhead | null {
+function startReadAhead(paths: readonly string[], parse: boolean): ReadAhead | null {
   try {
-    return new ReadAhead(paths, MAX_CONTRACT_BYTES);
+    return new ReadAhead(paths, MAX_CONTRACT_BYTES, { parse });
   } catch {
     return null;
   }
-}
-
-/** The text of what the reader thread found; a file it could not read is read here, to fail as it would. */
-function textOf(r: ReadAheadResult, absPath: string): ContractText {
-  if ("bytes" in r) return decodeContractText(r.bytes);
-  if ("tooLarge" in r) return r.tooLarge;
-  return readContractText(absPath);
 }
 
 type FindingAt = (code: string, message: string, line?: number, column?: number) => Finding;
@@ -315,135 +316,6 @@ function locatedParse(source: string, absPath: string, file: string, finding: Fi
   }
   if (nestingDepth(data) > MAX_NESTING_DEPTH) return tooDeep(finding);
   return { contract: lazyContract(file, absPath, source, data as Record<string, unknown>, { doc, lineCounter }), findings: [] };
-}
-
-/**
- * Where flow brackets (`[`, `{`) first nest past the limit, found by a scan of the text (quoted
- * scalars and comments skipped), before any parser recurses into them.
- */
-function deepFlow(source: string): { line: number; column: number } | null {
-  if (!source.includes("[") && !source.includes("{")) return null;
-  let depth = 0;
-  let line = 1;
-  let column = 0;
-  let quote = "";
-  let comment = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i] as string;
-    column++;
-    if (c === "\n") {
-      line++;
-      column = 0;
-      comment = false;
-      continue;
-    }
-    if (comment) continue;
-    if (quote) {
-      if (c === "\\" && quote === '"') i++;
-      else if (c === quote) quote = "";
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === "#" && (i === 0 || /\s/.test(source[i - 1] as string))) comment = true;
-    else if (c === "[" || c === "{") {
-      depth++;
-      if (depth > MAX_NESTING_DEPTH) return { line, column };
-    } else if ((c === "]" || c === "}") && depth > 0) depth--;
-  }
-  return null;
-}
-
-/** Nesting depth of a plain value, computed without recursion. */
-function nestingDepth(value: unknown): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop() as [unknown, number];
-    if (v === null || typeof v !== "object") continue;
-    if (d + 1 > max) max = d + 1;
-    if (max > MAX_NESTING_DEPTH) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
-  }
-  return max;
-}
-
-/**
- * YAML 1.2's core schema exactly as the `yaml` package resolves plain scalars (its tests, in its
- * order), so the fast path and the located parse give the same value for every scalar. js-yaml's
- * own CORE_SCHEMA is not quite it: it reads `0b101`, `-0x1` and `+0o7` as numbers where YAML 1.2
- * (and the `yaml` package) keeps them strings.
- */
-const CORE_1_2 = FAILSAFE_SCHEMA.extend({
-  implicit: [
-    scalarType("null", /^(?:~|[Nn]ull|NULL)?$/, () => null),
-    scalarType("bool", /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === "t" || s[0] === "T"),
-    scalarType("int", /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/, (s) =>
-      s.startsWith("0o") ? Number.parseInt(s.slice(2), 8) : s.startsWith("0x") ? Number.parseInt(s.slice(2), 16) : Number.parseInt(s, 10),
-    ),
-    scalarType(
-      "float",
-      /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/,
-      (s) =>
-        s.endsWith("nan") || s.endsWith("NaN") || s.endsWith("NAN")
-          ? Number.NaN
-          : s.includes("nf") || s.includes("NF")
-            ? s[0] === "-"
-              ? Number.NEGATIVE_INFINITY
-              : Number.POSITIVE_INFINITY
-            : Number.parseFloat(s),
-    ),
-  ],
-});
-
-function scalarType(name: string, test: RegExp, construct: (s: string) => unknown): Type {
-  return new Type(`tag:yaml.org,2002:${name}`, {
-    kind: "scalar",
-    resolve: (s: string | null) => test.test(s ?? ""),
-    construct: (s: string | null) => construct(s ?? ""),
-  });
-}
-
-/**
- * The fast path for the common case, a well-formed contract: js-yaml builds the plain value many
- * times faster than a position-keeping parse. Anything unusual returns undefined and takes
- * the full path, which owns every error message: a parse error, a document that is not a mapping,
- * and any anchor (`&`), so that alias expansion is always bounded by MAX_ALIAS_COUNT.
- */
-function fastParse(source: string): Record<string, unknown> | undefined {
-  if (source.includes("&") || COLLECTION_KEY.test(source)) return undefined;
-  let value: unknown;
-  try {
-    value = fastLoad(source, { schema: CORE_1_2 });
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value) || hasNullKey(value)) return undefined;
-  return value as Record<string, unknown>;
-}
-
-/**
- * Keys the two parsers turn into different strings, left to the located parse: a collection as a
- * key (js-yaml joins `[a, b]` into "a,b", `yaml` writes "[ a, b ]"), found by its `?` indicator or
- * a closing bracket before the colon (a quoted text that looks like one only costs the slow path).
- */
-const COLLECTION_KEY = /(?:^[ \t-]*\?(?:[ \t]|$))|(?:[\]}][ \t]*:(?:[ \t]|$))/m;
-
-/** A null key (`~:`, `null:`) is "null" to js-yaml and "" to `yaml`; the located parse decides. */
-function hasNullKey(value: object): boolean {
-  const stack: object[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop() as object;
-    if (Array.isArray(v)) {
-      for (const child of v) if (child !== null && typeof child === "object") stack.push(child);
-      continue;
-    }
-    for (const key in v) {
-      if (key === "null") return true;
-      const child = (v as Record<string, unknown>)[key];
-      if (child !== null && typeof child === "object") stack.push(child);
-    }
-  }
-  return false;
 }
 
 function lazyContract(
