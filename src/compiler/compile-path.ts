@@ -3,7 +3,7 @@ import { hasErrors, sortFindings } from "../contracts/findings.js";
 import { envelopeFqn } from "../contracts/fqn.js";
 import { type LoadedContract, type LoadOptions, loadContracts } from "../contracts/loader.js";
 import { validateContractSchema } from "../contracts/schema.js";
-import { compileDomain } from "./compile.js";
+import { type CompileOptions, compileDomain } from "./compile.js";
 import type { DomainIR } from "./ir.js";
 
 /** One line of `forge validate`: a contract file and what was found in it. */
@@ -21,8 +21,10 @@ export interface CheckResult {
   findings: Finding[];
   errors: number;
   warnings: number;
-  /** The compiled IR; null when any error exists. */
+  /** The compiled IR; null when any error exists, or when only the findings were asked for. */
   ir: DomainIR | null;
+  /** The IR's summary (also when only the findings were asked for); null when any error exists. */
+  summary: DomainIR["summary"] | null;
   /** The parsed contracts, for tools (the Healer) that patch them. */
   loaded: LoadedContract[];
 }
@@ -30,9 +32,9 @@ export interface CheckResult {
 /**
  * The whole front of the pipeline: load, validate against the schemas, check semantics, compile.
  * A long-running caller passes a ParseCache so that unchanged files are not parsed again, and an
- * editor its unsaved texts as `sources`.
+ * editor its unsaved texts as `sources`; a caller that reports findings only says `findingsOnly`.
  */
-export function checkDomain(path: string, options: LoadOptions = {}): CheckResult {
+export function checkDomain(path: string, options: LoadOptions & CompileOptions = {}): CheckResult {
   const { cache } = options;
   const load = loadContracts(path, options);
   const findings: Finding[] = load.findings.map((f) => ({ ...f }));
@@ -44,7 +46,7 @@ export function checkDomain(path: string, options: LoadOptions = {}): CheckResul
     findings.push(...f.map((x) => (fqn ? { ...x, fqn } : { ...x })));
     if (f.length === 0) schemaValid.push(c);
   }
-  const compiled = compileDomain(schemaValid, load.contracts);
+  const compiled = compileDomain(schemaValid, load.contracts, { findingsOnly: options.findingsOnly === true });
   findings.push(...compiled.findings);
   sortFindings(findings);
   const byFile = new Map<string, LoadedContract>(load.contracts.map((c) => [c.file, c]));
@@ -68,6 +70,7 @@ export function checkDomain(path: string, options: LoadOptions = {}): CheckResul
     errors,
     warnings: findings.length - errors,
     ir: errors === 0 ? compiled.ir : null,
+    summary: errors === 0 ? compiled.summary : null,
     loaded: load.contracts,
   };
 }

@@ -205,7 +205,7 @@ export class Workspace {
       for (const f of schema) push(e.fqn ? { ...f, fqn: e.fqn } : { ...f });
       if (schema.length === 0) valid.push(e.contract);
     }
-    for (const f of compileDomain(valid, known).findings) push(f);
+    for (const f of compileDomain(valid, known, { findingsOnly: true }).findings) push(f);
     for (const list of out.values()) sortFindings(list);
     return out;
   }

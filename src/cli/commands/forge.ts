@@ -55,7 +55,7 @@ export function forgeCommand(): Command {
 /** `forge validate`: every finding, as text or JSON; exit 1 on an error. */
 function validateAction(path: string, opts: { format: string }): void {
   requirePath(path);
-  const result = checkDomain(path);
+  const result = checkDomain(path, { findingsOnly: true });
   if (opts.format === "json") {
     process.stdout.write(`${JSON.stringify(validateJson(result), null, 2)}\n`);
   } else {
@@ -212,7 +212,7 @@ function validateJson(r: CheckResult): unknown {
     errors: r.errors,
     warnings: r.warnings,
     results: r.contracts.map((c) => ({ file: c.file, fqn: c.fqn, ok: c.ok, findings: c.findings })),
-    summary: r.ir?.summary ?? null,
+    summary: r.summary,
   };
 }
 
@@ -231,8 +231,8 @@ function printValidate(r: CheckResult): void {
   out.add(
     `\n${r.contracts.length} contracts, ${r.contracts.length - failed} valid, ${failed} invalid; ${r.errors} errors, ${r.warnings} warnings`,
   );
-  if (r.ir) {
-    const s = r.ir.summary;
+  if (r.summary) {
+    const s = r.summary;
     out.add(`Summary: ${s.entities} entities, ${s.workflows} workflows, ${s.routes} routes, ${s.pages} pages`);
   }
   out.flush();
