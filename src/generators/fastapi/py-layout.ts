@@ -38,45 +38,76 @@ export const lambda = (params: string, body: PyExpr): PyExpr => ({ kind: "lambda
 export const subscript = (value: string, items: readonly PyExpr[]): PyExpr => ({ kind: "subscript", value, items });
 export const str = (text: string): PyExpr => ({ kind: "string", text });
 
-// layout() asks for the one-line form of each subtree at every level: remembered per node.
-const flatCache = new WeakMap<object, string>();
-
 /** The expression on one line. */
 export function flat(e: PyExpr): string {
-  if (typeof e === "string") return e;
-  let text = flatCache.get(e);
-  if (text === undefined) {
-    text = flatUncached(e);
-    flatCache.set(e, text);
-  }
-  return text;
+  return within(e, Number.POSITIVE_INFINITY) as string;
 }
 
-function flatUncached(e: Exclude<PyExpr, string>): string {
+/**
+ * The expression on one line when that is at most `room` characters long, else null. layout()
+ * asks this at every level of a tree it splits: with the answer given up as soon as the room is
+ * used up, a dict of thousands of entries costs a line's worth of work per level, not its whole
+ * text each time.
+ */
+function within(e: PyExpr, room: number): string | null {
+  if (typeof e === "string") return e.length <= room ? e : null;
   switch (e.kind) {
     case "call":
-      return `${e.callee}(${e.args.map(flat).join(", ")})`;
+      return joined(`${e.callee}(`, e.args, ")", room);
     case "tuple":
-      return e.items.length === 1 ? `(${flat(e.items[0] as PyExpr)},)` : `(${e.items.map(flat).join(", ")})`;
+      return e.items.length === 1 ? joined("(", e.items, ",)", room) : joined("(", e.items, ")", room);
     case "list":
-      return `[${e.items.map(flat).join(", ")}]`;
+      return joined("[", e.items, "]", room);
     case "set":
-      return e.items.length === 0 ? "set()" : `{${e.items.map(flat).join(", ")}}`;
+      return e.items.length === 0 ? within("set()", room) : joined("{", e.items, "}", room);
     case "dict":
-      return `{${e.entries.map(([k, v]) => `${flat(k)}: ${flat(v)}`).join(", ")}}`;
+      return joined("{", e.entries, "}", room);
     case "keyword":
-      return `${e.name}=${flat(e.value)}`;
+      return joined(`${e.name}=`, [e.value], "", room);
     case "lambda":
-      return `lambda ${e.params}: ${flat(e.body)}`;
+      return joined(`lambda ${e.params}: `, [e.body], "", room);
     case "chain":
-      return e.operands.map(flat).join(` ${e.op} `);
+      return joined("", e.operands, "", room, ` ${e.op} `);
     case "paren":
-      return `(${flat(e.inner)})`;
+      return joined("(", [e.inner], ")", room);
     case "subscript":
-      return `${e.value}[${e.items.map(flat).join(", ")}]`;
+      return joined(`${e.value}[`, e.items, "]", room);
     case "string":
-      return pyStr(e.text);
+      // The literal is at least the text and its two quotes: a long text is refused unquoted.
+      return e.text.length + 2 > room ? null : within(pyStr(e.text), room);
   }
+}
+
+/** A dict entry, `key: value`, or null past `room`. */
+function entry([key, value]: readonly [PyExpr, PyExpr], room: number): string | null {
+  const k = within(key, room - 2);
+  const v = k === null ? null : within(value, room - 2 - k.length);
+  return v === null ? null : `${k}: ${v}`;
+}
+
+/** `open`, the items (a dict's entries as `key: value`) separated by `separator`, then `close`; null past `room`. */
+function joined(
+  open: string,
+  items: readonly (PyExpr | readonly [PyExpr, PyExpr])[],
+  close: string,
+  room: number,
+  separator = ", ",
+): string | null {
+  let left = room - open.length - close.length;
+  if (left < 0) return null;
+  let text = open;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) {
+      text += separator;
+      left -= separator.length;
+    }
+    const item = items[i] as PyExpr | readonly [PyExpr, PyExpr];
+    const part = Array.isArray(item) ? entry(item as readonly [PyExpr, PyExpr], left) : within(item as PyExpr, left);
+    if (part === null) return null;
+    text += part;
+    left -= part.length;
+  }
+  return text + close;
 }
 
 const pad = (n: number): string => " ".repeat(n);
@@ -86,7 +117,6 @@ const pad = (n: number): string => " ".repeat(n);
  * precedes the expression on its first line (`NAME = `, `@`, `return `), `suffix` what follows it.
  */
 export function layout(e: PyExpr, indent = 0, prefix = "", suffix = ""): string {
-  const one = `${pad(indent)}${prefix}${flat(e)}${suffix}`;
   const lead = `${pad(indent)}${prefix}`;
   if (typeof e === "object" && (e.kind === "call" || e.kind === "dict") && e.explode) {
     const items =
@@ -98,7 +128,9 @@ export function layout(e: PyExpr, indent = 0, prefix = "", suffix = ""): string 
       return `${lead}${open}\n${items.join("\n")}\n${pad(indent)}${close}${suffix}`;
     }
   }
-  if (one.length <= LINE_LENGTH || typeof e === "string") return one;
+  if (typeof e === "string") return `${lead}${e}${suffix}`;
+  const one = within(e, LINE_LENGTH - lead.length - suffix.length);
+  if (one !== null) return `${lead}${one}${suffix}`;
   switch (e.kind) {
     case "keyword":
       return layout(e.value, indent, `${prefix}${e.name}=`, suffix);
@@ -142,12 +174,11 @@ export function layout(e: PyExpr, indent = 0, prefix = "", suffix = ""): string 
  */
 function body(items: readonly PyExpr[], indent: number, commas: boolean, only?: PyExpr, forceComma = false): string {
   if (only !== undefined) {
-    const one = `${pad(indent)}${flat(only)}`;
-    if (one.length <= LINE_LENGTH) return one;
-    return layout(only, indent);
+    const one = within(only, LINE_LENGTH - indent);
+    return one !== null ? `${pad(indent)}${one}` : layout(only, indent);
   }
-  const hug = `${pad(indent)}${items.map(flat).join(", ")}${forceComma ? "," : ""}`;
-  if (hug.length <= LINE_LENGTH) return hug;
+  const hug = joined("", items, forceComma ? "," : "", LINE_LENGTH - indent);
+  if (hug !== null) return `${pad(indent)}${hug}`;
   // A lone argument that does not fit is split itself, without a comma after it.
   if (items.length === 1 && !forceComma) return layout(items[0] as PyExpr, indent);
   return items.map((item) => layout(item, indent, "", commas ? "," : "")).join("\n");
