@@ -525,6 +525,17 @@ out["quiet"] = lines()
 o.access_logger.setLevel(logging.NOTSET)
 o._log_request("GET /tickets/7 200", fields)
 out["again"] = lines()
+import asyncio
+async def turn():
+    o._log_request("GET /a 200", fields)
+    o._log_request("GET /b 200", fields)
+    waiting = lines()
+    await asyncio.sleep(0)
+    written = lines()
+    o._log_request("GET /c 200", fields)
+    logging.getLogger("app").warning("meanwhile")
+    return {"waiting": waiting, "written": written, "before_other": lines()}
+out["loop"] = asyncio.run(turn())
 print(json.dumps(out))
 `;
     const out = JSON.parse(
@@ -561,6 +572,12 @@ print(json.dumps(out))
     expect(withoutTime(second)).toEqual(expected);
     expect(out.quiet).toEqual([]);
     expect(withoutTime(out.again)).toEqual(expected);
+    // On the event loop the lines of one turn go out together when it ends; a record logged before
+    // then writes them first, so the stream keeps its order.
+    const loop = out.loop as Record<string, { message: string }[]>;
+    expect(loop.waiting).toEqual([]);
+    expect(loop.written?.map((l) => l.message)).toEqual(["GET /a 200", "GET /b 200"]);
+    expect(loop.before_other?.map((l) => l.message)).toEqual(["GET /c 200", "meanwhile"]);
   });
 
   it("asks scrapers for the token, and counts for the one that has it", async () => {

@@ -20,6 +20,7 @@ request.
 """
 
 import asyncio
+import atexit
 import contextlib
 import hmac
 import logging
@@ -196,7 +197,7 @@ _json_handler: logging.StreamHandler[Any] | None = None
 def setup_logging() -> None:
     """Sends the app's and uvicorn's records through one handler on stderr, in LOG_FORMAT."""
     global _json_handler
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _JsonLines(sys.stderr)
     handler.setFormatter(TextFormatter() if settings.LOG_FORMAT == "text" else JsonFormatter())
     _json_handler = None if settings.LOG_FORMAT == "text" else handler
     # What no line here prints, left uncollected (the logging HOWTO's "Optimization"): the caller's
@@ -243,18 +244,59 @@ def _as_logging_left_it(handler: logging.Handler) -> bool:
 def _log_request(message: str, fields: dict[str, Any]) -> None:
     """The line per request. While logging is as setup_logging left it, the JSON line is written
     to its handler's stream directly: a LogRecord and logging's dispatch would about double what
-    the line costs, on every request. Otherwise it is a record like any other."""
+    the line costs, on every request. Otherwise it is a record like any other.
+
+    On the event loop the lines wait for the loop's next turn and go out in one write: a busy
+    worker answers several requests per turn, and a write per line was a system call per request.
+    Any other record writes the waiting lines first (_JsonLines), so the stream keeps their order."""
     handler = _json_handler
     if handler is not None and _as_logging_left_it(handler):
         line = _json_line(time.time(), "info", access_logger.name, message, fields)
-        with handler.lock or contextlib.nullcontext():
+        if not _waiting:
             try:
-                handler.stream.write(line + "\n")
-                handler.stream.flush()
+                asyncio.get_running_loop().call_soon(_write_waiting)
+            except RuntimeError:  # no loop running: written at once
+                _waiting.append((line, message, fields))
+                _write_waiting()
                 return
-            except Exception:  # a closed or broken stream: logging reports it its own way
-                pass
+        _waiting.append((line, message, fields))
+        return
     access_logger.info("%s", message, extra={"fields": fields})
+
+
+# Request lines not yet written: (line, message, fields).
+_waiting: list[tuple[str, str, dict[str, Any]]] = []
+
+
+def _write_waiting() -> None:
+    global _waiting
+    handler = _json_handler
+    if not _waiting or handler is None:
+        return
+    # Swapped, not copied and cleared: a line added meanwhile lands in one list or the other.
+    pending, _waiting = _waiting, []
+    with handler.lock or contextlib.nullcontext():
+        try:
+            handler.stream.write("".join(f"{line}\n" for line, _, _ in pending))
+            handler.stream.flush()
+            return
+        except Exception:  # a closed or broken stream: logging reports it its own way
+            pass
+    for _, message, fields in pending:
+        access_logger.info("%s", message, extra={"fields": fields})
+
+
+class _JsonLines(logging.StreamHandler[Any]):
+    """The JSON handler: writes the request lines still waiting before any other record."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if _waiting:
+            _write_waiting()
+        super().emit(record)
+
+
+# Lines still waiting when the process ends (the loop stopped before its next turn).
+atexit.register(_write_waiting)
 
 
 # --- metrics -------------------------------------------------------------------------------------
