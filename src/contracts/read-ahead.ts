@@ -1,4 +1,9 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
+
+/** The thread's module, beside this one in src/ and in dist/ alike. */
+const READER = new URL("./reader-thread.mjs", import.meta.url);
 
 /**
  * What the reader thread found at a path: the bytes (and, when it parsed them, the contract's plain
@@ -39,10 +44,12 @@ export class ReadAhead {
     maxBytes: number,
     options: { parse?: boolean } = {},
   ) {
+    // A missing module would only show as a thread that never answers, after STALL_MS.
+    if (!existsSync(fileURLToPath(READER))) throw new Error(`reader thread module missing: ${fileURLToPath(READER)}`);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.counters = new Int32Array(new SharedArrayBuffer(8));
-    this.worker = new Worker(new URL("./reader-thread.mjs", import.meta.url), {
+    this.worker = new Worker(READER, {
       workerData: { paths, maxBytes, parse: options.parse === true, batch: BATCH, port: port2, counters: this.counters },
       transferList: [port2],
     });

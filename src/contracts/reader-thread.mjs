@@ -42,11 +42,24 @@ function parsed(bytes) {
   return text === null ? null : (parseAhead(text) ?? null);
 }
 
-for (;;) {
-  // counters[0]: the next batch to claim; counters[1]: batches this thread has posted.
-  const b = Atomics.add(counters, 0, 1);
-  const first = b * batch;
-  if (first >= paths.length) break;
+/**
+ * One batch as a message. A batch that fails as a whole (a bug, not a file: those fail one by
+ * one) is posted with every file failed, which the loader then reads itself, rather than left
+ * for the loader to wait on.
+ * @param {number} b
+ * @param {string[]} batchPaths
+ */
+function post(b, batchPaths) {
+  try {
+    const { buffer, ends, values } = readBatch(batchPaths);
+    port.postMessage({ b, buffer, ends, values }, [buffer]);
+  } catch {
+    port.postMessage({ b, buffer: new ArrayBuffer(0), ends: batchPaths.map(() => -1), values: null });
+  }
+}
+
+/** @param {string[]} batchPaths */
+function readBatch(batchPaths) {
   /** @type {Uint8Array[]} */
   const parts = [];
   /** @type {number[]} */
@@ -54,7 +67,7 @@ for (;;) {
   /** @type {unknown[]} */
   const values = [];
   let total = 0;
-  for (const path of paths.slice(first, first + batch)) {
+  for (const path of batchPaths) {
     /** @type {{ bytes: Buffer } | { tooLarge: number } | null} */
     let r;
     try {
@@ -78,7 +91,15 @@ for (;;) {
     view.set(p, at);
     at += p.length;
   }
-  port.postMessage({ b, buffer, ends, values: parse ? JSON.stringify(values) : null }, [buffer]);
+  return { buffer, ends, values: parse ? JSON.stringify(values) : null };
+}
+
+for (;;) {
+  // counters[0]: the next batch to claim; counters[1]: batches this thread has posted.
+  const b = Atomics.add(counters, 0, 1);
+  const first = b * batch;
+  if (first >= paths.length) break;
+  post(b, paths.slice(first, first + batch));
   Atomics.add(counters, 1, 1);
   Atomics.notify(counters, 1);
 }
