@@ -103,16 +103,24 @@ export function nestingDepth(value) {
 
 /**
  * @param {string} name
+ * @param {(s: string) => boolean} may a cheap test that lets through every text `test` accepts: js-yaml
+ *   tries each type on every plain scalar, and most scalars (names, types, paths) fail all four
  * @param {RegExp} test
  * @param {(s: string) => unknown} construct
  */
-function scalarType(name, test, construct) {
+function scalarType(name, may, test, construct) {
   return new Type(`tag:yaml.org,2002:${name}`, {
     kind: "scalar",
-    resolve: (/** @type {string | null} */ s) => test.test(s ?? ""),
+    resolve: (/** @type {string | null} */ s) => may(s ?? "") && test.test(s ?? ""),
     construct: (/** @type {string | null} */ s) => construct(s ?? ""),
   });
 }
+
+/** @param {string} s */
+const numeric = (s) => {
+  const c = s.charCodeAt(0);
+  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46; // 0-9 + - .
+};
 
 /**
  * YAML 1.2's core schema exactly as the `yaml` package resolves plain scalars (its tests, in its
@@ -122,13 +130,24 @@ function scalarType(name, test, construct) {
  */
 const CORE_1_2 = FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalarType("null", /^(?:~|[Nn]ull|NULL)?$/, () => null),
-    scalarType("bool", /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === "t" || s[0] === "T"),
-    scalarType("int", /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/, (s) =>
+    scalarType(
+      "null",
+      (s) => s.length <= 1 || s.length === 4,
+      /^(?:~|[Nn]ull|NULL)?$/,
+      () => null,
+    ),
+    scalarType(
+      "bool",
+      (s) => s.length === 4 || s.length === 5,
+      /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+      (s) => s[0] === "t" || s[0] === "T",
+    ),
+    scalarType("int", numeric, /^(?:0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+)$/, (s) =>
       s.startsWith("0o") ? Number.parseInt(s.slice(2), 8) : s.startsWith("0x") ? Number.parseInt(s.slice(2), 16) : Number.parseInt(s, 10),
     ),
     scalarType(
       "float",
+      numeric,
       /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/,
       (s) =>
         s.endsWith("nan") || s.endsWith("NaN") || s.endsWith("NAN")
