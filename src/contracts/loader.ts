@@ -1,8 +1,8 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { type Document, LineCounter, parseAllDocuments, parseDocument } from "yaml";
 import { compareText } from "../shared/text.js";
-import { decodeContractText, deepFlow, fastParse, MAX_NESTING_DEPTH, nestingDepth } from "./fast-parse.mjs";
+import { decodeContractText, deepFlow, fastParse, MAX_NESTING_DEPTH, nestingDepth, readContractBytes } from "./fast-parse.mjs";
 import type { Finding } from "./findings.js";
 import { ReadAhead } from "./read-ahead.js";
 
@@ -193,28 +193,10 @@ export function loadContractFile(
 /** A contract file's text; its size in bytes when over MAX_CONTRACT_BYTES (left unread); null when it is not UTF-8. */
 type ContractText = string | number | null;
 
-/**
- * Reads a contract file: one open, fstat, read and close (a domain of 10,000 entities has 15,000
- * files, and a stat by path before a read of the same path was one system call per file too many).
- */
+/** Reads a contract file (readContractBytes) and decodes it. */
 function readContractText(absPath: string): ContractText {
-  const fd = openSync(absPath, "r");
-  let bytes: Buffer;
-  try {
-    const size = fstatSync(fd).size;
-    if (size > MAX_CONTRACT_BYTES) return size;
-    bytes = Buffer.allocUnsafe(size);
-    let filled = 0;
-    while (filled < size) {
-      const n = readSync(fd, bytes, filled, size - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
-    if (filled < size) bytes = bytes.subarray(0, filled);
-  } finally {
-    closeSync(fd);
-  }
-  return decodeContractText(bytes);
+  const bytes = readContractBytes(absPath, MAX_CONTRACT_BYTES);
+  return typeof bytes === "number" ? bytes : decodeContractText(bytes);
 }
 
 /** A reader thread, or null where none can be started (every file is then read in place). */

@@ -2,39 +2,16 @@
 /**
  * The reader thread of read-ahead.ts. It claims batches of files from a counter it shares with the
  * loader's thread (both take the next unclaimed batch, so the work splits itself by speed), reads
- * each file through one open, fstat, read and close, and, when asked, parses it as far as the fast
+ * each file as the loader would (readContractBytes), and, when asked, parses it as far as the fast
  * path goes (fast-parse.mjs). Each batch is one message: the bytes of its files in one transferred
  * buffer, and the parsed values as one JSON text, which the other thread turns back into values
  * faster than it could parse the YAML.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { workerData } from "node:worker_threads";
-import { decodeContractText, parseAhead } from "./fast-parse.mjs";
+import { decodeContractText, parseAhead, readContractBytes } from "./fast-parse.mjs";
 
 /** @type {{ paths: string[]; maxBytes: number; parse: boolean; batch: number; port: import("node:worker_threads").MessagePort; counters: Int32Array }} */
 const { paths, maxBytes, parse, batch, port, counters } = workerData;
-
-/**
- * @param {string} path
- * @returns {{ bytes: Buffer } | { tooLarge: number }}
- */
-function readOne(path) {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    if (size > maxBytes) return { tooLarge: size };
-    const bytes = Buffer.allocUnsafeSlow(size);
-    let filled = 0;
-    while (filled < size) {
-      const n = readSync(fd, bytes, filled, size - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
-    return { bytes: bytes.subarray(0, filled) };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** @param {Uint8Array} bytes */
 function parsed(bytes) {
@@ -68,21 +45,21 @@ function readBatch(batchPaths) {
   const values = [];
   let total = 0;
   for (const path of batchPaths) {
-    /** @type {{ bytes: Buffer } | { tooLarge: number } | null} */
+    /** @type {Buffer | number | null} */
     let r;
     try {
-      r = readOne(path);
+      r = readContractBytes(path, maxBytes);
     } catch {
       r = null;
     }
     if (r === null) ends.push(-1);
-    else if ("tooLarge" in r) ends.push(-2 - r.tooLarge);
+    else if (typeof r === "number") ends.push(-2 - r);
     else {
-      parts.push(r.bytes);
-      total += r.bytes.length;
+      parts.push(r);
+      total += r.length;
       ends.push(total);
     }
-    if (parse) values.push(r !== null && "bytes" in r ? parsed(r.bytes) : null);
+    if (parse) values.push(r !== null && typeof r !== "number" ? parsed(r) : null);
   }
   const buffer = new ArrayBuffer(total);
   const view = new Uint8Array(buffer);
