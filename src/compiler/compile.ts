@@ -331,6 +331,14 @@ function contractInfos(usable: readonly Contract[]): ContractInfo[] {
     .sort((a, b) => compareText(a.fqn, b.fqn));
 }
 
+/**
+ * Freezes an IR again after it crossed to another thread (a structured clone is not frozen), so
+ * that what is derived from it once per IR (generators/once-per-ir.ts) is derived once there too.
+ */
+export function freezeIr(ir: DomainIR): DomainIR {
+  return deepFreeze(ir);
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   // Indexes and for-in rather than Object.values: no array per object on an IR of 100,000 objects.

@@ -1,5 +1,5 @@
 export type { CompileResult } from "./compile.js";
-export { compileDomain, referencesOf } from "./compile.js";
+export { compileDomain, freezeIr, referencesOf } from "./compile.js";
 export type { CheckResult, ContractReport } from "./compile-path.js";
 export { checkDomain } from "./compile-path.js";
 export type { FieldTypeRow, FormWidget, PyType, SqlType } from "./field-types.js";

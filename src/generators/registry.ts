@@ -55,11 +55,33 @@ export class UnknownTargetError extends Error {
  * format stage (format.ts) over what they produced.
  */
 export function generateTarget(ir: DomainIR, target: string, outDir: string): GeneratedFile[] {
-  const files = new Map<string, GeneratedFile>();
-  for (const g of resolveTargets(target)) {
+  return mergeOutputs([runGenerators(ir, resolveTargets(target), outDir)]);
+}
+
+/**
+ * The files of some generators, formatted, each marked with its target: one thread's share of a
+ * generation (parallel.ts runs the shares of one generation on two threads).
+ */
+export function runGenerators(ir: DomainIR, generators: readonly Generator[], outDir: string): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  for (const g of generators) {
     const existing = readExisting(outDir, g.reads?.(ir) ?? []);
-    // The first target to write a path owns it (docker repeats backend/requirements.txt of fastapi-prod).
-    for (const f of g.generate({ ir, existing })) if (!files.has(f.path)) files.set(f.path, { ...f, target: g.target });
+    for (const f of g.generate({ ir, existing })) files.push({ ...f, target: g.target });
   }
-  return formatGenerated([...files.values()]);
+  return formatGenerated(files);
+}
+
+/**
+ * One generation's files from its shares, in the registry's order of targets whichever thread made
+ * them. The first target to write a path owns it (docker repeats backend/requirements.txt of
+ * fastapi-prod).
+ */
+export function mergeOutputs(shares: readonly (readonly GeneratedFile[])[]): GeneratedFile[] {
+  const rank = new Map(GENERATORS.map((g, i) => [g.target, i]));
+  const rankOf = (f: GeneratedFile): number => rank.get(f.target ?? "") ?? 0;
+  // A stable sort: each target's files stay in the order its generator gave them.
+  const ordered = shares.flat().sort((a, b) => rankOf(a) - rankOf(b));
+  const files = new Map<string, GeneratedFile>();
+  for (const f of ordered) if (!files.has(f.path)) files.set(f.path, f);
+  return [...files.values()];
 }

@@ -16,6 +16,7 @@ export const UNIT_FILES = [
   "test/compiler/**/*.test.ts",
   "test/cli/**/*.test.ts",
   "test/generators/writer.test.ts",
+  "test/generators/parallel.test.ts",
   "test/generators/no-figures-in-comments.test.ts",
   "test/generators/scenarios.test.ts",
   "test/generators/format.test.ts",

@@ -4,7 +4,7 @@ import { Command } from "commander";
 import { type CheckResult, checkDomain } from "../../compiler/index.js";
 import {
   type GeneratedFile,
-  generateTarget,
+  GenerationThreads,
   type KeptFile,
   resolveTargets,
   targetNames,
@@ -97,10 +97,19 @@ function compileAction(path: string, opts: { ir?: string; format: string }): voi
 }
 
 /** `forge generate`: generate the target and write (or, with --check or --dry-run, compare) it. */
-function generateAction(path: string, opts: GenerateOptions): void {
+async function generateAction(path: string, opts: GenerateOptions): Promise<void> {
   requirePath(path);
-  const result = checkDomain(path);
+  // Started first: the second thread loads its generators while this one loads the contracts.
+  const threads = GenerationThreads.start(opts.target);
+  let result: CheckResult;
+  try {
+    result = checkDomain(path);
+  } catch (e) {
+    threads.close();
+    throw e;
+  }
   if (!result.ir) {
+    threads.close();
     for (const f of result.findings) process.stderr.write(`${findingLine(f, useColor(process.stderr))}\n`);
     throw new UserError(`generation refused: the contracts have ${result.errors} error(s)`);
   }
@@ -108,8 +117,9 @@ function generateAction(path: string, opts: GenerateOptions): void {
   let targets: string[];
   try {
     targets = resolveTargets(opts.target).map((g) => g.target);
-    files = generateTarget(result.ir, opts.target, opts.output);
+    files = await threads.generate(result.ir, opts.output);
   } catch (e) {
+    threads.close();
     if (e instanceof UnknownTargetError) throw new UserError(e.message, 2);
     throw e;
   }
