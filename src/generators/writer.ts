@@ -132,6 +132,30 @@ function currentOf(abs: string): { text: string; sha256: () => string } | null {
   return { text, sha256: hash };
 }
 
+/** A path with no file: what was known of it is forgotten. */
+function noFile(abs: string): null {
+  known.delete(abs);
+  return null;
+}
+
+/**
+ * Whether a directory was absent when first asked about (its parent absent, or nothing at its
+ * path): one stat per directory, remembered for the rest of one writeFiles call.
+ */
+function absentDirs(): (dir: string) => boolean {
+  const memo = new Map<string, boolean>();
+  const absent = (dir: string): boolean => {
+    let answer = memo.get(dir);
+    if (answer === undefined) {
+      const parent = dirname(dir);
+      answer = (parent !== dir && absent(parent)) || statOf(dir) === undefined;
+      memo.set(dir, answer);
+    }
+    return answer;
+  };
+  return absent;
+}
+
 /**
  * The one place that puts generated files on disk. It refuses paths that would escape the output
  * directory, writes only files whose bytes differ (so watchers and `next build` caches stay warm),
@@ -152,10 +176,14 @@ export function writeFiles(outDir: string, files: readonly GeneratedFile[], opti
   const produced = new Set<string>();
   const madeDirs = new Set<string>();
 
+  const absent = absentDirs();
+
   for (const f of files) {
     const target = safeJoin(root, f.path);
+    // In a folder absent before this call, a file can only be one this call wrote: a path met for
+    // the first time there needs no stat (a new output folder is thousands of them).
+    const current = !produced.has(f.path) && absent(dirname(target)) ? noFile(target) : currentOf(target);
     produced.add(f.path);
-    const current = currentOf(target);
     if (f.owned) {
       // The user's once it exists; unlisted in the manifest, so never taken for stale either.
       manifest.delete(f.path);

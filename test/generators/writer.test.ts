@@ -31,6 +31,26 @@ describe("writer", () => {
     expect(statSync(join(out, "c.txt")).mtimeMs).toBeGreaterThanOrEqual(before);
   });
 
+  it("judges a path listed twice in one call by what the first wrote, in a new folder too", () => {
+    const out = join(tmp(), "new", "folder");
+    const files = [
+      { path: "n/a.txt", content: "1\n" },
+      { path: "n/a.txt", content: "1\n" },
+      { path: "m/deep/b.txt", content: "x\n" },
+      { path: "m/deep/b.txt", content: "y\n" },
+    ];
+    expect(writeFiles(out, files)).toEqual({
+      written: ["n/a.txt", "m/deep/b.txt", "m/deep/b.txt"],
+      unchanged: ["n/a.txt"],
+      removed: [],
+      kept: [],
+    });
+    expect(readFileSync(join(out, "m/deep/b.txt"), "utf8")).toBe("y\n");
+    // A file already in a folder that existed is found there, not taken for new.
+    writeFileSync(join(out, "n/c.txt"), "mine\n");
+    expect(writeFiles(out, [{ path: "n/c.txt", content: "mine\n" }]).unchanged).toEqual(["n/c.txt"]);
+  });
+
   it("writes nothing in a dry run or a check, and reports what differs", () => {
     const out = tmp();
     writeFileSync(join(out, "same.txt"), "x");
