@@ -4,8 +4,14 @@ import { execFileSync, spawnSync } from "node:child_process";
 // fresh process (what a user waits for), into an empty folder and again over its own output; then
 // checks that the second run wrote nothing and that a run into a new folder gives the same bytes.
 // Target: < 3 s. Run after `npm run build`.
+//
+// Beside it, in the same run, the floor the disk sets: the same files written by a plain loop of
+// mkdirSync and writeFileSync into a new folder. On ext4 without a journal (this machine's), the
+// kernel skips inodes freed in the last minutes when it creates a file, so creating thousands of
+// files right after thousands were deleted (by an earlier benchmark, say) costs up to ten times
+// what it costs on a quiet disk; that floor says how much of the figure was the disk's.
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeSyntheticDomain } from "./synthetic-domain.mjs";
@@ -45,6 +51,36 @@ function treeHash(dir) {
   return { hash: hash.digest("hex"), files };
 }
 
+/** Every file under `dir`: its path below it and its bytes. */
+function filesOf(dir) {
+  const out = [];
+  const walk = (abs, rel) => {
+    for (const name of readdirSync(abs).sort()) {
+      const a = join(abs, name);
+      if (statSync(a).isDirectory()) walk(a, `${rel}${name}/`);
+      else out.push([`${rel}${name}`, readFileSync(a)]);
+    }
+  };
+  walk(dir, "");
+  return out;
+}
+
+/** Milliseconds to write `files` into the new folder `dir` with the plainest loop Node has. */
+function plainWrite(files, dir) {
+  const t0 = process.hrtime.bigint();
+  const made = new Set();
+  for (const [rel, bytes] of files) {
+    const abs = join(dir, rel);
+    const parent = abs.slice(0, abs.lastIndexOf("/"));
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
+    writeFileSync(abs, bytes);
+  }
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
 const work = mkdtempSync(join(tmpdir(), "charter-bench-generate-"));
 try {
   const domain = join(work, "domain");
@@ -53,7 +89,10 @@ try {
   const outB = join(work, "b");
   const first = run(["forge", "generate", domain, "--target", "all", "--output", outA]);
   const again = run(["forge", "generate", domain, "--target", "all", "--output", outA]);
+  const floorBefore = plainWrite(filesOf(outA), join(work, "plain-1"));
   const fresh = run(["forge", "generate", domain, "--target", "all", "--output", outB]);
+  const floorAfter = plainWrite(filesOf(outA), join(work, "plain-2"));
+  const dry = run(["forge", "generate", domain, "--target", "all", "--output", join(work, "dry"), "--dry-run"]);
   const a = treeHash(outA);
   const b = treeHash(outB);
   const summary = (out) =>
@@ -67,6 +106,10 @@ try {
   );
   console.log(`  again over its own output:   ${again.ms.toFixed(0)} ms wall, ${again.cpuMs.toFixed(0)} ms CPU  (${summary(again)})`);
   console.log(`  into another empty folder:   ${fresh.ms.toFixed(0)} ms wall, ${fresh.cpuMs.toFixed(0)} ms CPU`);
+  console.log(`  the same, writing nothing:   ${dry.ms.toFixed(0)} ms wall, ${dry.cpuMs.toFixed(0)} ms CPU  (--dry-run)`);
+  console.log(
+    `  the disk's floor: the same files written by a plain loop into a new folder: ${floorBefore.toFixed(0)} ms before the last run, ${floorAfter.toFixed(0)} ms after it`,
+  );
   const rewrote = /\bwrote /.test(again.stdout);
   console.log(
     `byte-identical on re-run: ${a.hash === b.hash && !rewrote ? "yes" : "NO"} (tree sha256 ${a.hash.slice(0, 16)} vs ${b.hash.slice(0, 16)}; second run wrote ${rewrote ? "files" : "nothing"})`,
