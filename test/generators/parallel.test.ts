@@ -25,7 +25,7 @@ describe("generation on two threads", () => {
     const { GenerationThreads } = await built();
     const out = mkdtempSync(join(tmpdir(), "charter-parallel-"));
     const ir = helpdesk();
-    const threads = GenerationThreads.start("all");
+    const threads = GenerationThreads.start("all", { minEntities: 0 });
     expect(threads.threaded).toBe(true);
     const files = await threads.generate(ir, out);
     expect(view(files)).toEqual(view(generateTarget(ir, "all", out)));
@@ -39,7 +39,7 @@ describe("generation on two threads", () => {
     const ir = helpdesk();
     writeFiles(out, generateTarget(ir, "all", out));
     // A second generation over the first: migrations reads its snapshot and adds no migration.
-    const threads = GenerationThreads.start("all");
+    const threads = GenerationThreads.start("all", { minEntities: 0 });
     expect(threads.threaded).toBe(true);
     const again = await threads.generate(ir, out);
     expect(view(again)).toEqual(view(generateTarget(ir, "all", out)));
@@ -50,7 +50,7 @@ describe("generation on two threads", () => {
     const { GenerationThreads } = await built();
     const out = mkdtempSync(join(tmpdir(), "charter-parallel-"));
     const ir = helpdesk();
-    const threads = GenerationThreads.start("all");
+    const threads = GenerationThreads.start("all", { minEntities: 0 });
     threads.close();
     expect(view(await threads.generate(ir, out))).toEqual(view(generateTarget(ir, "all", out)));
   });
@@ -61,6 +61,13 @@ describe("generation on two threads", () => {
     expect(GenerationThreads.start("fastapi-prod").threaded).toBe(false);
     expect(GenerationThreads.start("nope").threaded).toBe(false);
     await expect(GenerationThreads.start("nope").generate(helpdesk(), tmpdir())).rejects.toThrow(/unknown target "nope"/);
+    // A domain below the size the thread pays off at is generated here; the thread is stopped.
+    const small = GenerationThreads.start("all");
+    expect(small.threaded).toBe(true);
+    const ir = helpdesk();
+    expect(ir.entities.length).toBeLessThan(300);
+    const out = mkdtempSync(join(tmpdir(), "charter-parallel-"));
+    expect(view(await small.generate(ir, out))).toEqual(view(generateTarget(ir, "all", out)));
     process.env.CHARTER_GENERATE_THREADS = "1";
     try {
       expect(GenerationThreads.start("all").threaded).toBe(false);
@@ -83,7 +90,7 @@ describe("generation on two threads", () => {
       single = e;
     }
     expect(single).toBeInstanceOf(Error);
-    const threads = GenerationThreads.start("all");
+    const threads = GenerationThreads.start("all", { minEntities: 0 });
     expect(threads.threaded).toBe(true);
     await expect(threads.generate(ir, out)).rejects.toThrow((single as Error).message);
   });
