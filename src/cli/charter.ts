@@ -2,4 +2,4 @@
 import { charterProgram } from "./program.js";
 import { runProgram } from "./run.js";
 
-await runProgram(charterProgram());
+await runProgram(await charterProgram(process.argv[2]));

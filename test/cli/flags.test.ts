@@ -12,7 +12,7 @@ function leafCommands(cmd: Command, path: string[] = []): [string, Command][] {
   return cmd.commands.flatMap((sub) => leafCommands(sub, [...path, sub.name()]));
 }
 
-const commands = leafCommands(charterProgram());
+const commands = leafCommands(await charterProgram());
 
 describe("-o/--output and --format mean the same thing in every command", () => {
   it("finds the commands", () => {
