@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { DomainIR } from "../compiler/index.js";
-import { mergeOutputs, resolveTargets, runGenerators } from "./registry.js";
+import { generateTarget, mergeOutputs, resolveTargets, runGenerators } from "./registry.js";
 import type { GeneratedFile, Generator } from "./types.js";
 
 /** The thread's module: compiled JavaScript beside this one in dist/ (absent under tsx and vitest). */
@@ -70,12 +70,11 @@ export class GenerationThreads {
 
   /** The files of the target, formatted, as generateTarget gives them. */
   async generate(ir: DomainIR, outDir: string): Promise<GeneratedFile[]> {
-    const generators = resolveTargets(this.target);
     if (this.worker === null || ir.entities.length < this.minEntities) {
       this.close();
-      return mergeOutputs([runGenerators(ir, generators, outDir)]);
+      return generateTarget(ir, this.target, outDir);
     }
-    const { first, second } = splitShares(generators);
+    const { first, second } = splitShares(resolveTargets(this.target));
     const answer = answerOf(this.worker);
     this.worker.postMessage({ ir, outDir });
     try {
