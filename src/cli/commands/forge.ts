@@ -129,7 +129,6 @@ async function generateAction(path: string, opts: GenerateOptions): Promise<void
     targets = resolveTargets(opts.target).map((g) => g.target);
     files = await threads.generate(result.ir, opts.output);
   } catch (e) {
-    threads.close();
     if (e instanceof UnknownTargetError) throw new UserError(e.message, 2);
     throw e;
   }
