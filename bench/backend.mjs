@@ -19,6 +19,7 @@
 //
 //   node bench/backend.mjs           (BENCH_SECONDS=10, BENCH_CONNECTIONS=64; BENCH_ANCHORS=dir;
 //                                     BENCH_TOTAL=counter; BENCH_ONLY=a scenario's name or part of names;
+//                                     BENCH_ROUNDS=ABBA rounds per scenario;
 //                                     BENCH_MODE=observability, BENCH_INSTANCES=starts per pair)
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -45,6 +46,18 @@ const ROWS = 10_000;
 const TOTAL = process.env.BENCH_TOTAL ?? "count";
 // BENCH_MODE=observability: how many times each pair of apps is started afresh (see abba there).
 const INSTANCES = Math.max(1, Number(process.env.BENCH_INSTANCES ?? 1));
+// How many ABBA rounds each scenario runs: with more than one, the row gives the mean of every run
+// and the range of the rounds' own ratios (how far one round's verdict can be trusted).
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+// The goals of the throughput comparison (issue 41): generated / anchor requests per second.
+const GOALS = [
+  { scenario: "GET by id", ratio: 1.25 },
+  { scenario: "list(100) with total", ratio: 1.0 },
+  { scenario: "page 90 of 100: cursor vs offset 9000, with total", ratio: 3 },
+  { scenario: "page 90 of 100: cursor without total vs offset 9000", ratio: 3 },
+  { scenario: "page 90, sort=-created_at: cursor w/o total vs offset", ratio: 3 },
+  { scenario: "create", ratio: 1.1 },
+];
 
 function psql(url, sql) {
   return execFileSync("psql", ["-qAtX", "-v", "ON_ERROR_STOP=1", url], {
@@ -535,33 +548,50 @@ async function main() {
       },
     ];
 
-    console.log(`wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order, list_total: ${TOTAL}`);
     console.log(
-      "scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio  DB µs/req anchor  generated  ratio",
+      `wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, 2 uvicorn workers each, ${ROWS} rows, ABBA order × ${ROUNDS} round(s), list_total: ${TOTAL}`,
+    );
+    console.log(
+      `scenario                                             anchor req/s  generated req/s  ratio   anchor p99  generated p99  p99 ratio  CPU µs/req anchor  generated  ratio  DB µs/req anchor  generated  ratio${ROUNDS > 1 ? "  ratio per round" : ""}`,
     );
     // BENCH_ONLY=create runs only the scenario of that name, or else those whose names contain it.
     const only = process.env.BENCH_ONLY;
     const exact = scenarios.some((x) => x.name === only);
+    const mean = (runs) => {
+      const avg = (k) => runs.reduce((sum, r) => sum + r[k], 0) / runs.length;
+      return { rps: avg("rps"), p99: avg("p99"), cpuUs: avg("cpuUs"), dbUs: avg("dbUs") };
+    };
+    const ratios = new Map();
     for (const s of scenarios.filter((x) => !only || (exact ? x.name === only : x.name.includes(only)))) {
-      const a1 = s.a();
-      const b1 = s.b();
-      const b2 = s.b();
-      const a2 = s.a();
-      const mean = (x, y) => ({
-        rps: (x.rps + y.rps) / 2,
-        p99: (x.p99 + y.p99) / 2,
-        cpuUs: (x.cpuUs + y.cpuUs) / 2,
-        dbUs: (x.dbUs + y.dbUs) / 2,
-      });
-      const a = mean(a1, a2);
-      const b = mean(b1, b2);
+      const as = [];
+      const bs = [];
+      const perRound = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const a1 = s.a();
+        const b1 = s.b();
+        const b2 = s.b();
+        const a2 = s.a();
+        as.push(a1, a2);
+        bs.push(b1, b2);
+        perRound.push((b1.rps + b2.rps) / (a1.rps + a2.rps));
+      }
+      const a = mean(as);
+      const b = mean(bs);
+      ratios.set(s.name, b.rps / a.rps);
+      const range = ROUNDS > 1 ? `  ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)}x` : "";
       console.log(
-        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x ${a.cpuUs.toFixed(0).padStart(18)} ${b.cpuUs.toFixed(0).padStart(10)} ${(a.cpuUs / b.cpuUs).toFixed(2).padStart(6)}x ${a.dbUs.toFixed(0).padStart(17)} ${b.dbUs.toFixed(0).padStart(10)} ${(a.dbUs / b.dbUs).toFixed(2).padStart(6)}x`,
+        `${s.name.padEnd(52)} ${a.rps.toFixed(0).padStart(12)} ${b.rps.toFixed(0).padStart(16)} ${(b.rps / a.rps).toFixed(2).padStart(6)}x ${`${a.p99.toFixed(1)} ms`.padStart(11)} ${`${b.p99.toFixed(1)} ms`.padStart(14)} ${(b.p99 / a.p99).toFixed(2).padStart(9)}x ${a.cpuUs.toFixed(0).padStart(18)} ${b.cpuUs.toFixed(0).padStart(10)} ${(a.cpuUs / b.cpuUs).toFixed(2).padStart(6)}x ${a.dbUs.toFixed(0).padStart(17)} ${b.dbUs.toFixed(0).padStart(10)} ${(a.dbUs / b.dbUs).toFixed(2).padStart(6)}x${range}`,
       );
     }
     console.log("ratio: generated / anchor requests per second (> 1 is faster); p99 ratio < 1 is better;");
     console.log("CPU ratio: anchor / generated app CPU time per request (> 1: the generated app does less work per request);");
     console.log("DB ratio: the same for PostgreSQL's CPU time per request");
+    for (const goal of GOALS.filter((g) => ratios.has(g.scenario))) {
+      const ratio = ratios.get(goal.scenario);
+      console.log(
+        `target: ${goal.scenario} >= ${goal.ratio.toFixed(2)}x the anchor: ${ratio.toFixed(2)}x -> ${ratio >= goal.ratio ? "MET" : "MISSED"}`,
+      );
+    }
   } finally {
     for (const r of running.reverse()) await r.stop();
     for (const db of [DB_ANCHOR, DB_GENERATED]) psql(ADMIN, `DROP DATABASE IF EXISTS ${db};`);
