@@ -101,6 +101,20 @@ app = observability.App(
     servers=apidoc.SERVERS,
     license_info=apidoc.LICENSE,
 )
+# One router per resource (app/routes/), each with its prefix, tags and route class, ahead of the
+# app's own routes: the router tries routes in the order they were added, and a request to a
+# resource, nearly every request, would otherwise be matched against /metrics, the docs, /health
+# and sign-in first (about 2 % of the CPU time a GET by id takes). No path of theirs can clash:
+# the compiler refuses a resource at a reserved path. FastAPI nests the app's lifespan one
+# level deeper for each included router: with a few hundred routers, the app's start-up overflows
+# Python's stack. These routers have no lifespan, so the app keeps its own.
+lifespan_context = app.router.lifespan_context
+for router in ROUTERS:
+    app.include_router(router)
+# charter: if auth
+app.include_router(auth_routes.router)
+# charter: end
+app.router.lifespan_context = lifespan_context
 apidoc.install(app)
 errors.install(app)
 app.add_middleware(EdgeMiddleware, max_bytes=settings.MAX_BODY_BYTES, cors_origins=settings.cors_origins)
@@ -180,15 +194,5 @@ async def health() -> Health:
     return Health(status="ok", domain=DOMAIN, pending_destructive=readiness.held())
 
 
-# One router per resource (app/routes/), each with its prefix, tags and route class. FastAPI nests
-# the app's lifespan one level deeper for each included router: with a few hundred routers, the
-# app's start-up overflows Python's stack. These routers have no lifespan, so the app keeps its own.
-lifespan_context = app.router.lifespan_context
-# charter: if auth
-app.include_router(auth_routes.router)
-# charter: end
-for router in ROUTERS:
-    app.include_router(router)
-app.router.lifespan_context = lifespan_context
 # The user's own endpoints (app/custom/routes.py, written once by charter and never again).
 app.include_router(custom_routes.router)
