@@ -589,7 +589,7 @@ async function main() {
     for (const goal of GOALS.filter((g) => ratios.has(g.scenario))) {
       const ratio = ratios.get(goal.scenario);
       console.log(
-        `target: ${goal.scenario} >= ${goal.ratio.toFixed(2)}x the anchor: ${ratio.toFixed(2)}x -> ${ratio >= goal.ratio ? "MET" : "MISSED"}`,
+        `target: ${goal.scenario} >= ${goal.ratio.toFixed(2)}x the anchor: ${ratio.toFixed(3)}x -> ${ratio >= goal.ratio ? "MET" : "MISSED"}`,
       );
     }
   } finally {
