@@ -73,6 +73,16 @@ async function approveInChromium(l: Loop, id: string): Promise<void> {
   }
 }
 
+/** What the loop did instead of proposing a fix: its tickets, the fake model's queue, dev's output. */
+async function notProposed(l: Loop, tickets: () => Promise<Ticket[]>): Promise<string> {
+  const list = await tickets().catch((e: unknown) => String(e));
+  return [
+    `no proposed runtime ticket; tickets: ${JSON.stringify(list)}`,
+    `fake LLM: ${fake.requests.length} request(s), ${fake.pending} reply(ies) still queued`,
+    `charter dev said:\n${l.dev.output().slice(-4000)}`,
+  ].join("\n");
+}
+
 const AGENT = join("helpdesk", "entities", "agent.contract.yaml");
 
 const stores: [string, () => Record<string, string>][] = [
@@ -147,10 +157,13 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
         fetch(`${l.api}/customers`, { method: "POST", headers: { "content-type": "application/json" }, body });
       expect((await create()).status).toBe(500);
 
-      const ticket = await until(async () => {
-        const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=route/helpdesk/customer_api`)).json()) as Ticket[];
-        return list.find((t) => t.source === "runtime" && t.status === "proposed");
-      }, 60_000);
+      const tickets = async (): Promise<Ticket[]> =>
+        (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=route/helpdesk/customer_api`)).json()) as Ticket[];
+      const ticket = await until(
+        async () => (await tickets()).find((t) => t.source === "runtime" && t.status === "proposed"),
+        60_000,
+        () => notProposed(l, tickets),
+      );
       await approveInChromium(l, ticket.id);
       expect(readFileSync(routeFile, "utf8")).toContain("len(company) >= 3");
       const again = await create();
@@ -183,10 +196,13 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
       psql(String(db), "ALTER TABLE customers ADD CONSTRAINT customers_paid_plan CHECK (plan <> 'free');");
       expect((await create()).status).toBe(500);
 
-      const ticket = await until(async () => {
-        const list = (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=entity/helpdesk/customer`)).json()) as Ticket[];
-        return list.find((t) => t.source === "runtime" && t.status === "proposed");
-      }, 60_000);
+      const tickets = async (): Promise<Ticket[]> =>
+        (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=entity/helpdesk/customer`)).json()) as Ticket[];
+      const ticket = await until(
+        async () => (await tickets()).find((t) => t.source === "runtime" && t.status === "proposed"),
+        60_000,
+        () => notProposed(l, tickets),
+      );
       await approveInChromium(l, ticket.id);
       expect(readFileSync(customerFile, "utf8")).toMatch(/^\s+default: pro$/m);
       const again = await create();
