@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkDomain } from "../../src/compiler/index.js";
 import type { Proposer, ProposerInput, ProposerResult } from "../../src/healer/index.js";
 import { Healer, HealerError, NO_PROVIDER_NOTE } from "../../src/healer/index.js";
@@ -214,6 +214,31 @@ describe("runtime reports", () => {
     expect(done.resolution_note).toMatch(/generator bug \(column "total_amount" does not exist and no contract defines it\)/);
     expect(healer.notifier.sent.map((n) => n.event)).toEqual(["queued", "failed"]);
     await healer.close();
+  });
+
+  it("a report from the wire right after a fix is read against the fixed domain, not the view of a moment before", async () => {
+    // Under `charter dev` a contract saved broken is reported, fixed by tier 1 and served again in
+    // well under a second: a runtime error of the next request found no route in the view of the
+    // broken domain (reused for up to a second), and its ticket named no contract to fix.
+    const root = makeProject(brokenShop("graph_edge"));
+    const healer = new Healer({ projectRoot: root, console: null, env: {}, regenerate: noRegen });
+    const runtime = (error: string) => ({
+      source: "runtime" as const,
+      error,
+      context: { status_code: 500, request_path: "/customers", method: "POST" },
+    });
+    // The clock stands still: the view is never reused because a second went by.
+    const now = vi.spyOn(Date, "now").mockReturnValue(Date.now());
+    try {
+      const [broken] = await healer.reportBatch([runtime("RuntimeError: before the fix")]);
+      expect(broken).toMatchObject({ ticket: { contract_fqn: null } });
+      expect(await healer.fix()).toMatchObject({ applied: 1, remainingErrors: 0 });
+      const [fixed] = await healer.reportBatch([runtime("RuntimeError: after the fix")]);
+      expect(fixed).toMatchObject({ ticket: { contract_fqn: "entity/shop/customer" } });
+    } finally {
+      now.mockRestore();
+      await healer.close();
+    }
   });
 
   it("a missing column the contracts define is database drift: failed with the hint to run the migrations", async () => {

@@ -193,6 +193,15 @@ export class HealerCore {
   }
 
   /**
+   * Forgets the view: the Healer has just written contracts, and the next report must be read
+   * against them (under `charter dev`, a fix is served within a second of the view of the broken
+   * domain, whose routes are empty).
+   */
+  forgetView(): void {
+    this.domainView = null;
+  }
+
+  /**
    * The domain as reports see it; routes are empty and names unknown while it does not compile.
    * Reused for up to `maxAgeMs` (a burst of runtime reports checks the domain once).
    */

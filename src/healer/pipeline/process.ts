@@ -248,6 +248,7 @@ export class HealerProcessor {
     } catch (e) {
       r = { ok: false, reason: `could not apply the fix: ${(e as Error).message}` };
     } finally {
+      this.core.forgetView();
       await this.core.store.unlock("apply");
     }
     if (!r.ok) return this.fail(t, from, r.reason);
