@@ -73,14 +73,22 @@ async function approveInChromium(l: Loop, id: string): Promise<void> {
   }
 }
 
-/** What the loop did instead of proposing a fix: its tickets, the fake model's queue, dev's output. */
-async function notProposed(l: Loop, tickets: () => Promise<Ticket[]>): Promise<string> {
-  const list = await tickets().catch((e: unknown) => String(e));
-  return [
-    `no proposed runtime ticket; tickets: ${JSON.stringify(list)}`,
-    `fake LLM: ${fake.requests.length} request(s), ${fake.pending} reply(ies) still queued`,
-    `charter dev said:\n${l.dev.output().slice(-4000)}`,
-  ].join("\n");
+/**
+ * The runtime ticket of `fqn` once the Healer has proposed a fix; if none comes within a minute,
+ * the failure says what the loop did instead: its tickets, the fake model's queue, dev's output.
+ */
+async function proposedTicket(l: Loop, fqn: string): Promise<Ticket> {
+  const tickets = async (): Promise<Ticket[]> => (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=${fqn}`)).json()) as Ticket[];
+  return until(
+    async () => (await tickets()).find((t) => t.source === "runtime" && t.status === "proposed"),
+    60_000,
+    async () =>
+      [
+        `no proposed runtime ticket; tickets: ${JSON.stringify(await tickets().catch((e: unknown) => String(e)))}`,
+        `fake LLM: ${fake.requests.length} request(s), ${fake.pending} reply(ies) still queued`,
+        `charter dev said:\n${l.dev.output().slice(-4000)}`,
+      ].join("\n"),
+  );
 }
 
 const AGENT = join("helpdesk", "entities", "agent.contract.yaml");
@@ -157,13 +165,7 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
         fetch(`${l.api}/customers`, { method: "POST", headers: { "content-type": "application/json" }, body });
       expect((await create()).status).toBe(500);
 
-      const tickets = async (): Promise<Ticket[]> =>
-        (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=route/helpdesk/customer_api`)).json()) as Ticket[];
-      const ticket = await until(
-        async () => (await tickets()).find((t) => t.source === "runtime" && t.status === "proposed"),
-        60_000,
-        () => notProposed(l, tickets),
-      );
+      const ticket = await proposedTicket(l, "route/helpdesk/customer_api");
       await approveInChromium(l, ticket.id);
       expect(readFileSync(routeFile, "utf8")).toContain("len(company) >= 3");
       const again = await create();
@@ -196,13 +198,7 @@ describe.each(stores)("the loop under charter dev on %s", (store, env) => {
       psql(String(db), "ALTER TABLE customers ADD CONSTRAINT customers_paid_plan CHECK (plan <> 'free');");
       expect((await create()).status).toBe(500);
 
-      const tickets = async (): Promise<Ticket[]> =>
-        (await (await fetch(`${l.healer}/healer/tickets?contract_fqn=entity/helpdesk/customer`)).json()) as Ticket[];
-      const ticket = await until(
-        async () => (await tickets()).find((t) => t.source === "runtime" && t.status === "proposed"),
-        60_000,
-        () => notProposed(l, tickets),
-      );
+      const ticket = await proposedTicket(l, "entity/helpdesk/customer");
       await approveInChromium(l, ticket.id);
       expect(readFileSync(customerFile, "utf8")).toMatch(/^\s+default: pro$/m);
       const again = await create();
