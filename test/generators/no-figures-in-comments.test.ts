@@ -11,7 +11,9 @@ import { GENERATORS, generateTarget } from "../../src/generators/registry.js";
  * next release of the library it was measured against, and no one can check it there. The
  * measurements live in bench/ and in the commits that made them.
  */
-const FIGURE = /\b\d[\d.,]*\s?(?:kB|KB|MB|µs|us|ms)\b/;
+// A share measured on one machine ("about 2 % of the CPU time") is a figure too; a share the code
+// sets ("90% of the lease") is not, hence the "about".
+const FIGURE = /\b\d[\d.,]*\s?(?:kB|KB|MB|µs|us|ms)\b|\babout \d[\d.,]*\s?%/;
 
 describe("the generated code of every target", () => {
   it("carries no benchmark figure in a comment or docstring", () => {
@@ -41,6 +43,8 @@ describe("the generated code of every target", () => {
     expect(FIGURE.test(" * the page and the focus stay). next/link adds about 7 kB gzip of prefetching code")).toBe(true);
     expect(FIGURE.test("    asyncpg builds each timestamptz ..., about 1.9 us a value: 380 us")).toBe(true);
     expect(FIGURE.test("    row before it (3.7 ms against 0.65 ms for the page after 9,000 rows")).toBe(true);
+    expect(FIGURE.test("# and sign-in first (about 2 % of the CPU time a GET by id takes). No path of theirs")).toBe(true);
+    expect(FIGURE.test("    # A handler gets 90% of the lease; a model call must fit in it")).toBe(false);
     expect(FIGURE.test("MAX_BODY_BYTES: int = 1_048_576")).toBe(false);
   });
 });
